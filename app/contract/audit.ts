@@ -1,0 +1,72 @@
+/** The audit record (DESIGN §3). Shared by the core, which writes it, and the UI, which reads it. */
+export const DECISIONS = [
+  'auto',
+  'allowed-once',
+  'allowed-session',
+  'allowed-always',
+  'denied',
+  'timeout',
+  'disabled',
+  'invalid',
+  'user-run',
+] as const;
+export type Decision = (typeof DECISIONS)[number];
+
+export const OUTCOMES = ['ok', 'error', 'refused'] as const;
+/** ok: the service ran and succeeded; error: it ran and failed; refused: it never ran. */
+export type Outcome = (typeof OUTCOMES)[number];
+
+export type Dialect = 'advent' | 'xiaozhi' | 'xiaozhi-endpoint' | 'robot' | 'local';
+
+export interface AuditRecord {
+  seq: number;
+  /** ISO 8601 UTC time the call arrived. */
+  ts: string;
+  connection: string;
+  dialect: Dialect;
+  callId: string;
+  service: string;
+  /** Redacted copy of the params (long strings cut, secret-looking keys masked). */
+  params: unknown;
+  /** sha256 (hex) of the canonical JSON of the full, unredacted params. */
+  paramsSha256: string;
+  decision: Decision;
+  outcome: Outcome;
+  /** Error code of the gate when the outcome is not ok. */
+  error?: string;
+  /** The message the server was given when the outcome is not ok. */
+  message?: string;
+  durationMs: number;
+  prevHash: string;
+  hash: string;
+}
+
+/** What the gate hands to the audit log; seq, ts-defaults and the hash chain are the log's job. */
+export type AuditEntry = Omit<AuditRecord, 'seq' | 'prevHash' | 'hash' | 'paramsSha256' | 'params'> & {
+  params: unknown;
+};
+
+export interface AuditQuery {
+  service?: string;
+  decision?: Decision;
+  outcome?: Outcome;
+  connection?: string;
+  /** Inclusive ISO time bounds. */
+  from?: string;
+  to?: string;
+  /** Case-insensitive substring over service, callId, connection, message and params JSON. */
+  text?: string;
+  /** Newest first by default. */
+  order?: 'asc' | 'desc';
+  offset?: number;
+  limit?: number;
+}
+
+export interface AuditPage {
+  total: number;
+  records: AuditRecord[];
+}
+
+export type AuditVerifyResult =
+  | { ok: true; records: number; files: number; tornLines: number }
+  | { ok: false; records: number; files: number; tornLines: number; firstBadSeq: number; file: string; reason: string };

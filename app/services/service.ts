@@ -1,0 +1,66 @@
+import type { Clock } from '../clock.js';
+import type { ErrorCode } from '../contract/errors.js';
+import type { Risk } from '../contract/policy.js';
+import type { FilesSandbox } from './files/sandbox.js';
+
+/** A JSON Schema object describing a service's params (checked against the meta-schema on registration). */
+export interface ParamSchema {
+  type: 'object';
+  properties?: Record<string, unknown>;
+  required?: string[];
+  additionalProperties?: boolean | Record<string, unknown>;
+  [keyword: string]: unknown;
+}
+
+export interface ServiceContext {
+  /** Aborted when the service's time is up or the session stops; long work must watch it. */
+  signal: AbortSignal;
+  callId: string;
+  connection: string;
+  files: FilesSandbox;
+  clock: Clock;
+}
+
+/** What a call would do, computed before permission is asked, so the prompt can say it plainly. */
+export interface CallPreview {
+  /** One human sentence, e.g. "Create file notes/todo.txt (1.2 KB) in ~/Documents/Advent Agent". */
+  summary: string;
+  resolvedPaths: string[];
+  /**
+   * An action that needs its own approval beyond the service's (e.g. 'overwrite'): it is never
+   * auto-allowed by an `allow` policy and its grants are remembered under `name:action`.
+   */
+  escalation?: string;
+}
+
+export interface Service<P = Record<string, unknown>> {
+  /** `[a-z][a-z0-9_]*` */
+  name: string;
+  title: string;
+  description: string;
+  parameters: ParamSchema;
+  risk: Risk;
+  /** Runnable by the user from the UI only; never offered to a server. */
+  userOnly?: boolean;
+  timeoutMs: number;
+  /** Called after params validate and before the permission check. Throws ServiceFailure to refuse early. */
+  preview?(params: P, ctx: ServiceContext): Promise<CallPreview> | CallPreview;
+  run(params: P, ctx: ServiceContext): Promise<unknown>;
+}
+
+/**
+ * The one exception a service throws on purpose. The dispatcher turns it into an error value with
+ * this code; any other exception becomes `service_error`. The message is read by the AI model, so
+ * it says what went wrong and what to do instead.
+ */
+export class ServiceFailure extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ServiceFailure';
+  }
+}
+
+export const SERVICE_NAME = /^[a-z][a-z0-9_]*$/;

@@ -1,0 +1,112 @@
+import type { JSONSchemaType } from 'ajv';
+import type { Policy } from '../contract/policy.js';
+
+/** An Advent server profile. The token is not here: it lives in the SecretStore under `profile:<id>:token`. */
+export interface AdventProfile {
+  id: string;
+  kind: 'advent';
+  name: string;
+  host: string;
+  port: number;
+  voiceId?: string;
+  lang?: string;
+  format?: 'pcm' | 'opus';
+  inputAudioFormat?: 'pcm' | 'opus';
+  mode?: 'manual' | 'vad' | 'auto';
+  emojiMode?: string;
+  autoConnect?: boolean;
+}
+
+export interface ServiceSettings {
+  enabled?: boolean;
+  policy?: Policy;
+}
+
+export interface Settings {
+  version: 1;
+  files: {
+    /** Absolute folders create_file and every file service may write into. */
+    roots: string[];
+    maxFileBytes: number;
+  };
+  promptTimeoutSec: number;
+  services: Record<string, ServiceSettings>;
+  /** Grant keys (service name or `name:action`) the user chose "Always allow" for. */
+  alwaysGrants: string[];
+  connections: AdventProfile[];
+  language: 'en' | 'zh-CN';
+  theme: 'system' | 'light' | 'dark';
+}
+
+export const settingsSchema: JSONSchemaType<Settings> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['version', 'files', 'promptTimeoutSec', 'services', 'alwaysGrants', 'connections', 'language', 'theme'],
+  properties: {
+    version: { type: 'integer', const: 1 },
+    files: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['roots', 'maxFileBytes'],
+      properties: {
+        roots: { type: 'array', items: { type: 'string', minLength: 1 } },
+        maxFileBytes: { type: 'integer', minimum: 1, maximum: 1024 * 1024 * 1024 },
+      },
+    },
+    promptTimeoutSec: { type: 'integer', minimum: 5, maximum: 3600 },
+    services: {
+      type: 'object',
+      required: [],
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        required: [],
+        properties: {
+          enabled: { type: 'boolean', nullable: true },
+          policy: { type: 'string', enum: ['allow', 'ask', 'deny'], nullable: true },
+        },
+      },
+    },
+    alwaysGrants: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
+    connections: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'kind', 'name', 'host', 'port'],
+        properties: {
+          id: { type: 'string', minLength: 1, maxLength: 64 },
+          kind: { type: 'string', const: 'advent' },
+          name: { type: 'string', minLength: 1, maxLength: 100 },
+          host: { type: 'string', minLength: 1, maxLength: 255 },
+          port: { type: 'integer', minimum: 1, maximum: 65535 },
+          voiceId: { type: 'string', nullable: true, pattern: '^(?!.*##).*$' },
+          lang: { type: 'string', nullable: true, pattern: '^(?!.*##).*$' },
+          format: { type: 'string', enum: ['pcm', 'opus'], nullable: true },
+          inputAudioFormat: { type: 'string', enum: ['pcm', 'opus'], nullable: true },
+          mode: { type: 'string', enum: ['manual', 'vad', 'auto'], nullable: true },
+          emojiMode: { type: 'string', nullable: true, pattern: '^(?!.*##).*$' },
+          autoConnect: { type: 'boolean', nullable: true },
+        },
+      },
+    },
+    language: { type: 'string', enum: ['en', 'zh-CN'] },
+    theme: { type: 'string', enum: ['system', 'light', 'dark'] },
+  },
+};
+
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_PROMPT_TIMEOUT_SEC = 60;
+
+export function defaultSettings(defaultRoot: string): Settings {
+  return {
+    version: 1,
+    files: { roots: [defaultRoot], maxFileBytes: DEFAULT_MAX_FILE_BYTES },
+    promptTimeoutSec: DEFAULT_PROMPT_TIMEOUT_SEC,
+    services: {},
+    alwaysGrants: [],
+    connections: [],
+    language: 'en',
+    theme: 'system',
+  };
+}
