@@ -1,0 +1,429 @@
+/**
+ * Advent frame codec (protocols/advent.md §2).
+ *
+ *   "##START" | type (1 byte) | task id (8 ASCII) | seq (4 ASCII digits) | payload | "##END"
+ *
+ * There is no length field and no escaping, so the end of a frame is a judgement call:
+ * - Text-like frames (everything but audio) end at the first `##END`: their UTF-8/JSON payload
+ *   cannot carry the marker, so the first one is the end, and a frame ending exactly at the end of
+ *   a chunk is delivered at once (no added latency for replies, calls and END_FRAME).
+ * - Binary frames (AUDIO_FRAME and unknown types) may contain `##END` and `##START` in their
+ *   payload. Such a frame ends at the last `##END` before the next `##START` that has a valid
+ *   header; bytes between the two are garbage. When the buffer ends at a candidate `##END` with
+ *   nothing after it, the frame is held as tentative until more bytes decide or `flush()` is
+ *   called (the connection calls it after a short idle, and `end()` at EOF).
+ * The only stream this cannot split correctly is an audio payload that itself contains
+ * `##END##START` followed by a valid header; the PCM nudge on send makes that impossible for us.
+ *
+ * Parsing is linear in the bytes received however the stream is split: every search resumes where
+ * the previous one stopped, and a frame above `maxFrameBytes` is reported and dropped instead of
+ * growing the buffer without bound.
+ */
+
+export const FrameType = {
+  AUTH: 1,
+  AUDIO: 2,
+  END: 3,
+  TEXT: 4,
+  STATUS: 5,
+  MCP: 6,
+  SPEAK: 7,
+  LISTEN: 8,
+  EMOJI: 9,
+} as const;
+export type KnownFrameType = (typeof FrameType)[keyof typeof FrameType];
+
+export const FRAME_TYPE_NAMES: Record<number, string> = {
+  1: 'AUTH',
+  2: 'AUDIO_FRAME',
+  3: 'END_FRAME',
+  4: 'TEXT',
+  5: 'STATUS',
+  6: 'MCP',
+  7: 'SPEAK',
+  8: 'LISTEN',
+  9: 'EMOJI',
+};
+
+export interface Frame {
+  type: KnownFrameType;
+  /** The 8 task id bytes as received, padding included (see `taskKey`). */
+  taskId: string;
+  seq: number;
+  payload: Buffer;
+}
+
+export const SYSTEM_TASK = '00000000';
+export const MCP_TASK = 'mcp00001';
+export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+
+const START = Buffer.from('##START', 'latin1');
+const END = Buffer.from('##END', 'latin1');
+const HEADER = START.length + 1 + 8 + 4; // 20
+const OVERHEAD = HEADER + END.length; // 25
+const MAX_TYPE = 31; // type bytes we parse structurally; 1..9 are known, others are skipped
+const HASH = 0x23;
+
+/** Task ids are compared in their padded 8-byte form. */
+export function taskKey(taskId: string): string {
+  return taskId.length >= 8 ? taskId.slice(0, 8) : taskId.padEnd(8, ' ');
+}
+
+export class ProtocolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProtocolError';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+const TASK_ID = /^[\x20-\x7e]{1,8}$/;
+
+/**
+ * Encode one frame. Strict: known types only, a printable task id of at most 8 bytes (padded with
+ * spaces), seq 0..9999, and no `##END` inside a text-like payload (it would end the frame early).
+ */
+export function encodeFrame(
+  type: KnownFrameType,
+  taskId: string,
+  seq: number,
+  payload: string | Uint8Array = '',
+): Buffer {
+  if (!(type >= 1 && type <= 9)) throw new ProtocolError(`unknown frame type ${type}`);
+  if (!TASK_ID.test(taskId)) throw new ProtocolError(`task id must be 1-8 printable ASCII characters: '${taskId}'`);
+  if (!Number.isInteger(seq) || seq < 0 || seq > 9999) throw new ProtocolError(`seq must be 0..9999: ${seq}`);
+  const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+  if (type !== FrameType.AUDIO && Buffer.from(body.buffer, body.byteOffset, body.byteLength).indexOf(END) >= 0) {
+    throw new ProtocolError(`a ${FRAME_TYPE_NAMES[type]} payload cannot contain '##END'`);
+  }
+  const out = Buffer.allocUnsafe(OVERHEAD + body.byteLength);
+  START.copy(out, 0);
+  out[7] = type;
+  out.write(taskKey(taskId), 8, 8, 'latin1');
+  out.write(String(seq).padStart(4, '0'), 16, 4, 'latin1');
+  out.set(body, HEADER);
+  END.copy(out, HEADER + body.byteLength);
+  return out;
+}
+
+/**
+ * Make a raw s16le PCM chunk safe to send: wherever `##END` or `##START` occurs, lower one sample
+ * by one LSB (inaudible) so the marker disappears. Both markers begin with "##", and one of those
+ * two bytes sits at an even offset, i.e. is a sample's low byte: 0x23 → 0x22 is exactly -1 LSB
+ * and cannot create a new marker. Returns the input itself when nothing needed changing.
+ */
+export function nudgePcmMarkers(pcm: Uint8Array): Uint8Array {
+  let buf = Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength);
+  let copied = false;
+  for (const marker of [END, START]) {
+    let at = buf.indexOf(marker);
+    while (at >= 0) {
+      if (!copied) {
+        buf = Buffer.from(buf);
+        copied = true;
+      }
+      const low = at % 2 === 0 ? at : at + 1;
+      buf[low] = HASH - 1;
+      at = buf.indexOf(marker, at + 1);
+    }
+  }
+  return copied ? buf : pcm;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+export type DecodeIssue =
+  | { kind: 'garbage'; bytes: number }
+  | { kind: 'unknown_type'; type: number; taskId: string; bytes: number }
+  | { kind: 'frame_too_large'; limit: number; type: number; taskId: string }
+  | { kind: 'truncated'; bytes: number };
+
+export interface DecoderOptions {
+  maxFrameBytes?: number;
+  /** Told about everything that was dropped, so the connection can log raw oddities. */
+  onIssue?: (issue: DecodeIssue) => void;
+}
+
+function isTextLike(type: number): boolean {
+  return type !== FrameType.AUDIO && type >= 1 && type <= 9;
+}
+
+/** A valid header starts at `at`: the marker, a type byte, 8 printable bytes, 4 digits. */
+function headerAt(buf: Buffer, at: number): boolean {
+  if (buf.length - at < HEADER) return false;
+  for (let i = 0; i < START.length; i++) if (buf[at + i] !== START[i]) return false;
+  const type = buf[at + 7]!;
+  if (type < 1 || type > MAX_TYPE) return false;
+  for (let i = at + 8; i < at + 16; i++) {
+    const c = buf[i]!;
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  for (let i = at + 16; i < at + 20; i++) {
+    const c = buf[i]!;
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}
+
+/** Could the `n` bytes at `at` (fewer than a header) still become a valid header? */
+function couldBeHeader(buf: Buffer, at: number): boolean {
+  const n = buf.length - at;
+  for (let i = 0; i < n && i < HEADER; i++) {
+    const c = buf[at + i]!;
+    if (i < 7) {
+      if (c !== START[i]) return false;
+    } else if (i === 7) {
+      if (c < 1 || c > MAX_TYPE) return false;
+    } else if (i < 16) {
+      if (c < 0x20 || c > 0x7e) return false;
+    } else if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}
+
+export class FrameDecoder {
+  private readonly max: number;
+  private readonly onIssue: (issue: DecodeIssue) => void;
+
+  /** Unconsumed bytes live in buf[head, tail). */
+  private buf: Buffer = Buffer.alloc(0);
+  private head = 0;
+  private tail = 0;
+
+  // The frame being read. Offsets are relative to `head` between pushes.
+  private inFrame = false;
+  /** Where to resume searching: for `##END` (text-like) or for the next `##START` (binary). */
+  private scan = 0;
+  /** Binary frames: offset just after the last `##END` candidate, or -1. */
+  private lastEnd = -1;
+  /** Binary frames: where to resume searching for `##END` candidates. */
+  private endScan = 0;
+  /** Dropping the rest of an oversized frame: skip quietly until the next header. */
+  private skipping = false;
+
+  constructor(options: DecoderOptions = {}) {
+    this.max = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    this.onIssue = options.onIssue ?? (() => {});
+  }
+
+  /** Bytes held waiting for the rest of a frame. */
+  get buffered(): number {
+    return this.tail - this.head;
+  }
+
+  /**
+   * True when a binary frame could be complete but is held in case its `##END` was payload: the
+   * caller should `flush()` after a short idle moment.
+   */
+  get hasTentative(): boolean {
+    return this.inFrame && this.lastEnd >= 0;
+  }
+
+  /** Feed bytes; returns the frames they complete. The decoder may keep views into `chunk`. */
+  push(chunk: Uint8Array): Frame[] {
+    const out: Frame[] = [];
+    if (chunk.byteLength === 0) return out;
+    const incoming = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (this.tail === this.head) {
+      // Nothing pending: parse the chunk in place and copy only its unfinished tail.
+      this.consume(incoming, false, false, out);
+    } else {
+      this.append(incoming);
+      this.consume(this.buf.subarray(this.head, this.tail), true, false, out);
+    }
+    return out;
+  }
+
+  /** Deliver a held binary frame now (after an idle moment, or at end of stream). */
+  flush(): Frame[] {
+    const out: Frame[] = [];
+    if (this.hasTentative) this.consume(this.buf.subarray(this.head, this.tail), true, true, out);
+    return out;
+  }
+
+  /** End of stream: deliver what is complete, report what is not, and reset. */
+  finish(): Frame[] {
+    const out = this.flush();
+    const left = this.tail - this.head;
+    if (left > 0 && !this.skipping) this.onIssue({ kind: this.inFrame ? 'truncated' : 'garbage', bytes: left });
+    this.reset();
+    return out;
+  }
+
+  reset(): void {
+    this.buf = Buffer.alloc(0);
+    this.head = this.tail = 0;
+    this.resetFrame();
+    this.skipping = false;
+  }
+
+  private resetFrame(): void {
+    this.inFrame = false;
+    this.scan = 0;
+    this.lastEnd = -1;
+    this.endScan = 0;
+  }
+
+  private consume(data: Buffer, owned: boolean, force: boolean, out: Frame[]): void {
+    const consumed = this.parse(data, out, owned, force);
+    if (owned) {
+      this.head += consumed;
+      if (this.head === this.tail) this.head = this.tail = 0;
+    } else if (consumed < data.length) {
+      this.head = this.tail = 0;
+      this.append(data.subarray(consumed));
+    }
+    if (this.inFrame && consumed > 0) {
+      this.scan -= consumed;
+      this.endScan -= consumed;
+      if (this.lastEnd >= 0) this.lastEnd -= consumed;
+    }
+  }
+
+  private append(chunk: Buffer): void {
+    const pending = this.tail - this.head;
+    const need = pending + chunk.length;
+    if (this.tail + chunk.length > this.buf.length) {
+      // Compact only when that frees at least half the buffer, else grow: copies stay amortised O(1).
+      if (need <= this.buf.length >>> 1) {
+        this.buf.copy(this.buf, 0, this.head, this.tail);
+      } else {
+        const next = Buffer.allocUnsafe(Math.max(need * 2, 64 * 1024));
+        this.buf.copy(next, 0, this.head, this.tail);
+        this.buf = next;
+      }
+      this.head = 0;
+      this.tail = pending;
+    }
+    chunk.copy(this.buf, this.tail);
+    this.tail += chunk.length;
+  }
+
+  /**
+   * Parse frames out of `data` and return how many leading bytes are consumed. Frame state offsets
+   * are relative to `data` while this runs. `force` ends a held binary frame at its last `##END`.
+   */
+  private parse(data: Buffer, out: Frame[], owned: boolean, force: boolean): number {
+    let pos = 0;
+    for (;;) {
+      if (!this.inFrame) {
+        const { at, keepFrom } = findHeader(data, pos);
+        const dropped = (at < 0 ? keepFrom : at) - pos;
+        if (dropped > 0 && !this.skipping) this.onIssue({ kind: 'garbage', bytes: dropped });
+        if (at < 0) return keepFrom;
+        this.skipping = false;
+        pos = at;
+        this.inFrame = true;
+        this.scan = this.endScan = pos + HEADER;
+        this.lastEnd = -1;
+      }
+
+      const frameEnd = isTextLike(data[pos + 7]!) ? this.findTextEnd(data, pos) : this.findBinaryEnd(data, pos, force);
+      if (frameEnd < 0) {
+        if (data.length - pos <= this.max + OVERHEAD) return pos;
+        // No end in sight within the limit: report, then skip quietly to the next header.
+        this.tooLarge(data, pos);
+        this.resetFrame();
+        this.skipping = true;
+        pos = data.length - (START.length - 1);
+        continue;
+      }
+      if (frameEnd - pos > this.max + OVERHEAD) this.tooLarge(data, pos);
+      else this.emit(data, pos, frameEnd, out, owned);
+      this.resetFrame();
+      pos = frameEnd;
+    }
+  }
+
+  private findTextEnd(data: Buffer, pos: number): number {
+    const at = data.indexOf(END, this.scan);
+    if (at >= 0) return at + END.length;
+    this.scan = Math.max(pos + HEADER, data.length - (END.length - 1));
+    return -1;
+  }
+
+  /** A binary frame ends at the last `##END` before the next valid header; -1 while undecided. */
+  private findBinaryEnd(data: Buffer, pos: number, force: boolean): number {
+    for (;;) {
+      const next = data.indexOf(START, this.scan);
+      this.collectEnds(data, next < 0 ? data.length : next);
+      if (next < 0) {
+        this.scan = Math.max(pos + HEADER, data.length - (START.length - 1));
+        break;
+      }
+      if (data.length - next < HEADER && couldBeHeader(data, next)) {
+        // A header may be arriving: decide when it is whole.
+        this.scan = next;
+        break;
+      }
+      if (this.lastEnd >= 0 && headerAt(data, next)) return this.lastEnd;
+      // A `##START` inside the payload.
+      this.scan = next + 1;
+    }
+    return force && this.lastEnd >= 0 ? this.lastEnd : -1;
+  }
+
+  /** Record `##END` candidates that finish at or before `limit`. */
+  private collectEnds(data: Buffer, limit: number): void {
+    for (;;) {
+      const at = data.indexOf(END, this.endScan);
+      if (at < 0) {
+        this.endScan = Math.max(this.endScan, data.length - (END.length - 1));
+        return;
+      }
+      if (at + END.length > limit) {
+        this.endScan = at;
+        return;
+      }
+      this.lastEnd = at + END.length;
+      this.endScan = at + 1;
+    }
+  }
+
+  private tooLarge(data: Buffer, pos: number): void {
+    this.onIssue({
+      kind: 'frame_too_large',
+      limit: this.max,
+      type: data[pos + 7]!,
+      taskId: data.toString('latin1', pos + 8, pos + 16),
+    });
+  }
+
+  private emit(data: Buffer, pos: number, frameEnd: number, out: Frame[], owned: boolean): void {
+    const type = data[pos + 7]!;
+    const taskId = data.toString('latin1', pos + 8, pos + 16);
+    if (type < 1 || type > 9) {
+      this.onIssue({ kind: 'unknown_type', type, taskId, bytes: frameEnd - pos });
+      return;
+    }
+    const seq =
+      (data[pos + 16]! - 0x30) * 1000 +
+      (data[pos + 17]! - 0x30) * 100 +
+      (data[pos + 18]! - 0x30) * 10 +
+      (data[pos + 19]! - 0x30);
+    const body = data.subarray(pos + HEADER, frameEnd - END.length);
+    // Our buffer is reused, so its bytes are copied out; an incoming chunk is not, so a view is safe.
+    out.push({ type: type as KnownFrameType, taskId, seq, payload: owned ? Buffer.from(body) : body });
+  }
+}
+
+/** The next valid header at or after `from`; else where the kept tail (a possible header start) begins. */
+function findHeader(data: Buffer, from: number): { at: number; keepFrom: number } {
+  let at = data.indexOf(START, from);
+  while (at >= 0) {
+    if (data.length - at < HEADER) {
+      if (couldBeHeader(data, at)) return { at: -1, keepFrom: at };
+    } else if (headerAt(data, at)) {
+      return { at, keepFrom: at };
+    }
+    at = data.indexOf(START, at + 1);
+  }
+  // No whole marker left: keep the longest tail that is a prefix of `##START`.
+  for (let i = Math.max(from, data.length - (START.length - 1)); i < data.length; i++) {
+    if (couldBeHeader(data, i)) return { at: -1, keepFrom: i };
+  }
+  return { at: -1, keepFrom: data.length };
+}

@@ -1,0 +1,237 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  type DecodeIssue,
+  type Frame,
+  FrameDecoder,
+  FrameType,
+  type KnownFrameType,
+  ProtocolError,
+  encodeFrame,
+  nudgePcmMarkers,
+} from '../../../app/wire/advent/frame.js';
+
+const START = Buffer.from('##START');
+const END = Buffer.from('##END');
+
+interface Sent {
+  type: KnownFrameType;
+  taskId: string;
+  seq: number;
+  payload: Buffer;
+}
+
+function decodeAll(stream: Buffer, cuts: number[], maxFrameBytes?: number): { frames: Frame[]; issues: DecodeIssue[] } {
+  const issues: DecodeIssue[] = [];
+  const decoder = new FrameDecoder({ maxFrameBytes, onIssue: (i) => issues.push(i) });
+  const frames: Frame[] = [];
+  let from = 0;
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    frames.push(...decoder.push(stream.subarray(from, cut)));
+    from = cut;
+  }
+  frames.push(...decoder.push(stream.subarray(from)));
+  frames.push(...decoder.finish());
+  return { frames, issues };
+}
+
+const plain = (f: Frame) => ({ type: f.type, taskId: f.taskId, seq: f.seq, payload: Buffer.from(f.payload).toString('hex') });
+const plainSent = (s: Sent) => ({ type: s.type, taskId: s.taskId.padEnd(8, ' '), seq: s.seq, payload: s.payload.toString('hex') });
+
+/** A payload holding a complete valid header is the one thing no length-less framing can carry. */
+function holdsValidHeader(p: Buffer): boolean {
+  for (let at = p.indexOf(START); at >= 0; at = p.indexOf(START, at + 1)) {
+    if (p.length - at < 20) return false;
+    const type = p[at + 7]!;
+    const id = p.subarray(at + 8, at + 16);
+    const seq = p.subarray(at + 16, at + 20);
+    if (type >= 1 && type <= 31 && id.every((c) => c >= 0x20 && c <= 0x7e) && seq.every((c) => c >= 0x30 && c <= 0x39)) return true;
+  }
+  return false;
+}
+
+const taskIdArb = fc.stringMatching(/^[\x21-\x7e][\x20-\x7e]{0,6}[\x21-\x7e]$/);
+const markerArb = fc.constantFrom(END, START, Buffer.concat([END, START]), Buffer.from('##EN'), Buffer.from('#'));
+const binaryPayloadArb = fc
+  .array(fc.oneof(fc.uint8Array({ maxLength: 64 }).map((u) => Buffer.from(u)), markerArb), { maxLength: 8 })
+  .map((parts) => Buffer.concat(parts))
+  .filter((p) => !holdsValidHeader(p));
+const textPayloadArb = fc.string({ unit: 'grapheme', maxLength: 40 }).filter((s) => !s.includes('##END')).map((s) => Buffer.from(s, 'utf8'));
+
+const frameArb: fc.Arbitrary<Sent> = fc.oneof(
+  fc.record({ type: fc.constant(FrameType.AUDIO as KnownFrameType), taskId: taskIdArb, seq: fc.integer({ min: 0, max: 9999 }), payload: binaryPayloadArb }),
+  fc.record({
+    type: fc.constantFrom<KnownFrameType>(FrameType.TEXT, FrameType.MCP, FrameType.STATUS, FrameType.END, FrameType.EMOJI, FrameType.LISTEN),
+    taskId: taskIdArb,
+    seq: fc.integer({ min: 0, max: 9999 }),
+    payload: textPayloadArb,
+  }),
+);
+
+describe('frame codec', () => {
+  it('round-trips any frames through any split of the stream, binary markers included', () => {
+    fc.assert(
+      fc.property(
+        fc.array(frameArb, { minLength: 1, maxLength: 12 }).chain((frames) => {
+          const stream = Buffer.concat(frames.map((f) => encodeFrame(f.type, f.taskId, f.seq, f.payload)));
+          return fc.tuple(fc.constant(frames), fc.constant(stream), fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, stream.length - 1) }), { maxLength: 20 }));
+        }),
+        ([frames, stream, cuts]) => {
+          const { frames: got, issues } = decodeAll(stream, cuts);
+          expect(got.map(plain)).toEqual(frames.map(plainSent));
+          expect(issues).toEqual([]);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('round-trips a stream fed one byte at a time', () => {
+    fc.assert(
+      fc.property(fc.array(frameArb, { minLength: 1, maxLength: 6 }), (frames) => {
+        const stream = Buffer.concat(frames.map((f) => encodeFrame(f.type, f.taskId, f.seq, f.payload)));
+        const cuts = Array.from({ length: stream.length - 1 }, (_, i) => i + 1);
+        expect(decodeAll(stream, cuts).frames.map(plain)).toEqual(frames.map(plainSent));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('resynchronises after garbage between frames and reports how much was dropped', () => {
+    fc.assert(
+      fc.property(
+        fc.array(frameArb, { minLength: 1, maxLength: 6 }),
+        fc.array(fc.uint8Array({ minLength: 1, maxLength: 30 }).filter((g) => !Buffer.from(g).includes('#')), { minLength: 6, maxLength: 6 }),
+        fc.uniqueArray(fc.integer({ min: 1, max: 400 }), { maxLength: 10 }),
+        (frames, garbage, cuts) => {
+          const parts: Buffer[] = [];
+          frames.forEach((f, i) => parts.push(Buffer.from(garbage[i]!), encodeFrame(f.type, f.taskId, f.seq, f.payload)));
+          const stream = Buffer.concat(parts);
+          const { frames: got, issues } = decodeAll(stream, cuts.filter((c) => c < stream.length));
+          expect(got.map(plain)).toEqual(frames.map(plainSent));
+          const dropped = issues.filter((i) => i.kind === 'garbage').reduce((n, i) => n + (i.kind === 'garbage' ? i.bytes : 0), 0);
+          expect(dropped).toBe(garbage.slice(0, frames.length).reduce((n, g) => n + g.length, 0));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('delivers a text frame that ends a chunk at once, without waiting for more bytes', () => {
+    const decoder = new FrameDecoder();
+    const got = decoder.push(encodeFrame(FrameType.END, 'abcd1234', 1));
+    expect(got).toHaveLength(1);
+    expect(got[0]!.type).toBe(FrameType.END);
+  });
+
+  it('holds an audio frame whose ##END ends the chunk until the next bytes or a flush decide', () => {
+    const decoder = new FrameDecoder();
+    const audio = Buffer.concat([Buffer.from([1, 2]), END, Buffer.from([3, 4])]);
+    const frame = encodeFrame(FrameType.AUDIO, 'task0001', 0, audio);
+    expect(decoder.push(frame)).toEqual([]);
+    expect(decoder.hasTentative).toBe(true);
+    const flushed = decoder.flush();
+    expect(flushed).toHaveLength(1);
+    expect(Buffer.compare(flushed[0]!.payload, audio)).toBe(0);
+    expect(decoder.buffered).toBe(0);
+  });
+
+  it('skips frames of unknown types and reports them, keeping the frames around them', () => {
+    const unknown = Buffer.concat([START, Buffer.from([12]), Buffer.from('task0001' + '0000'), Buffer.from('future'), END]);
+    const stream = Buffer.concat([encodeFrame(FrameType.TEXT, 'task0001', 0, 'a'), unknown, encodeFrame(FrameType.END, 'task0001', 1)]);
+    const { frames, issues } = decodeAll(stream, [3, 30, 31]);
+    expect(frames.map((f) => f.type)).toEqual([FrameType.TEXT, FrameType.END]);
+    expect(issues).toEqual([{ kind: 'unknown_type', type: 12, taskId: 'task0001', bytes: unknown.length }]);
+  });
+
+  it('rejects a frame above the maximum without buffering it, then carries on', () => {
+    const issues: DecodeIssue[] = [];
+    const decoder = new FrameDecoder({ maxFrameBytes: 1024, onIssue: (i) => issues.push(i) });
+    const big = encodeFrame(FrameType.TEXT, 'big00001', 0, 'x'.repeat(100_000));
+    let maxBuffered = 0;
+    const frames: Frame[] = [];
+    for (let i = 0; i < big.length; i += 997) {
+      frames.push(...decoder.push(big.subarray(i, i + 997)));
+      maxBuffered = Math.max(maxBuffered, decoder.buffered);
+    }
+    frames.push(...decoder.push(encodeFrame(FrameType.TEXT, 'ok000001', 0, 'after')));
+    expect(issues.filter((i) => i.kind === 'frame_too_large')).toHaveLength(1);
+    expect(maxBuffered).toBeLessThan(3 * 1024);
+    expect(frames.map((f) => f.payload.toString())).toEqual(['after']);
+  });
+
+  it('rejects an oversized binary frame too', () => {
+    const issues: DecodeIssue[] = [];
+    const decoder = new FrameDecoder({ maxFrameBytes: 512, onIssue: (i) => issues.push(i) });
+    const frames = decoder.push(
+      Buffer.concat([encodeFrame(FrameType.AUDIO, 'a0000001', 0, Buffer.alloc(4000, 7)), encodeFrame(FrameType.END, 'a0000001', 1)]),
+    );
+    expect(issues.map((i) => i.kind)).toEqual(['frame_too_large']);
+    expect(frames.map((f) => f.type)).toEqual([FrameType.END]);
+  });
+
+  it('reports a frame cut off by the end of the stream as truncated', () => {
+    const issues: DecodeIssue[] = [];
+    const decoder = new FrameDecoder({ onIssue: (i) => issues.push(i) });
+    decoder.push(encodeFrame(FrameType.TEXT, 'abcd1234', 0, 'hello').subarray(0, 26));
+    expect(decoder.finish()).toEqual([]);
+    expect(issues).toEqual([{ kind: 'truncated', bytes: 26 }]);
+  });
+
+  it('treats a ##START with an invalid header as garbage', () => {
+    const bogus = Buffer.from('##START\x04bad\x00id!!0000xx');
+    const { frames, issues } = decodeAll(Buffer.concat([bogus, encodeFrame(FrameType.TEXT, 'abcd1234', 0, 'hi')]), []);
+    expect(frames.map((f) => f.payload.toString())).toEqual(['hi']);
+    expect(issues).toEqual([{ kind: 'garbage', bytes: bogus.length }]);
+  });
+
+  it('decodes the seed example byte for byte', () => {
+    const wire = Buffer.from('##START\x04task12340000What time is it?##END##START\x03task12340001##END', 'latin1');
+    const { frames } = decodeAll(wire, []);
+    expect(frames.map((f) => [f.type, f.taskId, f.seq, f.payload.toString()])).toEqual([
+      [4, 'task1234', 0, 'What time is it?'],
+      [3, 'task1234', 1, ''],
+    ]);
+    expect(Buffer.concat([encodeFrame(4, 'task1234', 0, 'What time is it?'), encodeFrame(3, 'task1234', 1)]).equals(wire)).toBe(true);
+  });
+
+  it('encodes strictly: short task ids are padded, bad ids, seqs and text markers are refused', () => {
+    expect(encodeFrame(FrameType.MCP, 'mcp1', 0, '{}').subarray(8, 16).toString()).toBe('mcp1    ');
+    expect(() => encodeFrame(FrameType.TEXT, 'toolong12', 0)).toThrow(ProtocolError);
+    expect(() => encodeFrame(FrameType.TEXT, 'tab\tid', 0)).toThrow(ProtocolError);
+    expect(() => encodeFrame(FrameType.TEXT, 'abcd1234', 10000)).toThrow(ProtocolError);
+    expect(() => encodeFrame(FrameType.TEXT, 'abcd1234', 0, 'a ##END b')).toThrow(/cannot contain/);
+  });
+});
+
+describe('PCM marker nudge', () => {
+  it('removes every marker by moving one sample by one LSB, leaving the rest untouched', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.uint8Array({ maxLength: 40 }).map((u) => Buffer.from(u)), markerArb), { maxLength: 10 }),
+        fc.boolean(),
+        (parts, odd) => {
+          const raw = Buffer.concat(parts);
+          const pcm = raw.length % 2 ? Buffer.concat([raw, Buffer.from([0])]) : raw;
+          // Also place the samples at an odd byte offset inside a bigger buffer.
+          const host = Buffer.alloc(pcm.length + 1);
+          pcm.copy(host, odd ? 1 : 0);
+          const view = host.subarray(odd ? 1 : 0, (odd ? 1 : 0) + pcm.length);
+          const out = Buffer.from(nudgePcmMarkers(view));
+          expect(out.includes(END)).toBe(false);
+          expect(out.includes(START)).toBe(false);
+          for (let i = 0; i + 1 < pcm.length; i += 2) {
+            const diff = Math.abs(out.readInt16LE(i) - pcm.readInt16LE(i));
+            expect(diff).toBeLessThanOrEqual(1);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('returns the same buffer when there is nothing to change', () => {
+    const pcm = Buffer.from([1, 2, 3, 4]);
+    expect(nudgePcmMarkers(pcm)).toBe(pcm);
+  });
+});
