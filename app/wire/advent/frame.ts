@@ -184,6 +184,9 @@ function couldBeHeader(buf: Buffer, at: number): boolean {
   return true;
 }
 
+/** Whether to end a held binary frame at its last `##END`: not yet, after an idle moment, or at EOF. */
+type Force = 'no' | 'idle' | 'eof';
+
 export class FrameDecoder {
   private readonly max: number;
   private readonly onIssue: (issue: DecodeIssue) => void;
@@ -229,10 +232,10 @@ export class FrameDecoder {
     const incoming = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (this.tail === this.head) {
       // Nothing pending: parse the chunk in place and copy only its unfinished tail.
-      this.consume(incoming, false, false, out);
+      this.consume(incoming, false, 'no', out);
     } else {
       this.append(incoming);
-      this.consume(this.buf.subarray(this.head, this.tail), true, false, out);
+      this.consume(this.buf.subarray(this.head, this.tail), true, 'no', out);
     }
     return out;
   }
@@ -240,13 +243,14 @@ export class FrameDecoder {
   /** Deliver a held binary frame now (after an idle moment, or at end of stream). */
   flush(): Frame[] {
     const out: Frame[] = [];
-    if (this.hasTentative) this.consume(this.buf.subarray(this.head, this.tail), true, true, out);
+    if (this.hasTentative) this.consume(this.buf.subarray(this.head, this.tail), true, 'idle', out);
     return out;
   }
 
   /** End of stream: deliver what is complete, report what is not, and reset. */
   finish(): Frame[] {
-    const out = this.flush();
+    const out: Frame[] = [];
+    if (this.inFrame) this.consume(this.buf.subarray(this.head, this.tail), true, 'eof', out);
     const left = this.tail - this.head;
     if (left > 0 && !this.skipping) this.onIssue({ kind: this.inFrame ? 'truncated' : 'garbage', bytes: left });
     this.reset();
@@ -267,7 +271,7 @@ export class FrameDecoder {
     this.endScan = 0;
   }
 
-  private consume(data: Buffer, owned: boolean, force: boolean, out: Frame[]): void {
+  private consume(data: Buffer, owned: boolean, force: Force, out: Frame[]): void {
     const consumed = this.parse(data, out, owned, force);
     if (owned) {
       this.head += consumed;
@@ -306,7 +310,7 @@ export class FrameDecoder {
    * Parse frames out of `data` and return how many leading bytes are consumed. Frame state offsets
    * are relative to `data` while this runs. `force` ends a held binary frame at its last `##END`.
    */
-  private parse(data: Buffer, out: Frame[], owned: boolean, force: boolean): number {
+  private parse(data: Buffer, out: Frame[], owned: boolean, force: Force): number {
     let pos = 0;
     for (;;) {
       if (!this.inFrame) {
@@ -346,7 +350,7 @@ export class FrameDecoder {
   }
 
   /** A binary frame ends at the last `##END` before the next valid header; -1 while undecided. */
-  private findBinaryEnd(data: Buffer, pos: number, force: boolean): number {
+  private findBinaryEnd(data: Buffer, pos: number, force: Force): number {
     for (;;) {
       const next = data.indexOf(START, this.scan);
       this.collectEnds(data, next < 0 ? data.length : next);
@@ -354,8 +358,8 @@ export class FrameDecoder {
         this.scan = Math.max(pos + HEADER, data.length - (START.length - 1));
         break;
       }
-      if (data.length - next < HEADER && couldBeHeader(data, next)) {
-        // A header may be arriving: decide when it is whole.
+      if (data.length - next < HEADER && couldBeHeader(data, next) && force !== 'eof') {
+        // A header may be arriving: decide when it is whole (at end of stream it never will).
         this.scan = next;
         break;
       }
@@ -363,7 +367,7 @@ export class FrameDecoder {
       // A `##START` inside the payload.
       this.scan = next + 1;
     }
-    return force && this.lastEnd >= 0 ? this.lastEnd : -1;
+    return force !== 'no' && this.lastEnd >= 0 ? this.lastEnd : -1;
   }
 
   /** Record `##END` candidates that finish at or before `limit`. */
