@@ -54,7 +54,7 @@ export interface AuditQuery {
   /** Inclusive ISO time bounds. */
   from?: string;
   to?: string;
-  /** Case-insensitive substring over service, callId, connection, message and params JSON. */
+  /** Case-insensitive substring over service, callId, connection, message, error and params JSON. */
   text?: string;
   /** Newest first by default. */
   order?: 'asc' | 'desc';
@@ -66,6 +66,9 @@ export interface AuditPage {
   total: number;
   records: AuditRecord[];
 }
+
+/** The file formats `exportAudit` writes. */
+export type AuditExportFormat = 'json' | 'csv';
 
 export type AuditVerifyResult =
   | { ok: true; records: number; files: number; tornLines: number }

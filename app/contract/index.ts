@@ -1,3 +1,4 @@
 export * from './errors.js';
 export * from './audit.js';
 export * from './policy.js';
+export * from './connection.js';

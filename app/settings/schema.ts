@@ -41,7 +41,16 @@ export interface Settings {
 export const settingsSchema: JSONSchemaType<Settings> = {
   type: 'object',
   additionalProperties: false,
-  required: ['version', 'files', 'promptTimeoutSec', 'services', 'alwaysGrants', 'connections', 'language', 'theme'],
+  required: [
+    'version',
+    'files',
+    'promptTimeoutSec',
+    'services',
+    'alwaysGrants',
+    'connections',
+    'language',
+    'theme',
+  ],
   properties: {
     version: { type: 'integer', const: 1 },
     files: {

@@ -1,0 +1,16 @@
+/** Connection lifecycle (DESIGN §3), as every host and UI sees it. */
+export type ConnectionState =
+  | { status: 'idle' }
+  | { status: 'connecting'; attempt: number }
+  | { status: 'authenticating' }
+  | { status: 'ready'; since: number }
+  | { status: 'reconnecting'; attempt: number; nextAt: number; lastError: string }
+  | { status: 'offline'; reason: OfflineReason; message: string };
+
+export type OfflineReason = 'stopped' | 'auth_failed' | 'token_expired' | 'config';
+
+/** Per-connection registration status shown next to each service set. */
+export type RegistrationState =
+  | { state: 'registering' }
+  | { state: 'registered'; at: number; services: string[] }
+  | { state: 'failed'; message: string };

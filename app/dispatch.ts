@@ -1,0 +1,384 @@
+/**
+ * THE gate (DESIGN §1.1). Every call from any server, in any dialect, and every user-run from the
+ * UI goes through `Dispatcher.dispatch`:
+ *
+ *   look up → enabled? → validate params → preview → permission → run (with timeout) → audit → reply
+ *
+ * It never throws: every outcome is a value, and every refusal carries a stable code plus a message
+ * written for the AI model to read and act on. Anything unexpected fails closed.
+ */
+import type { Clock } from './clock.js';
+import type { AuditEntry, AuditRecord, Decision, Dialect, Outcome } from './contract/audit.js';
+import type { ErrorCode } from './contract/errors.js';
+import type { PendingPrompt, PromptResolution, Risk } from './contract/policy.js';
+import { Emitter } from './events.js';
+import type { FilesSandbox } from './services/files/sandbox.js';
+import { type CallPreview, type Service, ServiceFailure } from './services/service.js';
+
+export interface CallRequest {
+  /** The connection's display name (profile name), or 'local' for a user-run. */
+  connection: string;
+  dialect: Dialect;
+  callId: string;
+  service: string;
+  params: unknown;
+  /** Started by the user from the UI ("Try it"): no prompt, audited as `user-run`. */
+  userRun?: boolean;
+}
+
+export type DispatchResult =
+  | { ok: true; data: unknown; auditSeq?: number }
+  | { ok: false; code: ErrorCode; message: string; auditSeq?: number };
+
+/** What the gate needs from the registry, policy, broker and audit log (kept narrow on purpose). */
+export interface GateRegistry {
+  get(name: string): Service | undefined;
+  isEnabled(name: string): boolean;
+  validate(name: string, params: unknown): { ok: true } | { ok: false; message: string };
+  list(): readonly { service: Service; enabled: boolean }[];
+}
+
+export type PolicyDecision =
+  | { kind: 'deny' }
+  | { kind: 'auto' }
+  | { kind: 'granted'; scope: 'session' | 'always' }
+  | { kind: 'ask' };
+
+export interface GatePolicy {
+  decide(q: { service: string; risk: Risk; grantKey: string; escalation?: string }): PolicyDecision;
+  remember(grantKey: string, scope: 'session' | 'always'): Promise<void> | void;
+}
+
+export interface GateBroker {
+  ask(req: Omit<PendingPrompt, 'id' | 'expiresAt'>): Promise<PromptResolution>;
+}
+
+export interface GateAudit {
+  append(entry: AuditEntry): Promise<AuditRecord>;
+}
+
+export interface GateDeps {
+  registry: GateRegistry;
+  policy: GatePolicy;
+  broker: GateBroker;
+  audit: GateAudit;
+  files: FilesSandbox;
+  clock: Clock;
+}
+
+/** Live view of a call for the timeline (tool cards) and the terminal. */
+export interface CallStarted {
+  key: string;
+  connection: string;
+  dialect: Dialect;
+  callId: string;
+  service: string;
+  params: unknown;
+  at: number;
+}
+
+export interface CallFinished {
+  key: string;
+  connection: string;
+  callId: string;
+  service: string;
+  decision: Decision;
+  outcome: Outcome;
+  summary?: string;
+  code?: ErrorCode;
+  message?: string;
+  data?: unknown;
+  durationMs: number;
+  auditSeq?: number;
+}
+
+export type GateEvents = {
+  callStarted: CallStarted;
+  callWaiting: { key: string; summary: string };
+  callFinished: CallFinished;
+  /** The audit log failed to record a call: shown to the user; calls stay refused until it works. */
+  auditError: { message: string };
+};
+
+interface Verdict {
+  decision: Decision;
+  result: DispatchResult;
+  summary?: string;
+}
+
+/** The permission step's answer: run under this decision, or a refusal. */
+type Permission = { run: true; decision: Decision } | { run: false; decision: Decision; result: DispatchResult };
+
+const refuse = (code: ErrorCode, message: string): DispatchResult => ({ ok: false, code, message });
+
+export class Dispatcher {
+  readonly events = new Emitter<GateEvents>();
+  private auditBroken: string | undefined;
+  private seq = 0;
+
+  constructor(private readonly deps: GateDeps) {}
+
+  async dispatch(call: CallRequest): Promise<DispatchResult> {
+    const { clock } = this.deps;
+    const started = clock.now();
+    const key = `${call.connection}:${call.callId}:${++this.seq}`;
+    this.events.emit('callStarted', {
+      key,
+      connection: call.connection,
+      dialect: call.dialect,
+      callId: call.callId,
+      service: call.service,
+      params: call.params,
+      at: started,
+    });
+
+    let verdict: Verdict;
+    try {
+      verdict = await this.decideAndRun(call, key);
+    } catch (err) {
+      // Only a bug gets here (every step returns values); fail closed and say so.
+      verdict = {
+        decision: 'denied',
+        result: refuse('service_error', `the agent failed while handling '${call.service}': ${errorText(err)}`),
+      };
+    }
+
+    const durationMs = Math.max(0, clock.now() - started);
+    const outcome: Outcome = verdict.result.ok ? 'ok' : ranButFailed(verdict) ? 'error' : 'refused';
+    const auditSeq = await this.record(call, started, verdict, outcome, durationMs);
+    const result: DispatchResult = auditSeq === undefined ? verdict.result : { ...verdict.result, auditSeq };
+    this.events.emit('callFinished', {
+      key,
+      connection: call.connection,
+      callId: call.callId,
+      service: call.service,
+      decision: verdict.decision,
+      outcome,
+      summary: verdict.summary,
+      durationMs,
+      auditSeq,
+      ...(result.ok ? { data: result.data } : { code: result.code, message: result.message }),
+    });
+    return result;
+  }
+
+  private async decideAndRun(call: CallRequest, key: string): Promise<Verdict> {
+    const { registry } = this.deps;
+    const service = registry.get(call.service);
+    if (!service || (service.userOnly && !call.userRun)) {
+      const names = registry
+        .list()
+        .filter((s) => s.enabled && !s.service.userOnly)
+        .map((s) => s.service.name);
+      return {
+        decision: 'invalid',
+        result: refuse(
+          'unknown_service',
+          `there is no service named '${call.service}'` +
+            (names.length ? `; available services: ${names.join(', ')}` : '; no services are enabled'),
+        ),
+      };
+    }
+    if (!call.userRun && !registry.isEnabled(service.name)) {
+      return {
+        decision: 'disabled',
+        result: refuse(
+          'disabled',
+          `the service '${service.name}' is switched off by the user; do not retry it — tell the user it can be switched on in the app's Services page`,
+        ),
+      };
+    }
+    const valid = registry.validate(service.name, call.params);
+    if (!valid.ok) {
+      return { decision: 'invalid', result: refuse('invalid_params', `invalid call to '${service.name}': ${valid.message}`) };
+    }
+    if (this.auditBroken !== undefined) {
+      // Nothing runs unrecorded: refuse until the log can be written again.
+      return {
+        decision: 'denied',
+        result: refuse('service_error', `the agent cannot record calls right now (${this.auditBroken}); try again later`),
+      };
+    }
+
+    const params = call.params as Record<string, unknown>;
+    const controller = new AbortController();
+    const ctx = {
+      signal: controller.signal,
+      callId: call.callId,
+      connection: call.connection,
+      files: this.deps.files,
+      clock: this.deps.clock,
+    };
+
+    let preview: CallPreview | undefined;
+    if (service.preview) {
+      try {
+        preview = await service.preview(params, ctx);
+      } catch (err) {
+        return { decision: 'invalid', result: failureOf(service, err) };
+      }
+    }
+
+    const summary = preview?.summary;
+    const permission: Permission = call.userRun
+      ? { run: true, decision: 'user-run' }
+      : await this.permit(call, service, preview, key);
+    if (!permission.run) return { decision: permission.decision, result: permission.result, summary };
+
+    const result = await this.run(service, params, ctx, controller);
+    return { decision: permission.decision, result, summary };
+  }
+
+  /** The permission step: a decision to run, or a refusal. */
+  private async permit(
+    call: CallRequest,
+    service: Service,
+    preview: CallPreview | undefined,
+    key: string,
+  ): Promise<Permission> {
+    const { policy, broker } = this.deps;
+    const grantKey = preview?.escalation ? `${service.name}:${preview.escalation}` : service.name;
+    const decided = policy.decide({ service: service.name, risk: service.risk, grantKey, escalation: preview?.escalation });
+    switch (decided.kind) {
+      case 'auto':
+        return { run: true, decision: 'auto' };
+      case 'granted':
+        return { run: true, decision: decided.scope === 'session' ? 'allowed-session' : 'allowed-always' };
+      case 'deny':
+        return {
+          run: false,
+          decision: 'denied',
+          result: refuse(
+            'denied',
+            `the user has blocked the service '${service.name}'; do not retry — tell the user it is blocked in the app's Services page`,
+          ),
+        };
+      case 'ask':
+        break;
+    }
+
+    const summary = preview?.summary ?? `Run ${service.title || service.name}`;
+    this.events.emit('callWaiting', { key, summary });
+    const answer = await broker.ask({
+      connection: call.connection,
+      service: service.name,
+      grantKey,
+      params: call.params,
+      summary,
+      resolvedPaths: preview?.resolvedPaths ?? [],
+    });
+    switch (answer) {
+      case 'once':
+        return { run: true, decision: 'allowed-once' };
+      case 'session':
+      case 'always':
+        await policy.remember(grantKey, answer);
+        return { run: true, decision: answer === 'session' ? 'allowed-session' : 'allowed-always' };
+      case 'deny':
+        return {
+          run: false,
+          decision: 'denied',
+          result: refuse('denied', `the user declined to let '${service.name}' run (${summary}); do not retry unless the user asks again`),
+        };
+      case 'timeout':
+        return {
+          run: false,
+          decision: 'timeout',
+          result: refuse('prompt_timeout', `the user did not answer the permission request for '${service.name}' in time, so it was not run`),
+        };
+      case 'cancelled':
+        return {
+          run: false,
+          decision: 'denied',
+          result: refuse(
+            'no_prompt_ui',
+            `'${service.name}' needs the user's permission and no one could be asked (no window is open to approve it), so it was not run`,
+          ),
+        };
+    }
+  }
+
+  private async run(
+    service: Service,
+    params: Record<string, unknown>,
+    ctx: Parameters<Service['run']>[1],
+    controller: AbortController,
+  ): Promise<DispatchResult> {
+    const { clock } = this.deps;
+    let timer: ReturnType<Clock['setTimeout']> | undefined;
+    const timeout = new Promise<DispatchResult>((resolve) => {
+      timer = clock.setTimeout(() => {
+        controller.abort(new Error('service timed out'));
+        resolve(
+          refuse(
+            'service_timeout',
+            `'${service.name}' did not finish within ${formatSeconds(service.timeoutMs)} and was stopped`,
+          ),
+        );
+      }, service.timeoutMs);
+    });
+    const work = (async (): Promise<DispatchResult> => {
+      try {
+        return { ok: true, data: await service.run(params, ctx) };
+      } catch (err) {
+        return failureOf(service, err);
+      }
+    })();
+    try {
+      return await Promise.race([work, timeout]);
+    } finally {
+      clock.clearTimeout(timer);
+    }
+  }
+
+  private async record(
+    call: CallRequest,
+    started: number,
+    verdict: Verdict,
+    outcome: Outcome,
+    durationMs: number,
+  ): Promise<number | undefined> {
+    const { result } = verdict;
+    try {
+      const rec = await this.deps.audit.append({
+        ts: new Date(started).toISOString(),
+        connection: call.connection,
+        dialect: call.dialect,
+        callId: call.callId,
+        service: call.service,
+        params: call.params,
+        decision: verdict.decision,
+        outcome,
+        ...(result.ok ? {} : { error: result.code, message: result.message }),
+        durationMs,
+      });
+      this.auditBroken = undefined;
+      return rec.seq;
+    } catch (err) {
+      this.auditBroken = errorText(err);
+      this.events.emit('auditError', { message: this.auditBroken });
+      return undefined;
+    }
+  }
+}
+
+/** An outcome is `error` (not `refused`) when the service itself ran and failed. */
+function ranButFailed(verdict: Verdict): boolean {
+  if (verdict.result.ok) return false;
+  const ranDecisions: Decision[] = ['auto', 'allowed-once', 'allowed-session', 'allowed-always', 'user-run'];
+  return ranDecisions.includes(verdict.decision);
+}
+
+function failureOf(service: Service, err: unknown): DispatchResult {
+  if (err instanceof ServiceFailure) return refuse(err.code, err.message);
+  return refuse('service_error', `'${service.name}' failed: ${errorText(err)}`);
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function formatSeconds(ms: number): string {
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+}

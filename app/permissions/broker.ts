@@ -1,0 +1,156 @@
+import type { Clock, TimerHandle } from '../clock.js';
+import {
+  PROMPT_ANSWERS,
+  type PendingPrompt,
+  type PromptAnswer,
+  type PromptResolution,
+} from '../contract/policy.js';
+import { Emitter, type Listener } from '../events.js';
+import type { IdSource } from '../ids.js';
+
+/** A UI (window, headless page, TTY) able to show prompts to the user. */
+export interface Answerer {
+  name: string;
+}
+
+export type PromptRequest = Omit<PendingPrompt, 'id' | 'expiresAt'>;
+
+export interface BrokerOptions {
+  clock: Clock;
+  ids: IdSource;
+  /** Read at each ask, so a settings change applies to the next prompt. */
+  timeoutMs: () => number;
+}
+
+export type BrokerEvents = {
+  prompt: PendingPrompt;
+  promptResolved: { id: string; resolution: PromptResolution };
+};
+
+/** Used when the configured timeout is not a positive number: a prompt must always end. */
+export const FALLBACK_PROMPT_TIMEOUT_MS = 60_000;
+
+interface Entry {
+  prompt: PendingPrompt;
+  timer: TimerHandle | undefined;
+  resolve: (resolution: PromptResolution) => void;
+}
+
+/**
+ * Pending permission prompts (DESIGN §3 Broker). Every prompt ends exactly once: answered,
+ * timed out, or cancelled (no UI, last UI gone, connection dropped, shutdown). Each of those is
+ * a "no" for the caller except an explicit once/session/always answer.
+ */
+export class Broker {
+  readonly #clock: Clock;
+  readonly #ids: IdSource;
+  readonly #timeoutMs: () => number;
+  // A Map iterates in insertion order: that is the arrival order pending() promises.
+  readonly #entries = new Map<string, Entry>();
+  readonly #answerers = new Set<Answerer>();
+  readonly #events = new Emitter<BrokerEvents>();
+  #disposed = false;
+
+  constructor({ clock, ids, timeoutMs }: BrokerOptions) {
+    this.#clock = clock;
+    this.#ids = ids;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  on<K extends keyof BrokerEvents>(event: K, listener: Listener<BrokerEvents[K]>): () => void {
+    return this.#events.on(event, listener);
+  }
+
+  /**
+   * Register a UI able to answer. Returns its detach function (safe to call twice). When the last
+   * UI detaches, nobody can answer any more, so every pending prompt is cancelled right away
+   * instead of making the server wait for the timeout.
+   */
+  attach(answerer: Answerer = { name: 'ui' }): () => void {
+    // A fresh object per attachment: the same UI attached twice counts twice.
+    const token: Answerer = { name: answerer.name };
+    this.#answerers.add(token);
+    return () => {
+      if (!this.#answerers.delete(token)) return;
+      if (this.#answerers.size === 0) this.cancelWhere(() => true);
+    };
+  }
+
+  hasAnswerer(): boolean {
+    return this.#answerers.size > 0;
+  }
+
+  answererNames(): string[] {
+    return [...this.#answerers].map((a) => a.name);
+  }
+
+  /**
+   * Ask the user. Never rejects. With no UI attached it resolves 'cancelled' at once and shows
+   * nothing (the caller tells the server that no one could answer).
+   */
+  ask(request: PromptRequest): Promise<PromptResolution> {
+    if (this.#disposed || !this.hasAnswerer()) return Promise.resolve('cancelled');
+    const configured = this.#timeoutMs();
+    const timeout =
+      Number.isFinite(configured) && configured > 0 ? configured : FALLBACK_PROMPT_TIMEOUT_MS;
+    const id = this.#newId();
+    // Frozen: every UI gets the same object, and none may change what another one shows.
+    const prompt: PendingPrompt = Object.freeze({
+      ...request,
+      resolvedPaths: Object.freeze([...request.resolvedPaths]) as string[],
+      id,
+      expiresAt: this.#clock.now() + timeout,
+    });
+    return new Promise<PromptResolution>((resolve) => {
+      const entry: Entry = { prompt, timer: undefined, resolve };
+      this.#entries.set(id, entry);
+      entry.timer = this.#clock.setTimeout(() => this.#settle(id, 'timeout'), timeout);
+      // Emitted last: a listener that answers synchronously finds everything in place.
+      this.#events.emit('prompt', prompt);
+    });
+  }
+
+  /** The user's answer. False for an unknown or already-ended prompt (a late second answer is ignored). */
+  answer(id: string, answer: PromptAnswer): boolean {
+    // The value may come over IPC: anything but a known answer is ignored, and the prompt times out.
+    if (!(PROMPT_ANSWERS as readonly unknown[]).includes(answer)) return false;
+    return this.#settle(id, answer);
+  }
+
+  /** Pending prompts in arrival order. */
+  pending(): PendingPrompt[] {
+    return [...this.#entries.values()].map((entry) => entry.prompt);
+  }
+
+  /** Cancel the prompts matching `predicate` (e.g. those of a dropped connection). Returns how many. */
+  cancelWhere(predicate: (prompt: PendingPrompt) => boolean): number {
+    const ids = [...this.#entries.values()]
+      .filter((entry) => predicate(entry.prompt))
+      .map((entry) => entry.prompt.id);
+    for (const id of ids) this.#settle(id, 'cancelled');
+    return ids.length;
+  }
+
+  /** Cancel everything and clear every timer; later asks resolve 'cancelled'. */
+  dispose(): void {
+    this.#disposed = true;
+    this.cancelWhere(() => true);
+  }
+
+  #settle(id: string, resolution: PromptResolution): boolean {
+    const entry = this.#entries.get(id);
+    if (!entry) return false;
+    this.#entries.delete(id);
+    this.#clock.clearTimeout(entry.timer);
+    entry.resolve(resolution);
+    this.#events.emit('promptResolved', { id, resolution });
+    return true;
+  }
+
+  #newId(): string {
+    let id: string;
+    do id = this.#ids.hex(16);
+    while (this.#entries.has(id));
+    return id;
+  }
+}

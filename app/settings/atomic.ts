@@ -1,0 +1,93 @@
+import { constants } from 'node:fs';
+import { chmod, copyFile, mkdir, open, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { cryptoIds, type IdSource } from '../ids.js';
+
+export interface AtomicWriteOptions {
+  /** Mode of the written file; private by default because settings name the user's servers. */
+  mode?: number;
+  /** Mode of directories created on the way; existing ones are left as they are. */
+  dirMode?: number;
+  ids?: IdSource;
+}
+
+/**
+ * Replace `file` with `data` so a reader (or a crash) sees either the old content or the new one,
+ * never a torn mix: write a temp file in the same directory (rename is only atomic within one file
+ * system), fsync it, rename it over the target, then fsync the directory so the rename survives a
+ * power cut. The temp file is removed on any failure.
+ */
+export async function writeFileAtomic(
+  file: string,
+  data: string,
+  { mode = 0o600, dirMode = 0o700, ids = cryptoIds }: AtomicWriteOptions = {},
+): Promise<void> {
+  const dir = path.dirname(file);
+  await mkdir(dir, { recursive: true, mode: dirMode });
+  const temp = path.join(dir, `.${path.basename(file)}.${ids.hex(12)}.tmp`);
+  let renamed = false;
+  try {
+    // 'wx': never follow or clobber something already sitting at the temp name.
+    const handle = await open(temp, 'wx', mode);
+    try {
+      await handle.writeFile(data, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+    renamed = true;
+    await syncDir(dir);
+  } finally {
+    if (!renamed) await unlink(temp).catch(() => undefined);
+  }
+}
+
+/** Best effort: Windows cannot open a directory for fsync, and the rename has already happened. */
+async function syncDir(dir: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Durability of the rename is a bonus here, not a correctness requirement.
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Move a damaged file out of the way without ever losing it: copy it to `<file>.corrupt-<stamp>`
+ * (exclusive create, so an earlier copy is never overwritten; the copy gets `mode`), then remove
+ * the original so the next start does not set it aside again. Returns the copy's path.
+ */
+export async function keepAside(file: string, epochMs: number, mode = 0o600): Promise<string> {
+  const base = `${file}.corrupt-${fileStamp(epochMs)}`;
+  for (let n = 0; n < 100; n++) {
+    const target = n === 0 ? base : `${base}-${n}`;
+    try {
+      await copyFile(file, target, constants.COPYFILE_EXCL);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw err;
+    }
+    await chmod(target, mode).catch(() => undefined);
+    // If this fails the next save replaces the file anyway, and the copy already exists.
+    await unlink(file).catch(() => undefined);
+    return target;
+  }
+  throw new Error(`too many corrupt copies already exist beside ${file}`);
+}
+
+/** A file-name-safe, sortable timestamp: 2025-01-31T12-03-04-005Z. */
+export function fileStamp(epochMs: number): string {
+  return new Date(epochMs).toISOString().replace(/[:.]/g, '-');
+}
+
+export function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
+  }
+  return String(err);
+}

@@ -1,0 +1,155 @@
+/**
+ * Turns on an Advent session (protocols/advent.md §6): which task is current, how a reply is
+ * assembled from TEXT pieces, and which frames are dropped because their task was superseded.
+ */
+import { TextDecoder } from 'node:util';
+import { Emitter } from '../../events.js';
+import type { IdSource } from '../../ids.js';
+import { type Frame, FrameType, SYSTEM_TASK, taskKey } from './frame.js';
+
+export type TurnEvents = {
+  /** A piece of the assistant's reply text, decoded (a character split across frames is joined). */
+  replyDelta: { taskId: string; text: string };
+  /** END_FRAME for a task: its reply is complete. */
+  replyDone: { taskId: string; text: string };
+  /** A newer turn replaced this one before its reply finished. */
+  replyInterrupted: { taskId: string; text: string };
+  mood: { taskId: string; emoji: string };
+  /** PCM (or Opus) bytes of the reply, whole 16-bit samples only. */
+  audio: { taskId: string; seq: number; data: Buffer };
+  listen: { taskId: string; message: unknown };
+  /** A frame we could not make sense of, for the log. */
+  odd: { message: string };
+};
+
+interface Reply {
+  decoder: TextDecoder;
+  text: string;
+  /** Odd trailing byte of the last audio chunk, carried to the next. */
+  carry: Buffer | undefined;
+}
+
+/** How many superseded task ids we remember, to drop their late frames. */
+const SUPERSEDED_MEMORY = 64;
+
+export class Turns {
+  readonly events = new Emitter<TurnEvents>();
+  private active: string | undefined;
+  private readonly replies = new Map<string, Reply>();
+  private readonly superseded = new Set<string>();
+
+  constructor(private readonly ids: IdSource) {}
+
+  get activeTask(): string | undefined {
+    return this.active;
+  }
+
+  /** A fresh 8-character task id that becomes the current turn; the previous one is superseded. */
+  begin(): string {
+    let id = this.ids.hex(8);
+    while (id === SYSTEM_TASK || this.superseded.has(id)) id = this.ids.hex(8);
+    this.supersede();
+    this.active = id;
+    return id;
+  }
+
+  /** Barge-in or a new turn: the current reply stops and its late frames are dropped. */
+  supersede(): void {
+    const old = this.active;
+    if (old === undefined) return;
+    this.active = undefined;
+    this.superseded.add(old);
+    if (this.superseded.size > SUPERSEDED_MEMORY) {
+      const oldest = this.superseded.values().next().value;
+      if (oldest !== undefined) this.superseded.delete(oldest);
+    }
+    const reply = this.replies.get(old);
+    if (reply) {
+      this.replies.delete(old);
+      this.events.emit('replyInterrupted', { taskId: old, text: reply.text + reply.decoder.decode() });
+    }
+  }
+
+  /** Route a reply frame (TEXT, AUDIO_FRAME, END_FRAME, EMOJI, LISTEN). MCP and STATUS go elsewhere. */
+  handle(frame: Frame): void {
+    const task = taskKey(frame.taskId);
+    // System frames are always delivered; frames of a superseded task never are.
+    if (task !== SYSTEM_TASK && this.superseded.has(task)) return;
+    switch (frame.type) {
+      case FrameType.TEXT: {
+        const reply = this.reply(task);
+        const text = reply.decoder.decode(frame.payload, { stream: true });
+        if (text) {
+          reply.text += text;
+          this.events.emit('replyDelta', { taskId: task, text });
+        }
+        return;
+      }
+      case FrameType.AUDIO: {
+        const reply = this.reply(task);
+        let data = frame.payload;
+        if (reply.carry) {
+          data = Buffer.concat([reply.carry, data]);
+          reply.carry = undefined;
+        }
+        if (data.length % 2 === 1) {
+          reply.carry = Buffer.from(data.subarray(data.length - 1));
+          data = data.subarray(0, data.length - 1);
+        }
+        if (data.length) this.events.emit('audio', { taskId: task, seq: frame.seq, data });
+        return;
+      }
+      case FrameType.END: {
+        const reply = this.replies.get(task);
+        this.replies.delete(task);
+        const tail = reply ? reply.decoder.decode() : '';
+        if (tail) this.events.emit('replyDelta', { taskId: task, text: tail });
+        this.events.emit('replyDone', { taskId: task, text: (reply?.text ?? '') + tail });
+        if (this.active === task) this.active = undefined;
+        return;
+      }
+      case FrameType.EMOJI: {
+        const emoji = parseEmoji(frame.payload);
+        if (emoji) this.events.emit('mood', { taskId: task, emoji });
+        else this.events.emit('odd', { message: `unreadable EMOJI frame: ${preview(frame.payload)}` });
+        return;
+      }
+      case FrameType.LISTEN: {
+        try {
+          this.events.emit('listen', { taskId: task, message: JSON.parse(frame.payload.toString('utf8')) });
+        } catch {
+          this.events.emit('odd', { message: `unreadable LISTEN frame: ${preview(frame.payload)}` });
+        }
+        return;
+      }
+      default:
+        this.events.emit('odd', { message: `unexpected frame type ${frame.type} on task '${task}'` });
+    }
+  }
+
+  private reply(task: string): Reply {
+    let reply = this.replies.get(task);
+    if (!reply) {
+      reply = { decoder: new TextDecoder('utf-8'), text: '', carry: undefined };
+      this.replies.set(task, reply);
+    }
+    return reply;
+  }
+}
+
+function parseEmoji(payload: Buffer): string | undefined {
+  try {
+    const msg: unknown = JSON.parse(payload.toString('utf8'));
+    if (msg && typeof msg === 'object' && typeof (msg as { emoji?: unknown }).emoji === 'string') {
+      return (msg as { emoji: string }).emoji;
+    }
+  } catch {
+    // fall through
+  }
+  return undefined;
+}
+
+export function preview(payload: Buffer, max = 120): string {
+  const text = payload.toString('utf8');
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
