@@ -45,7 +45,7 @@ export type PolicyDecision =
   | { kind: 'ask' };
 
 export interface GatePolicy {
-  decide(q: { service: string; risk: Risk; grantKey: string; escalation?: string }): PolicyDecision;
+  decide(q: { service: string; risk: Risk; grantKey: string; escalation?: boolean }): PolicyDecision;
   remember(grantKey: string, scope: 'session' | 'always'): Promise<void> | void;
 }
 
@@ -238,7 +238,7 @@ export class Dispatcher {
   ): Promise<Permission> {
     const { policy, broker } = this.deps;
     const grantKey = preview?.escalation ? `${service.name}:${preview.escalation}` : service.name;
-    const decided = policy.decide({ service: service.name, risk: service.risk, grantKey, escalation: preview?.escalation });
+    const decided = policy.decide({ service: service.name, risk: service.risk, grantKey, escalation: Boolean(preview?.escalation) });
     switch (decided.kind) {
       case 'auto':
         return { run: true, decision: 'auto' };

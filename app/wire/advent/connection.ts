@@ -203,10 +203,11 @@ export class AdventConnection {
     socket.setNoDelay(true);
     socket.on('connect', () => {
       this.clearTimer('connect');
-      this.setState({ status: 'authenticating' });
-      // AUTH must be the first frame, within 5 s of connecting: send it at once.
+      // AUTH must be the first frame, within 5 s of connecting: send it at once, before anyone
+      // told of the new state can send anything else (the session registers right after AUTH).
       this.authSentAt = this.clock.now();
       this.write(FrameType.AUTH, SYSTEM_TASK, 0, buildAuthPayload(token, params));
+      this.setState({ status: 'authenticating' });
       this.setTimer('authGrace', this.timing.authGraceMs, () => this.becomeReady());
       if (exp !== undefined) this.scheduleTokenWarning(exp);
     });

@@ -1,0 +1,336 @@
+/**
+ * The composition root (DESIGN §2): settings + registry + gate + audit + connections.
+ * Hosts (terminal, Electron, the browser bridge) build one Agent and talk to it; nothing else
+ * wires these parts together, so every host gets the same gate.
+ */
+import path from 'node:path';
+import { type Clock, systemClock } from './clock.js';
+import type { AuditPage, AuditQuery, AuditRecord, AuditVerifyResult } from './contract/audit.js';
+import type { ConnectionState, RegistrationState } from './contract/connection.js';
+import type { Policy, PromptAnswer } from './contract/policy.js';
+import { type CallRequest, type DispatchResult, Dispatcher, type GateEvents } from './dispatch.js';
+import { AuditLog } from './audit/log.js';
+import { exportAudit } from './audit/export.js';
+import { Emitter } from './events.js';
+import { type IdSource, cryptoIds } from './ids.js';
+import { Broker, type BrokerEvents } from './permissions/broker.js';
+import { PolicyStore, settingsPolicyPersistence } from './permissions/policy.js';
+import { builtinServices } from './services/builtin/index.js';
+import { createFilesSandbox } from './services/files/sandbox.js';
+import { Registry } from './services/registry.js';
+import type { Service } from './services/service.js';
+import type { SecretStore } from './settings/secrets.js';
+import { type AdventProfile, type Settings, defaultSettings } from './settings/schema.js';
+import { SettingsStore } from './settings/store.js';
+import { AdventSession, type SessionEvents } from './wire/advent/session.js';
+import type { Timing } from './wire/advent/connection.js';
+
+export interface AgentOptions {
+  dataDir: string;
+  /** The default files root when settings have none yet (`~/Documents/Advent Agent`). */
+  defaultFilesRoot: string;
+  secrets: SecretStore;
+  clock?: Clock;
+  ids?: IdSource;
+  /** Overrides for this run only, never saved (terminal flags). */
+  overrides?: {
+    filesRoots?: string[];
+    promptTimeoutSec?: number;
+    policies?: Record<string, Policy>;
+    disabled?: string[];
+  };
+  /** Extra services (tests, plugins); the built-ins are always there. */
+  services?: Service[];
+  /** Connection timing overrides (tests). */
+  timing?: Partial<Timing>;
+}
+
+export interface ServiceView {
+  name: string;
+  title: string;
+  description: string;
+  risk: Service['risk'];
+  userOnly: boolean;
+  enabled: boolean;
+  policy: Policy;
+  alwaysGrants: string[];
+  parameters: Service['parameters'];
+}
+
+/** Every event a host may show, tagged with the connection where one applies. */
+export type AgentEvents = {
+  connection: { id: string; name: string; state: ConnectionState };
+  registration: { id: string; name: string; registration: RegistrationState };
+  replyDelta: SessionEvents['replyDelta'] & { id: string };
+  replyDone: SessionEvents['replyDone'] & { id: string };
+  replyInterrupted: SessionEvents['replyInterrupted'] & { id: string };
+  mood: SessionEvents['mood'] & { id: string };
+  audio: SessionEvents['audio'] & { id: string };
+  listen: SessionEvents['listen'] & { id: string };
+  status: { id: string; name: string; text: string };
+  services: ServiceView[];
+  prompt: BrokerEvents['prompt'];
+  promptResolved: BrokerEvents['promptResolved'];
+  callStarted: GateEvents['callStarted'];
+  callFinished: GateEvents['callFinished'];
+  audit: AuditRecord;
+  notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: string };
+};
+
+export class Agent {
+  readonly events = new Emitter<AgentEvents>();
+  readonly registry: Registry;
+  readonly policy: PolicyStore;
+  readonly broker: Broker;
+  readonly gate: Dispatcher;
+  private readonly sessions = new Map<string, AdventSession>();
+  private readonly clock: Clock;
+  private readonly ids: IdSource;
+
+  private constructor(
+    private readonly options: AgentOptions,
+    readonly settings: SettingsStore,
+    readonly audit: AuditLog,
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.ids = options.ids ?? cryptoIds;
+    const overrides = options.overrides ?? {};
+
+    const enabled = Object.fromEntries(
+      Object.entries(settings.get().services)
+        .filter(([, s]) => typeof s.enabled === 'boolean')
+        .map(([name, s]) => [name, s.enabled as boolean]),
+    );
+    for (const name of overrides.disabled ?? []) enabled[name] = false;
+    this.registry = new Registry({ enabled });
+    for (const service of [...builtinServices(), ...(options.services ?? [])]) this.registry.add(service);
+    for (const name of [...Object.keys(overrides.policies ?? {}), ...(overrides.disabled ?? [])]) {
+      if (!this.registry.get(name)) throw new Error(`there is no service named '${name}'`);
+    }
+
+    const persistence = settingsPolicyPersistence(settings);
+    this.policy = new PolicyStore({
+      ...persistence,
+      getPolicies: () => ({ ...persistence.getPolicies(), ...overrides.policies }),
+    });
+    this.broker = new Broker({
+      clock: this.clock,
+      ids: this.ids,
+      timeoutMs: () => (overrides.promptTimeoutSec ?? settings.get().promptTimeoutSec) * 1000,
+    });
+    const files = createFilesSandbox({
+      roots: () => overrides.filesRoots ?? settings.get().files.roots,
+      maxFileBytes: () => settings.get().files.maxFileBytes,
+      ids: this.ids,
+    });
+    this.gate = new Dispatcher({
+      registry: this.registry,
+      policy: { decide: (q) => this.policy.decide(q), remember: (key, scope) => this.remember(key, scope) },
+      broker: this.broker,
+      audit,
+      files,
+      clock: this.clock,
+    });
+
+    this.broker.on('prompt', (p) => this.events.emit('prompt', p));
+    this.broker.on('promptResolved', (p) => this.events.emit('promptResolved', p));
+    this.gate.events.on('callStarted', (e) => this.events.emit('callStarted', e));
+    this.gate.events.on('callFinished', (e) => this.events.emit('callFinished', e));
+    this.gate.events.on('auditError', ({ message }) =>
+      this.events.emit('notice', { level: 'error', message: `the audit log cannot be written: ${message}` }),
+    );
+    audit.onAppend((record) => this.events.emit('audit', record));
+    this.registry.events.on('changed', () => {
+      for (const session of this.sessions.values()) session.reregister();
+      this.events.emit('services', this.services());
+    });
+  }
+
+  static async open(options: AgentOptions): Promise<Agent> {
+    const clock = options.clock ?? systemClock;
+    const settings = await SettingsStore.open(
+      path.join(options.dataDir, 'settings.json'),
+      defaultSettings(options.defaultFilesRoot),
+      { clock, ids: options.ids },
+    );
+    const audit = await AuditLog.open({ dir: path.join(options.dataDir, 'audit'), clock });
+    const agent = new Agent(options, settings, audit);
+    for (const warning of settings.warnings) agent.events.emit('notice', { level: 'warn', message: warning });
+    return agent;
+  }
+
+  // --- services ------------------------------------------------------------------------------
+
+  services(): ServiceView[] {
+    return this.registry.list().map(({ service, enabled }) => ({
+      name: service.name,
+      title: service.title,
+      description: service.description,
+      risk: service.risk,
+      userOnly: service.userOnly === true,
+      enabled,
+      policy: this.policy.effectivePolicy(service.name, service.risk),
+      alwaysGrants: this.policy.alwaysGrantsOf(service.name),
+      parameters: service.parameters,
+    }));
+  }
+
+  /** Switch a service on or off: saved, and every live connection re-registers at once. */
+  async setServiceEnabled(name: string, on: boolean): Promise<void> {
+    if (!this.registry.get(name)) throw new Error(`there is no service named '${name}'`);
+    await this.settings.update((draft) => {
+      draft.services[name] = { ...draft.services[name], enabled: on };
+    });
+    this.registry.setEnabled(name, on);
+  }
+
+  async setServicePolicy(name: string, policy: Policy): Promise<void> {
+    if (!this.registry.get(name)) throw new Error(`there is no service named '${name}'`);
+    await this.settings.update((draft) => {
+      draft.services[name] = { ...draft.services[name], policy };
+    });
+    this.events.emit('services', this.services());
+  }
+
+  async revokeGrants(name: string): Promise<void> {
+    await this.policy.revoke(name);
+    this.events.emit('services', this.services());
+  }
+
+  /** A run the user started themselves ("Try it"): no prompt, audited as user-run. */
+  runService(name: string, params: unknown): Promise<DispatchResult> {
+    return this.gate.dispatch({
+      connection: 'local',
+      dialect: 'local',
+      callId: `user-${this.ids.hex(8)}`,
+      service: name,
+      params,
+      userRun: true,
+    });
+  }
+
+  /** For hosts and tests that act as a server-side caller. */
+  dispatch(call: CallRequest): Promise<DispatchResult> {
+    return this.gate.dispatch(call);
+  }
+
+  answerPrompt(id: string, answer: PromptAnswer): boolean {
+    return this.broker.answer(id, answer);
+  }
+
+  // --- connections ---------------------------------------------------------------------------
+
+  /**
+   * Start a session for an Advent profile. The token comes from the SecretStore key
+   * `profile:<id>:token` unless `token` is given (terminal flags).
+   */
+  connectAdvent(profile: AdventProfile, token?: () => Promise<string> | string): AdventSession {
+    const existing = this.sessions.get(profile.id);
+    if (existing) return existing;
+    const session = new AdventSession({
+      name: profile.name,
+      host: profile.host,
+      port: profile.port,
+      token:
+        token ??
+        (async () => {
+          const value = await this.options.secrets.get(`profile:${profile.id}:token`);
+          if (!value) throw new Error(`no token is saved for '${profile.name}'`);
+          return value;
+        }),
+      authParams: {
+        voiceid: profile.voiceId,
+        lang: profile.lang,
+        format: profile.format,
+        input_audio_format: profile.inputAudioFormat,
+        mode: profile.mode,
+        emoji_mode: profile.emojiMode,
+      },
+      gate: this.gate,
+      services: () =>
+        Object.fromEntries(this.registry.serverServices().map((s) => [s.name, this.registry.describeForServer(s)])),
+      clock: this.clock,
+      ids: this.ids,
+      timing: this.options.timing,
+    });
+    const id = profile.id;
+    const name = profile.name;
+    const e = session.events;
+    e.on('state', (state) => {
+      // A dropped link cancels its pending prompts: the server is no longer waiting for them.
+      if (state.status !== 'ready' && state.status !== 'authenticating') {
+        this.broker.cancelWhere((p) => p.connection === name);
+      }
+      this.events.emit('connection', { id, name, state });
+    });
+    e.on('registration', (registration) => this.events.emit('registration', { id, name, registration }));
+    e.on('replyDelta', (p) => this.events.emit('replyDelta', { ...p, id }));
+    e.on('replyDone', (p) => this.events.emit('replyDone', { ...p, id }));
+    e.on('replyInterrupted', (p) => this.events.emit('replyInterrupted', { ...p, id }));
+    e.on('mood', (p) => this.events.emit('mood', { ...p, id }));
+    e.on('audio', (p) => this.events.emit('audio', { ...p, id }));
+    e.on('listen', (p) => this.events.emit('listen', { ...p, id }));
+    e.on('status', (text) => this.events.emit('status', { id, name, text }));
+    e.on('log', ({ level, message }) => this.events.emit('notice', { level, message, connection: name }));
+    e.on('tokenExpiring', ({ expiresAt }) =>
+      this.events.emit('notice', {
+        level: 'warn',
+        connection: name,
+        message: `the token for '${name}' expires at ${new Date(expiresAt).toISOString()}; get a new one to stay connected`,
+      }),
+    );
+    this.sessions.set(id, session);
+    session.start();
+    return session;
+  }
+
+  session(id: string): AdventSession | undefined {
+    return this.sessions.get(id);
+  }
+
+  async disconnect(id: string): Promise<void> {
+    const session = this.sessions.get(id);
+    if (!session) return;
+    this.sessions.delete(id);
+    await session.stop();
+  }
+
+  // --- audit ---------------------------------------------------------------------------------
+
+  queryAudit(q: AuditQuery): Promise<AuditPage> {
+    return this.audit.query(q);
+  }
+
+  exportAudit(q: AuditQuery, format: 'json' | 'csv'): Promise<string> {
+    return exportAudit(this.audit, q, format);
+  }
+
+  verifyAudit(): Promise<AuditVerifyResult> {
+    return this.audit.verify();
+  }
+
+  getSettings(): Settings {
+    return this.settings.get();
+  }
+
+  /** Stop every session (with the goodbye handshake), end every prompt, flush the audit log. */
+  async close(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => s.stop()));
+    this.sessions.clear();
+    this.broker.dispose();
+    await this.audit.flush();
+    await this.audit.close();
+  }
+
+  private async remember(key: string, scope: 'session' | 'always'): Promise<void> {
+    try {
+      await this.policy.remember(key, scope);
+    } catch (err) {
+      // The grant still holds for this run; the user is told it will not survive a restart.
+      this.events.emit('notice', {
+        level: 'warn',
+        message: `"Always allow" could not be saved (${(err as Error).message}); it holds until the app quits`,
+      });
+    }
+  }
+}

@@ -1,0 +1,120 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AuditRecord } from '../contract/audit.js';
+
+/**
+ * The on-disk layout: one JSONL file per UTC month, `YYYY-MM.jsonl`, so file names sort in time
+ * order and an old month can be archived or deleted by the user as a whole.
+ */
+const MONTH_FILE = /^(\d{4})-(\d{2})\.jsonl$/;
+
+export function monthOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 7);
+}
+
+export function monthFileName(month: string): string {
+  return `${month}.jsonl`;
+}
+
+/** Month file names in `dir`, oldest first; a missing directory has none. */
+export async function listMonthFiles(dir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new Error(`audit log directory ${dir} could not be read: ${describeFsError(err)}`, {
+      cause: err,
+    });
+  }
+  return names.filter((n) => MONTH_FILE.test(n)).sort();
+}
+
+export interface MonthFile {
+  name: string;
+  path: string;
+  records: AuditRecord[];
+  /** Lines that are not a whole record: a write torn by a crash, or damage. Skipped, never fatal. */
+  tornLines: number;
+}
+
+/**
+ * Reads one month file. The same rule decides what is a record for loading and for verifying, so
+ * the two always agree: a line is a record when it parses and has a record's shape, whether or not
+ * a newline follows it (a crash can land just before the newline); anything else is torn.
+ */
+export async function readMonthFile(dir: string, name: string): Promise<MonthFile> {
+  const path = join(dir, name);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new Error(`audit log ${path} could not be read: ${describeFsError(err)}`, { cause: err });
+  }
+  const records: AuditRecord[] = [];
+  let tornLines = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const record = parseRecordLine(line);
+    if (record) records.push(record);
+    else tornLines += 1;
+  }
+  return { name, path, records, tornLines };
+}
+
+export function parseRecordLine(line: string): AuditRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  return isAuditRecordShape(value) ? value : undefined;
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+
+/**
+ * The fields the log, the query and the chain rely on. A record edited into another shape is
+ * skipped like a torn line; the chain then breaks at the next record, so verify still reports it.
+ */
+export function isAuditRecordShape(v: unknown): v is AuditRecord {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const r = v as Record<string, unknown>;
+  return (
+    Number.isSafeInteger(r.seq) &&
+    (r.seq as number) >= 1 &&
+    typeof r.ts === 'string' &&
+    typeof r.connection === 'string' &&
+    typeof r.callId === 'string' &&
+    typeof r.service === 'string' &&
+    typeof r.decision === 'string' &&
+    typeof r.outcome === 'string' &&
+    typeof r.hash === 'string' &&
+    HASH.test(r.hash) &&
+    typeof r.prevHash === 'string' &&
+    HASH.test(r.prevHash)
+  );
+}
+
+const FS_ERRORS: Record<string, string> = {
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  EISDIR: 'a directory is in the way of the file',
+  ENOTDIR: 'part of the path is a file, not a directory',
+  ENOENT: 'the directory does not exist',
+  EIO: 'input/output error (failing disk?)',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files in the system',
+  EFBIG: 'file too large',
+};
+
+/** A plain-words reason for a file system error, for messages a user may read. */
+export function describeFsError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code && FS_ERRORS[code]) return `${FS_ERRORS[code]} (${code})`;
+  return err instanceof Error ? err.message : String(err);
+}

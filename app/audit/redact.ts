@@ -1,0 +1,201 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * What the audit log keeps of a call's params. The log is read by people and exported to files,
+ * so it must not become a second copy of the user's secrets or of a 5 MB file body; the sha256 of
+ * the full params (see `paramsSha256`) still ties a record to exactly what the server sent.
+ */
+export const MAX_STRING = 200;
+export const MAX_ITEMS = 50;
+export const MAX_KEYS = 100;
+export const MAX_DEPTH = 8;
+/** Total values kept: 50 items at 8 levels would otherwise still be billions of values. */
+export const MAX_NODES = 2000;
+export const MASK = '***';
+
+const SECRET_KEY =
+  /token|secret|password|passwd|api[_-]?key|authorization|cookie|credential|private[_-]?key/i;
+
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
+
+/** Cuts a string to MAX_STRING code units without splitting a surrogate pair. */
+export function cutString(s: string, max = MAX_STRING): string {
+  if (s.length <= max) return s;
+  let keep = max;
+  const last = s.charCodeAt(keep - 1);
+  if (last >= 0xd800 && last <= 0xdbff) keep -= 1;
+  return `${s.slice(0, keep)}…(+${s.length - keep} chars)`;
+}
+
+/**
+ * A redacted deep copy of `params` made only of JSON values (so it survives the JSONL round trip
+ * unchanged and hashes the same on verify). Never throws: params come from remote servers, and a
+ * failure here must not stop the call from being recorded.
+ */
+export function redactParams(params: unknown): unknown {
+  let nodes = 0;
+  const ancestors = new Set<object>();
+
+  const visit = (value: unknown, depth: number): unknown => {
+    nodes += 1;
+    if (nodes > MAX_NODES) return '…(truncated)';
+    if (value === null || typeof value === 'boolean') return value;
+    if (typeof value === 'string') return cutString(value);
+    // -0 becomes 0 and non-finite becomes null, as they would in the JSONL line anyway.
+    if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : null;
+    if (typeof value === 'bigint') return cutString(value.toString());
+    // undefined, function, symbol: dropped from objects and null in arrays, as in JSON.stringify.
+    if (typeof value !== 'object') return undefined;
+    if (ancestors.has(value)) return '[Circular]';
+    if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) {
+      return `[binary ${value.byteLength} bytes]`;
+    }
+    const json = safely(() => toJsonValue(value));
+    if (json !== value) return visit(json, depth);
+    if (depth >= MAX_DEPTH) return Array.isArray(value) ? '[…array]' : '[…object]';
+
+    ancestors.add(value);
+    try {
+      if (Array.isArray(value)) {
+        const out: unknown[] = [];
+        const n = Math.min(value.length, MAX_ITEMS);
+        for (let i = 0; i < n; i++) {
+          if (nodes >= MAX_NODES) {
+            out.push(`…(+${value.length - i} items)`);
+            return out;
+          }
+          out.push(
+            visit(
+              safely(() => value[i]),
+              depth + 1,
+            ) ?? null,
+          );
+        }
+        if (value.length > n) out.push(`…(+${value.length - n} items)`);
+        return out;
+      }
+      const out: Record<string, unknown> = {};
+      const keys = Object.keys(value);
+      const n = Math.min(keys.length, MAX_KEYS);
+      for (let i = 0; i < n; i++) {
+        if (nodes >= MAX_NODES) {
+          define(out, '…', `(+${keys.length - i} keys)`);
+          return out;
+        }
+        const key = keys[i] as string;
+        const child = safely(() => (value as Record<string, unknown>)[key]);
+        const v = isSecretKey(key) ? MASK : visit(child, depth + 1);
+        // defineProperty, not `out[key] =`: a `__proto__` key from JSON.parse must stay data.
+        if (v !== undefined) define(out, key, v);
+      }
+      if (keys.length > n) define(out, '…', `(+${keys.length - n} keys)`);
+      return out;
+    } finally {
+      ancestors.delete(value);
+    }
+  };
+
+  try {
+    return visit(params, 0) ?? null;
+  } catch {
+    // A proxy whose traps throw: record that params existed rather than lose the record.
+    return '[unreadable params]';
+  }
+}
+
+/** A throwing getter or toJSON yields a marker instead of an exception. */
+function safely(read: () => unknown): unknown {
+  try {
+    return read();
+  } catch {
+    return '[unreadable]';
+  }
+}
+
+function readSafely(obj: object, key: string | number): unknown {
+  try {
+    return (obj as Record<string | number, unknown>)[key];
+  } catch {
+    return '[unreadable]';
+  }
+}
+
+/**
+ * JSON with object keys sorted (by UTF-16 code units, as RFC 8785) at every level, so equal
+ * values always give the same text and the same hash whatever order their keys were built in.
+ * Follows JSON.stringify's rules for non-JSON values; cycles become "[Circular]" instead of throwing.
+ */
+export function canonicalJson(value: unknown): string {
+  const ancestors = new Set<object>();
+
+  // String building without per-value closures: verify() runs this once per record on disk.
+  const write = (v: unknown, inArray: boolean): string | undefined => {
+    if (v === null) return 'null';
+    switch (typeof v) {
+      case 'string':
+        return JSON.stringify(v);
+      case 'number':
+        return Number.isFinite(v) ? String(v + 0) : 'null';
+      case 'boolean':
+        return v ? 'true' : 'false';
+      case 'bigint':
+        return JSON.stringify(v.toString());
+      case 'object':
+        break;
+      default:
+        return inArray ? 'null' : undefined;
+    }
+    const obj = v as Record<string, unknown>;
+    if (typeof obj.toJSON === 'function')
+      return write(
+        safely(() => toJsonValue(obj)),
+        inArray,
+      );
+    if (ancestors.has(obj)) return '"[Circular]"';
+    ancestors.add(obj);
+    let out: string;
+    if (Array.isArray(obj)) {
+      out = '[';
+      for (let i = 0; i < obj.length; i++) {
+        if (i > 0) out += ',';
+        out += write(readSafely(obj, i), true) ?? 'null';
+      }
+      out += ']';
+    } else {
+      out = '{';
+      const keys = Object.keys(obj).sort();
+      for (const key of keys) {
+        const text = write(readSafely(obj, key), false);
+        if (text === undefined) continue;
+        if (out.length > 1) out += ',';
+        out += `${JSON.stringify(key)}:${text}`;
+      }
+      out += '}';
+    }
+    ancestors.delete(obj);
+    return out;
+  };
+
+  return write(value, false) ?? 'null';
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** Honours toJSON (Date and friends) the way JSON.stringify does. */
+function toJsonValue(value: object): unknown {
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  return typeof toJSON === 'function' ? (toJSON as () => unknown).call(value) : value;
+}
+
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}

@@ -1,0 +1,44 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import type { AuditEntry } from '../../app/contract/audit.js';
+
+/** A fresh temp dir per call, removed after the test. */
+export function useTempDirs(): () => Promise<string> {
+  const dirs: string[] = [];
+  afterEach(async () => {
+    await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  });
+  return async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'advent-audit-'));
+    dirs.push(dir);
+    return dir;
+  };
+}
+
+/** A clock the test moves by hand. */
+export function manualClock(iso: string): { now(): number; set(iso: string): void } {
+  let t = Date.parse(iso);
+  return {
+    now: () => t,
+    set: (next) => {
+      t = Date.parse(next);
+    },
+  };
+}
+
+export function entry(overrides: Partial<AuditEntry> = {}): AuditEntry {
+  return {
+    ts: '2026-11-15T10:00:00.000Z',
+    connection: 'home',
+    dialect: 'advent',
+    callId: 'c1',
+    service: 'get_current_time',
+    params: {},
+    decision: 'auto',
+    outcome: 'ok',
+    durationMs: 3,
+    ...overrides,
+  };
+}
