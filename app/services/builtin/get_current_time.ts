@@ -1,0 +1,145 @@
+import { ServiceFailure, type Service } from '../service.js';
+
+export type GetCurrentTimeParams = {
+  format?: 'simple' | 'detailed';
+  timezone?: string;
+};
+
+export interface DetailedTime {
+  /** Local time with its offset, e.g. "2025-01-22T14:30:25+08:00". */
+  iso: string;
+  date: string;
+  time: string;
+  weekday: string;
+  timezone: string;
+  utcOffset: string;
+  unixMs: number;
+}
+
+interface WallTime {
+  date: string;
+  time: string;
+  weekday: string;
+  timezone: string;
+  offsetMinutes: number;
+}
+
+const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+
+function systemTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+/** Throws the model-facing refusal for a zone Intl does not know. */
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  try {
+    return new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23', // 'hour12: false' prints midnight as 24 in some ICU versions
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      weekday: 'long',
+    });
+  } catch {
+    throw new ServiceFailure(
+      'invalid_params',
+      `unknown time zone '${timeZone.slice(0, 64)}'; use an IANA name such as 'Asia/Shanghai' or 'Europe/Paris'`,
+    );
+  }
+}
+
+function wallTime(ms: number, timeZone: string): WallTime {
+  const formatter = formatterFor(timeZone);
+  const parts: Record<string, string> = {};
+  for (const part of formatter.formatToParts(ms)) parts[part.type] = part.value;
+  const n = (type: string): number => Number(parts[type]);
+  // The offset is whatever makes the wall clock and the instant agree, DST included; Intl has no
+  // direct "offset" field that every supported Node version formats the same way.
+  const wallAsUtc = Date.UTC(
+    n('year'),
+    n('month') - 1,
+    n('day'),
+    n('hour'),
+    n('minute'),
+    n('second'),
+  );
+  const offsetMinutes = Math.round((wallAsUtc - Math.floor(ms / 1000) * 1000) / 60_000);
+  return {
+    date: `${pad(n('year'), 4)}-${pad(n('month'))}-${pad(n('day'))}`,
+    time: `${pad(n('hour'))}:${pad(n('minute'))}:${pad(n('second'))}`,
+    weekday: parts.weekday ?? '',
+    timezone: formatter.resolvedOptions().timeZone,
+    offsetMinutes,
+  };
+}
+
+function formatOffset(minutes: number): string {
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
+export function currentTime(ms: number, format: 'simple', timeZone?: string): string;
+export function currentTime(ms: number, format: 'detailed', timeZone?: string): DetailedTime;
+export function currentTime(
+  ms: number,
+  format: 'simple' | 'detailed',
+  timeZone?: string,
+): string | DetailedTime;
+export function currentTime(
+  ms: number,
+  format: 'simple' | 'detailed',
+  timeZone: string = systemTimeZone(),
+): string | DetailedTime {
+  const wall = wallTime(ms, timeZone);
+  if (format === 'simple') return `${wall.date} ${wall.time}`;
+  const utcOffset = formatOffset(wall.offsetMinutes);
+  return {
+    iso: `${wall.date}T${wall.time}${utcOffset}`,
+    date: wall.date,
+    time: wall.time,
+    weekday: wall.weekday,
+    timezone: wall.timezone,
+    utcOffset,
+    unixMs: ms,
+  };
+}
+
+export const getCurrentTimeService: Service<GetCurrentTimeParams> = {
+  name: 'get_current_time',
+  title: 'Current time',
+  description:
+    "Get the current date and time on the user's computer, in the user's time zone or a given one.",
+  parameters: {
+    type: 'object',
+    properties: {
+      format: {
+        type: 'string',
+        enum: ['simple', 'detailed'],
+        description:
+          "simple = 'YYYY-MM-DD HH:mm:ss'; detailed = ISO time, date, weekday, time zone and UTC offset",
+      },
+      timezone: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 64,
+        description: "IANA time zone such as 'Asia/Shanghai'; default: the user's own",
+      },
+    },
+    additionalProperties: false,
+  },
+  risk: 'read',
+  timeoutMs: 2000,
+  preview(params) {
+    const zone = params.timezone ?? systemTimeZone();
+    formatterFor(zone); // refuse an unknown zone before anything is asked or logged as run
+    return { summary: `Read the current time (${zone})`, resolvedPaths: [] };
+  },
+  async run(params, ctx) {
+    return currentTime(ctx.clock.now(), params.format ?? 'simple', params.timezone);
+  },
+};

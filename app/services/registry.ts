@@ -1,0 +1,199 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { Emitter } from '../events.js';
+import { describeParamError } from './param_errors.js';
+import { SERVICE_NAME, type ParamSchema, type Service } from './service.js';
+
+/**
+ * The services the agent offers, their param validators and their enabled flags (DESIGN §3).
+ * Definitions are checked when added, because the Advent server refuses a whole `register`
+ * message over one bad schema: better a clear error at startup than a silent server refusal.
+ */
+
+export type ParamCheck = { ok: true } | { ok: false; message: string };
+
+export interface ServiceEntry {
+  service: Service;
+  enabled: boolean;
+}
+
+/** What changed; every live connection re-registers on any of these. */
+export interface RegistryChange {
+  name: string;
+  kind: 'added' | 'enabled';
+  enabled: boolean;
+}
+
+export type RegistryEvents = { changed: RegistryChange };
+
+/** One entry of the Advent `register` message's `services` map (seed §3.2). */
+export interface ServerServiceDescription {
+  description: string;
+  parameters: ParamSchema;
+}
+
+export interface RegistryOptions {
+  /** Saved on/off flags by service name; services not listed are enabled. */
+  enabled?: Record<string, boolean>;
+}
+
+/** Some model APIs behind voice servers cap function names at 64 characters. */
+const MAX_NAME_LENGTH = 64;
+const RISKS = new Set(['read', 'write', 'system']);
+
+// The keywords the Advent MCP supplement documents (§3.2, §5.1), plus `properties` and `items`
+// that carry them. Strict out (DESIGN §1.4): everything else is enforced here, not sent there.
+const SERVER_KEYWORDS = new Set([
+  'type',
+  'properties',
+  'items',
+  'required',
+  'enum',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'description',
+]);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function serverSchema(schema: unknown): unknown {
+  if (!isRecord(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (!SERVER_KEYWORDS.has(key)) continue;
+    if (key === 'properties' && isRecord(value)) {
+      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, serverSchema(v)]));
+    } else if (key === 'items') {
+      out[key] = Array.isArray(value) ? value.map(serverSchema) : serverSchema(value);
+    } else {
+      out[key] = structuredClone(value);
+    }
+  }
+  return out;
+}
+
+export class Registry {
+  readonly events = new Emitter<RegistryEvents>();
+  private readonly services = new Map<string, { service: Service; validate: ValidateFunction }>();
+  private readonly enabled = new Map<string, boolean>();
+  // No coercion, no defaults, no removal: validation must never change what the server sent,
+  // so the audit log and the service see the same params. strict off: `description` and other
+  // annotations are allowed anywhere.
+  private readonly ajv = new Ajv({
+    strict: false,
+    allErrors: false,
+    coerceTypes: false,
+    useDefaults: false,
+    removeAdditional: false,
+    validateFormats: false,
+  });
+
+  constructor(options: RegistryOptions = {}) {
+    for (const [name, on] of Object.entries(options.enabled ?? {})) {
+      if (typeof on === 'boolean') this.enabled.set(name, on);
+    }
+  }
+
+  /** Adds a service; throws an Error naming what is wrong with the definition. */
+  add(service: Service): void {
+    const name: unknown = service.name;
+    if (typeof name !== 'string' || !SERVICE_NAME.test(name) || name.length > MAX_NAME_LENGTH) {
+      throw new Error(
+        `service name ${JSON.stringify(name)} is invalid: use lowercase letters, digits and '_', starting with a letter, at most ${MAX_NAME_LENGTH} characters`,
+      );
+    }
+    if (this.services.has(name)) throw new Error(`service '${name}' is already registered`);
+    if (typeof service.description !== 'string' || service.description.trim() === '') {
+      throw new Error(
+        `service '${name}' needs a description: the model reads it to decide when to call`,
+      );
+    }
+    if (!RISKS.has(service.risk)) {
+      throw new Error(`service '${name}' has an unknown risk ${JSON.stringify(service.risk)}`);
+    }
+    if (!Number.isFinite(service.timeoutMs) || service.timeoutMs <= 0) {
+      throw new Error(`service '${name}' needs a positive timeoutMs`);
+    }
+    const schema: unknown = service.parameters;
+    if (!isRecord(schema) || schema.type !== 'object') {
+      throw new Error(`service '${name}': parameters must be a JSON Schema with type "object"`);
+    }
+    let valid: boolean;
+    try {
+      valid = this.ajv.validateSchema(schema) as boolean;
+    } catch (err) {
+      // e.g. a `$schema` naming a draft this validator does not know.
+      throw new Error(`service '${name}': parameters cannot be checked: ${(err as Error).message}`);
+    }
+    if (!valid) {
+      throw new Error(
+        `service '${name}': parameters are not a valid JSON Schema: ${this.ajv.errorsText(this.ajv.errors, { dataVar: 'parameters' })}`,
+      );
+    }
+    let validate: ValidateFunction;
+    try {
+      validate = this.ajv.compile(schema);
+    } catch (err) {
+      throw new Error(
+        `service '${name}': parameters schema does not compile: ${(err as Error).message}`,
+      );
+    }
+    this.services.set(name, { service, validate });
+    this.events.emit('changed', { name, kind: 'added', enabled: this.isEnabled(name) });
+  }
+
+  get(name: string): Service | undefined {
+    return this.services.get(name)?.service;
+  }
+
+  /** All services in registration order, enabled or not. */
+  list(): ServiceEntry[] {
+    return [...this.services.values()].map(({ service }) => ({
+      service,
+      enabled: this.isEnabled(service.name),
+    }));
+  }
+
+  /** Unknown services are not enabled. */
+  isEnabled(name: string): boolean {
+    return this.services.has(name) && this.enabled.get(name) !== false;
+  }
+
+  /** Returns whether anything changed; emits 'changed' only then. Throws for an unknown service. */
+  setEnabled(name: string, on: boolean): boolean {
+    if (!this.services.has(name)) throw new Error(`unknown service '${name}'`);
+    if (this.isEnabled(name) === on) return false;
+    this.enabled.set(name, on);
+    this.events.emit('changed', { name, kind: 'enabled', enabled: on });
+    return true;
+  }
+
+  /** What a server may see and call: enabled and not user-only. */
+  serverServices(): Service[] {
+    return this.list()
+      .filter((e) => e.enabled && e.service.userOnly !== true)
+      .map((e) => e.service);
+  }
+
+  /** Checks params against the service's schema without changing them. */
+  validate(name: string, params: unknown): ParamCheck {
+    const entry = this.services.get(name);
+    if (!entry) return { ok: false, message: `unknown service '${name}'` };
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+      return { ok: false, message: 'params must be an object' };
+    }
+    if (entry.validate(params)) return { ok: true };
+    return { ok: false, message: describeParamError(entry.validate.errors, params) };
+  }
+
+  /** The entry for the Advent `register` message: only the keywords the server documents. */
+  describeForServer(service: Service): ServerServiceDescription {
+    return {
+      description: service.description,
+      parameters: serverSchema(service.parameters) as ParamSchema,
+    };
+  }
+}

@@ -1,0 +1,319 @@
+import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createFilesSandbox,
+  displayPath,
+  type FilesSandbox,
+} from '../../../app/services/files/sandbox.js';
+import { ServiceFailure } from '../../../app/services/service.js';
+import { tempDirs } from '../helpers.js';
+
+const dirs = tempDirs();
+let root: string;
+let outside: string;
+let sandbox: FilesSandbox;
+let maxBytes: number;
+
+beforeEach(async () => {
+  root = path.join(await dirs.make(), 'Advent Agent');
+  await mkdir(root);
+  outside = await dirs.make('advent-outside-');
+  maxBytes = 1024;
+  sandbox = createFilesSandbox({ roots: () => [root], maxFileBytes: () => maxBytes });
+});
+
+afterEach(() => dirs.cleanup());
+
+async function refusal(promise: Promise<unknown>): Promise<ServiceFailure> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof ServiceFailure) return err;
+    throw err;
+  }
+  throw new Error('expected a ServiceFailure, got success');
+}
+
+describe('resolve refuses hostile names', () => {
+  it.each<[string, unknown, string]>([
+    ['parent escape', '../x', 'path_outside_roots'],
+    ['escape after a folder', 'a/../../x', 'path_outside_roots'],
+    ['absolute path outside', '/etc/passwd', 'path_outside_roots'],
+    ['backslash escape', '..\\..\\x', 'path_outside_roots'],
+    ['drive path', 'C:\\x', 'path_invalid'],
+    ['drive-relative path', 'C:x', 'path_invalid'],
+    ['drive path with slash', 'C:/x', 'path_invalid'],
+    ['UNC share', '\\\\server\\share', 'path_invalid'],
+    ['device path', '\\\\?\\C:\\x', 'path_invalid'],
+    ['file URL', 'file:///etc/passwd', 'path_invalid'],
+    ['other URL', 'https://example.com/x', 'path_invalid'],
+    ['NUL byte', 'x\u0000y', 'path_invalid'],
+    ['control character', 'a\u0007b', 'path_invalid'],
+    ['DEL', 'a\u007fb', 'path_invalid'],
+    ['C1 control', 'a\u0085b', 'path_invalid'],
+    ['right-to-left override', 'a\u202Eb', 'path_invalid'],
+    ['direction isolate', 'a\u2067b', 'path_invalid'],
+    ['NTFS stream (or drive A:)', 'a:stream', 'path_invalid'],
+    ['NTFS stream', 'notes.txt:secret', 'path_invalid'],
+    ['NTFS stream in a folder', 'docs/x.txt::$DATA', 'path_invalid'],
+    ['reserved name', 'CON', 'path_invalid'],
+    ['reserved name with extension', 'nul.txt', 'path_invalid'],
+    ['reserved name in a folder', 'docs/com1.log', 'path_invalid'],
+    ['trailing dot', 'name.', 'path_invalid'],
+    ['trailing space', 'name ', 'path_invalid'],
+    ['tilde expansion', '~/x', 'path_invalid'],
+    ['tilde user', '~root/x', 'path_invalid'],
+    ['empty', '', 'path_invalid'],
+    ['a number', 123, 'path_invalid'],
+    ['null', null, 'path_invalid'],
+    ['an object', { path: 'x' }, 'path_invalid'],
+    ['too long', 'a'.repeat(2000), 'path_invalid'],
+    ['segment over 255 bytes', `${'é'.repeat(128)}.txt`, 'path_invalid'],
+    ['a folder (trailing slash)', 'notes/', 'path_invalid'],
+    ['the root itself', '.', 'path_invalid'],
+  ])('%s (%j) → %s', async (_label, input, code) => {
+    const failure = await refusal(sandbox.resolve(input));
+    expect(failure.code).toBe(code);
+  });
+
+  it('says what to do in the message, with home shortened to ~', async () => {
+    const home = createFilesSandbox({
+      roots: () => [path.join(os.homedir(), 'Documents', 'Advent Agent')],
+      maxFileBytes: () => 1024,
+    });
+    const failure = await refusal(home.resolve('../x'));
+    expect(failure.message).toBe(
+      `'../x' points outside the allowed folders; use a path inside ~${path.sep}Documents${path.sep}Advent Agent`,
+    );
+  });
+
+  it('shows invisible characters in messages instead of echoing them', async () => {
+    const failure = await refusal(sandbox.resolve('evil\u202Etxt.exe'));
+    expect(failure.message).toContain('\\u202e');
+    expect(failure.message).not.toContain('\u202E');
+  });
+
+  it('refuses absolute paths inside a root only when they are really inside', async () => {
+    const ok = await sandbox.resolve(path.join(root, 'a.txt'));
+    expect(ok.absolute).toBe(path.join(root, 'a.txt'));
+    // A sibling whose name starts like the root: string prefixes would let this through.
+    const failure = await refusal(sandbox.resolve(`${root}-evil/a.txt`));
+    expect(failure.code).toBe('path_outside_roots');
+  });
+
+  it('refuses a name that is an existing folder', async () => {
+    await mkdir(path.join(root, 'notes'));
+    expect((await refusal(sandbox.resolve('notes'))).code).toBe('path_invalid');
+  });
+
+  it('refuses a path that goes through a file as if it were a folder', async () => {
+    await writeFile(path.join(root, 'file.txt'), 'x');
+    expect((await refusal(sandbox.resolve('file.txt/inner.txt'))).code).toBe('path_invalid');
+  });
+
+  it('refuses everything when no root is configured', async () => {
+    const none = createFilesSandbox({ roots: () => [], maxFileBytes: () => 1 });
+    expect((await refusal(none.resolve('a.txt'))).code).toBe('path_outside_roots');
+  });
+});
+
+describe('resolve accepts ordinary names', () => {
+  it('resolves relative paths against the first root and reports existence', async () => {
+    const fresh = await sandbox.resolve('notes/todo.txt');
+    expect(fresh).toEqual({
+      root,
+      relative: path.join('notes', 'todo.txt'),
+      absolute: path.join(root, 'notes', 'todo.txt'),
+      exists: false,
+    });
+    await writeFile(path.join(root, 'here.txt'), 'x');
+    expect((await sandbox.resolve('./here.txt')).exists).toBe(true);
+  });
+
+  it('treats backslashes as separators', async () => {
+    expect((await sandbox.resolve('notes\\todo.txt')).absolute).toBe(
+      path.join(root, 'notes', 'todo.txt'),
+    );
+  });
+
+  it('accepts a root that does not exist yet', async () => {
+    const later = path.join(outside, 'not', 'yet');
+    const s = createFilesSandbox({ roots: () => [later], maxFileBytes: () => 100 });
+    const target = await s.resolve('a/b.txt');
+    expect(target.exists).toBe(false);
+    await s.writeNew(target, 'hi');
+    expect(await readFile(path.join(later, 'a', 'b.txt'), 'utf8')).toBe('hi');
+  });
+
+  it('accepts names with spaces, dots inside, unicode and a leading dot', async () => {
+    for (const name of ['my notes.txt', 'a.b.c', '日记/今天.md', '.hidden', 'emoji 😀.txt']) {
+      expect((await sandbox.resolve(name)).exists).toBe(false);
+    }
+  });
+});
+
+describe('resolve follows symlinks and fails closed', () => {
+  it('refuses a folder link inside the root that points outside', async () => {
+    await symlink(outside, path.join(root, 'out'), 'dir');
+    const failure = await refusal(sandbox.resolve('out/x.txt'));
+    expect(failure.code).toBe('path_outside_roots');
+  });
+
+  it('refuses a file link inside the root that points outside', async () => {
+    await writeFile(path.join(outside, 'secret.txt'), 'secret');
+    await symlink(path.join(outside, 'secret.txt'), path.join(root, 'evil.txt'));
+    const failure = await refusal(sandbox.resolve('evil.txt'));
+    expect(failure.code).toBe('path_outside_roots');
+  });
+
+  it('refuses a dangling link at the target and on the way', async () => {
+    await symlink(path.join(root, 'nowhere'), path.join(root, 'dangling'));
+    expect((await refusal(sandbox.resolve('dangling'))).code).toBe('path_invalid');
+    expect((await refusal(sandbox.resolve('dangling/x.txt'))).code).toBe('path_invalid');
+  });
+
+  it('refuses a symlink loop', async () => {
+    await symlink(path.join(root, 'b'), path.join(root, 'a'));
+    await symlink(path.join(root, 'a'), path.join(root, 'b'));
+    expect((await refusal(sandbox.resolve('a/x.txt'))).code).toBe('path_invalid');
+    expect((await refusal(sandbox.resolve('a'))).code).toBe('path_invalid');
+  });
+
+  it('allows a link within the root to another place in the root', async () => {
+    await mkdir(path.join(root, 'real'));
+    await symlink(path.join(root, 'real'), path.join(root, 'link'), 'dir');
+    const target = await sandbox.resolve('link/x.txt');
+    await sandbox.writeNew(target, 'through the link');
+    expect(await readFile(path.join(root, 'real', 'x.txt'), 'utf8')).toBe('through the link');
+  });
+
+  it('allows a root that is itself a link', async () => {
+    const linkRoot = path.join(outside, 'root-link');
+    await symlink(root, linkRoot, 'dir');
+    const s = createFilesSandbox({ roots: () => [linkRoot], maxFileBytes: () => 100 });
+    await s.writeNew(await s.resolve('x.txt'), 'ok');
+    expect(await readFile(path.join(root, 'x.txt'), 'utf8')).toBe('ok');
+  });
+});
+
+describe('writeNew', () => {
+  it('creates nested folders and writes the bytes', async () => {
+    const target = await sandbox.resolve('a/b/c/file.txt');
+    await sandbox.writeNew(target, 'héllo');
+    expect(await readFile(path.join(root, 'a', 'b', 'c', 'file.txt'), 'utf8')).toBe('héllo');
+  });
+
+  it('never overwrites (wx), even when the file appears after resolve', async () => {
+    const target = await sandbox.resolve('race.txt');
+    await writeFile(path.join(root, 'race.txt'), 'original');
+    const failure = await refusal(sandbox.writeNew(target, 'new'));
+    expect(failure.code).toBe('file_exists');
+    expect(await readFile(path.join(root, 'race.txt'), 'utf8')).toBe('original');
+  });
+
+  it('never writes through a link placed at the target after resolve', async () => {
+    const target = await sandbox.resolve('late-link.txt');
+    await symlink(path.join(outside, 'victim.txt'), path.join(root, 'late-link.txt'));
+    expect((await refusal(sandbox.writeNew(target, 'x'))).code).toBe('file_exists');
+    await expect(stat(path.join(outside, 'victim.txt'))).rejects.toThrow();
+  });
+
+  it('re-checks containment after resolve (a folder swapped for a link)', async () => {
+    const target = await sandbox.resolve('sub/new/x.txt');
+    await symlink(outside, path.join(root, 'sub'), 'dir');
+    expect((await refusal(sandbox.writeNew(target, 'x'))).code).toBe('path_outside_roots');
+    expect(await readdir(outside)).toEqual([]);
+  });
+
+  it('refuses content above the size cap', async () => {
+    const target = await sandbox.resolve('big.txt');
+    const failure = await refusal(sandbox.writeNew(target, 'x'.repeat(maxBytes + 1)));
+    expect(failure.code).toBe('file_too_large');
+    expect(failure.message).toMatch(/1\.0 KB/);
+    await expect(stat(path.join(root, 'big.txt'))).rejects.toThrow();
+  });
+
+  it('counts the cap in UTF-8 bytes, not characters', async () => {
+    const target = await sandbox.resolve('wide.txt');
+    const failure = await refusal(sandbox.writeNew(target, '字'.repeat(400))); // 1200 bytes
+    expect(failure.code).toBe('file_too_large');
+  });
+
+  it('stops on an aborted signal and leaves no partial file', async () => {
+    maxBytes = 8 * 1024 * 1024;
+    const target = await sandbox.resolve('aborted.txt');
+    const controller = new AbortController();
+    const writing = sandbox.writeNew(target, new Uint8Array(maxBytes), controller.signal);
+    controller.abort();
+    expect((await refusal(writing)).code).toBe('cancelled');
+    expect(await readdir(root)).toEqual([]);
+  });
+
+  it('refuses a target from a root that is no longer configured', async () => {
+    const target = await sandbox.resolve('x.txt');
+    const other = createFilesSandbox({ roots: () => [outside], maxFileBytes: () => 100 });
+    expect((await refusal(other.writeNew(target, 'x'))).code).toBe('path_outside_roots');
+    expect((await refusal(other.writeNew({ ...target, root: outside }, 'x'))).code).toBe(
+      'path_outside_roots',
+    );
+  });
+});
+
+describe('replace', () => {
+  it('swaps the content and leaves no temp file', async () => {
+    await writeFile(path.join(root, 'doc.txt'), 'old');
+    const target = await sandbox.resolve('doc.txt');
+    expect(target.exists).toBe(true);
+    await sandbox.replace(target, 'new');
+    expect(await readFile(path.join(root, 'doc.txt'), 'utf8')).toBe('new');
+    expect(await readdir(root)).toEqual(['doc.txt']);
+  });
+
+  it('keeps the old content when the write fails before the rename', async () => {
+    maxBytes = 8 * 1024 * 1024;
+    await writeFile(path.join(root, 'doc.txt'), 'old');
+    const target = await sandbox.resolve('doc.txt');
+    const controller = new AbortController();
+    const replacing = sandbox.replace(target, new Uint8Array(maxBytes), controller.signal);
+    controller.abort();
+    expect((await refusal(replacing)).code).toBe('cancelled');
+    expect(await readFile(path.join(root, 'doc.txt'), 'utf8')).toBe('old');
+    expect(await readdir(root)).toEqual(['doc.txt']);
+  });
+
+  it('keeps the file mode of the file it replaces', async () => {
+    await writeFile(path.join(root, 'private.txt'), 'old', { mode: 0o600 });
+    await sandbox.replace(await sandbox.resolve('private.txt'), 'new');
+    expect((await stat(path.join(root, 'private.txt'))).mode & 0o777).toBe(0o600);
+  });
+
+  it('replaces a link inside the root with a file instead of writing through it', async () => {
+    await writeFile(path.join(root, 'real.txt'), 'real');
+    await symlink(path.join(root, 'real.txt'), path.join(root, 'alias.txt'));
+    await sandbox.replace(await sandbox.resolve('alias.txt'), 'alias');
+    expect(await readFile(path.join(root, 'real.txt'), 'utf8')).toBe('real');
+    expect(await readFile(path.join(root, 'alias.txt'), 'utf8')).toBe('alias');
+  });
+
+  it('refuses content above the size cap and leaves the file alone', async () => {
+    await writeFile(path.join(root, 'doc.txt'), 'old');
+    const failure = await refusal(
+      sandbox.replace(await sandbox.resolve('doc.txt'), 'x'.repeat(maxBytes + 1)),
+    );
+    expect(failure.code).toBe('file_too_large');
+    expect(await readFile(path.join(root, 'doc.txt'), 'utf8')).toBe('old');
+  });
+});
+
+describe('displayPath', () => {
+  it('shortens the home folder to ~ and leaves other paths alone', () => {
+    expect(displayPath('/home/ann/Documents/x', '/home/ann')).toBe(
+      `~${path.sep}${path.join('Documents', 'x')}`,
+    );
+    expect(displayPath('/home/ann', '/home/ann')).toBe('~');
+    expect(displayPath('/home/annex/x', '/home/ann')).toBe('/home/annex/x');
+    expect(displayPath('/etc/passwd', '/home/ann')).toBe('/etc/passwd');
+  });
+});
