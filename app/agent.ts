@@ -84,7 +84,7 @@ export class Agent {
   readonly broker: Broker;
   readonly gate: Dispatcher;
   private readonly sessions = new Map<string, AdventSession>();
-  private readonly clock: Clock;
+  private readonly clockSource: Clock;
   private readonly ids: IdSource;
 
   private constructor(
@@ -92,7 +92,7 @@ export class Agent {
     readonly settings: SettingsStore,
     readonly audit: AuditLog,
   ) {
-    this.clock = options.clock ?? systemClock;
+    this.clockSource = options.clock ?? systemClock;
     this.ids = options.ids ?? cryptoIds;
     const overrides = options.overrides ?? {};
 
@@ -114,7 +114,7 @@ export class Agent {
       getPolicies: () => ({ ...persistence.getPolicies(), ...overrides.policies }),
     });
     this.broker = new Broker({
-      clock: this.clock,
+      clock: this.clockSource,
       ids: this.ids,
       timeoutMs: () => (overrides.promptTimeoutSec ?? settings.get().promptTimeoutSec) * 1000,
     });
@@ -129,7 +129,7 @@ export class Agent {
       broker: this.broker,
       audit,
       files,
-      clock: this.clock,
+      clock: this.clockSource,
     });
 
     this.broker.on('prompt', (p) => this.events.emit('prompt', p));
@@ -249,7 +249,7 @@ export class Agent {
       gate: this.gate,
       services: () =>
         Object.fromEntries(this.registry.serverServices().map((s) => [s.name, this.registry.describeForServer(s)])),
-      clock: this.clock,
+      clock: this.clockSource,
       ids: this.ids,
       timing: this.options.timing,
     });
@@ -307,6 +307,11 @@ export class Agent {
 
   verifyAudit(): Promise<AuditVerifyResult> {
     return this.audit.verify();
+  }
+
+  /** The agent's notion of now (epoch ms), for hosts showing countdowns. */
+  clock(): number {
+    return this.clockSource.now();
   }
 
   getSettings(): Settings {

@@ -312,7 +312,8 @@ export class AdventConnection {
 
   private armPing(): void {
     this.setTimer('ping', this.timing.pingIdleMs, () => {
-      if (this.current.status !== 'ready') return;
+      // One outstanding ping at a time: re-pinging must not push the deadline of the first back.
+      if (this.current.status !== 'ready' || this.timers.has('pong')) return;
       this.write(FrameType.STATUS, SYSTEM_TASK, 0, '##PING');
       const socket = this.socket;
       this.setTimer('pong', this.timing.pongTimeoutMs, () => {

@@ -66,6 +66,8 @@ export class AdventSession {
     const c = this.connection.events;
     c.on('state', (s) => {
       if (s.status === 'authenticating') this.register();
+      // Frames of a lost link never arrive: close its replies instead of leaving them open.
+      if (s.status === 'reconnecting' || s.status === 'offline') this.turns.interruptAll();
       this.events.emit('state', s);
     });
     c.on('ready', () => {

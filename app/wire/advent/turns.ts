@@ -70,6 +70,15 @@ export class Turns {
     }
   }
 
+  /** The link dropped: every open reply ends as interrupted, and the current turn with it. */
+  interruptAll(): void {
+    this.supersede();
+    for (const [taskId, reply] of [...this.replies]) {
+      this.replies.delete(taskId);
+      this.events.emit('replyInterrupted', { taskId, text: reply.text + reply.decoder.decode() });
+    }
+  }
+
   /** Route a reply frame (TEXT, AUDIO_FRAME, END_FRAME, EMOJI, LISTEN). MCP and STATUS go elsewhere. */
   handle(frame: Frame): void {
     const task = taskKey(frame.taskId);

@@ -1,0 +1,210 @@
+/**
+ * The terminal host's command line (issue: exact interface). Parsing is pure: it returns a value
+ * or a usage error, and the caller prints and exits.
+ */
+import { parseArgs } from 'node:util';
+import type { Policy } from '../../app/contract/policy.js';
+
+export const USAGE = `advent-agent — your local services for a voice-AI server, behind a permission gate
+
+Usage:
+  advent-agent run --server HOST:PORT (--token TOKEN | --token-file FILE)
+                   [--voice-id ID] [--lang L] [--format pcm|opus] [--input-audio-format pcm|opus]
+                   [--mode manual|vad|auto] [--emoji-mode M]
+                   [--files DIR]... [--allow NAME]... [--deny NAME]... [--disable NAME]...
+                   [--data-dir DIR] [--prompt-timeout SECONDS] [--no-chat]
+  advent-agent audit [--data-dir DIR] [--service NAME] [--json] [--verify]
+  advent-agent --help
+
+run      Connect to an Advent server, register the enabled services and answer its calls.
+         Each line you type is sent as a text turn. Commands: /services, /enable NAME,
+         /disable NAME (each re-registers at once), /audit, /help, /quit.
+         When a service needs permission and stdin is a terminal you are asked:
+         y = allow once, s = allow for this session, a = always allow, n = deny.
+         When stdin is not a terminal nobody can answer, so such calls are denied.
+  --server HOST:PORT        the Advent server (plain TCP)
+  --token TOKEN             the login token (JWT); prefer --token-file so it stays out of
+  --token-file FILE         your shell history and process list
+  --voice-id, --lang, --format, --input-audio-format, --mode, --emoji-mode
+                            sent in the login exactly as given (only those you set)
+  --files DIR               a folder file services may write into (repeatable; default
+                            ~/Documents/Advent Agent or the saved setting)
+  --allow NAME / --deny NAME
+                            run NAME without asking / never run it (this run only)
+  --disable NAME            do not offer NAME to the server (this run only)
+  --data-dir DIR            settings and audit log (default: the platform's data folder)
+  --prompt-timeout SECONDS  how long a permission question waits (default 60)
+  --no-chat                 ignore stdin; run until Ctrl-C or SIGTERM
+
+audit    Show the audit log: every call, its decision and outcome.
+  --service NAME            only calls of this service
+  --json                    one JSON record per line
+  --verify                  check the hash chain and report any tampering
+`;
+
+export type AuthFormat = 'pcm' | 'opus';
+
+export interface RunArgs {
+  command: 'run';
+  host: string;
+  port: number;
+  token?: string;
+  tokenFile?: string;
+  voiceId?: string;
+  lang?: string;
+  format?: AuthFormat;
+  inputAudioFormat?: AuthFormat;
+  mode?: 'manual' | 'vad' | 'auto';
+  emojiMode?: string;
+  files: string[];
+  policies: Record<string, Policy>;
+  disabled: string[];
+  dataDir?: string;
+  promptTimeoutSec?: number;
+  noChat: boolean;
+}
+
+export interface AuditArgs {
+  command: 'audit';
+  dataDir?: string;
+  service?: string;
+  json: boolean;
+  verify: boolean;
+}
+
+export type ParsedArgs = RunArgs | AuditArgs | { command: 'help' } | { command: 'version' };
+export type ParseResult = { ok: true; args: ParsedArgs } | { ok: false; message: string };
+
+const fail = (message: string): ParseResult => ({ ok: false, message });
+
+function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined | Error {
+  if (value === undefined) return undefined;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  return new Error(`${flag} must be one of: ${allowed.join(', ')} (got '${value}')`);
+}
+
+export function parseCliArgs(argv: readonly string[]): ParseResult {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    return { ok: true, args: { command: 'help' } };
+  }
+  if (command === '--version' || command === '-v') return { ok: true, args: { command: 'version' } };
+  try {
+    if (command === 'run') return parseRun(rest);
+    if (command === 'audit') return parseAudit(rest);
+  } catch (err) {
+    // parseArgs throws on unknown or malformed options.
+    return fail((err as Error).message);
+  }
+  return fail(`unknown command '${command}'`);
+}
+
+function parseRun(argv: string[]): ParseResult {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      server: { type: 'string' },
+      token: { type: 'string' },
+      'token-file': { type: 'string' },
+      'voice-id': { type: 'string' },
+      lang: { type: 'string' },
+      format: { type: 'string' },
+      'input-audio-format': { type: 'string' },
+      mode: { type: 'string' },
+      'emoji-mode': { type: 'string' },
+      files: { type: 'string', multiple: true },
+      allow: { type: 'string', multiple: true },
+      deny: { type: 'string', multiple: true },
+      disable: { type: 'string', multiple: true },
+      'data-dir': { type: 'string' },
+      'prompt-timeout': { type: 'string' },
+      'no-chat': { type: 'boolean' },
+    },
+  });
+  if (positionals.length) return fail(`unexpected argument '${positionals[0]}'`);
+  if (!values.server) return fail('--server HOST:PORT is required');
+  const server = parseServer(values.server);
+  if (server instanceof Error) return fail(server.message);
+  if (values.token !== undefined && values['token-file'] !== undefined) return fail('give --token or --token-file, not both');
+  if (values.token === undefined && values['token-file'] === undefined) return fail('--token or --token-file is required');
+
+  const format = oneOf('--format', values.format, ['pcm', 'opus'] as const);
+  const inputAudioFormat = oneOf('--input-audio-format', values['input-audio-format'], ['pcm', 'opus'] as const);
+  const mode = oneOf('--mode', values.mode, ['manual', 'vad', 'auto'] as const);
+  for (const v of [format, inputAudioFormat, mode]) if (v instanceof Error) return fail(v.message);
+  for (const [flag, v] of [
+    ['--voice-id', values['voice-id']],
+    ['--lang', values.lang],
+    ['--emoji-mode', values['emoji-mode']],
+  ] as const) {
+    if (v !== undefined && v.includes('##')) return fail(`${flag} cannot contain '##'`);
+  }
+
+  const policies: Record<string, Policy> = {};
+  for (const name of values.allow ?? []) policies[name] = 'allow';
+  for (const name of values.deny ?? []) {
+    if (policies[name] === 'allow') return fail(`'${name}' is given to both --allow and --deny`);
+    policies[name] = 'deny';
+  }
+
+  let promptTimeoutSec: number | undefined;
+  if (values['prompt-timeout'] !== undefined) {
+    promptTimeoutSec = Number(values['prompt-timeout']);
+    if (!Number.isInteger(promptTimeoutSec) || promptTimeoutSec < 1 || promptTimeoutSec > 3600) {
+      return fail('--prompt-timeout must be a whole number of seconds from 1 to 3600');
+    }
+  }
+
+  return {
+    ok: true,
+    args: {
+      command: 'run',
+      host: server.host,
+      port: server.port,
+      token: values.token,
+      tokenFile: values['token-file'],
+      voiceId: values['voice-id'],
+      lang: values.lang,
+      format: format as AuthFormat | undefined,
+      inputAudioFormat: inputAudioFormat as AuthFormat | undefined,
+      mode: mode as RunArgs['mode'],
+      emojiMode: values['emoji-mode'],
+      files: values.files ?? [],
+      policies,
+      disabled: values.disable ?? [],
+      dataDir: values['data-dir'],
+      promptTimeoutSec,
+      noChat: values['no-chat'] ?? false,
+    },
+  };
+}
+
+function parseAudit(argv: string[]): ParseResult {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      'data-dir': { type: 'string' },
+      service: { type: 'string' },
+      json: { type: 'boolean' },
+      verify: { type: 'boolean' },
+    },
+  });
+  if (positionals.length) return fail(`unexpected argument '${positionals[0]}'`);
+  return {
+    ok: true,
+    args: { command: 'audit', dataDir: values['data-dir'], service: values.service, json: values.json ?? false, verify: values.verify ?? false },
+  };
+}
+
+/** `host:port`, `[::1]:port`. */
+export function parseServer(text: string): { host: string; port: number } | Error {
+  const m = /^\[([^\]]+)\]:(\d+)$/.exec(text) ?? /^([^:\s]+):(\d+)$/.exec(text);
+  if (!m) return new Error(`--server must be HOST:PORT (got '${text}')`);
+  const port = Number(m[2]);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return new Error(`--server port must be 1-65535 (got '${m[2]}')`);
+  return { host: m[1]!, port };
+}

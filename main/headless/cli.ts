@@ -1,0 +1,55 @@
+/** Entry of the `advent-agent` command. `main` is pure over its io, so tests run it in-process. */
+import { readFileSync } from 'node:fs';
+import { systemDataDir, systemFilesRoot } from '../../app/settings/paths.js';
+import { USAGE, parseCliArgs } from './args.js';
+import { auditCommand } from './audit.js';
+import type { CliIo } from './io.js';
+import { runCommand } from './run.js';
+
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parseCliArgs(argv);
+  if (!parsed.ok) {
+    io.stderr.write(`advent-agent: ${parsed.message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { args } = parsed;
+  try {
+    switch (args.command) {
+      case 'help':
+        io.stdout.write(USAGE);
+        return 0;
+      case 'version':
+        io.stdout.write(`${io.version}\n`);
+        return 0;
+      case 'run':
+        return await runCommand(args, io);
+      case 'audit':
+        return await auditCommand(args, io);
+    }
+  } catch (err) {
+    io.stderr.write(`advent-agent: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
+/** The real process: stdio, signals, platform folders. */
+export function processIo(): CliIo {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    onSignal(handler) {
+      const on = (): void => handler();
+      process.on('SIGINT', on);
+      process.on('SIGTERM', on);
+      return () => {
+        process.off('SIGINT', on);
+        process.off('SIGTERM', on);
+      };
+    },
+    dataDir: systemDataDir,
+    filesRoot: systemFilesRoot,
+    version: pkg.version,
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * `advent-agent run`: hold a session with an Advent server from a terminal.
+ * stdin lines are text turns (or /commands); replies and tool calls are printed as they stream.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { Agent } from '../../app/agent.js';
+import type { PendingPrompt, PromptAnswer } from '../../app/contract/policy.js';
+import { FileSecretStore } from '../../app/settings/secrets.js';
+import type { RunArgs } from './args.js';
+import type { CliIo } from './io.js';
+import { Printer } from './printer.js';
+
+const ANSWERS: Record<string, PromptAnswer> = { y: 'once', s: 'session', a: 'always', n: 'deny' };
+
+export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
+  const token = await readToken(args, io);
+  if (token === undefined) return 2;
+
+  const dataDir = path.resolve(args.dataDir ?? io.dataDir());
+  let agent: Agent;
+  try {
+    const secrets = await FileSecretStore.open(path.join(dataDir, 'secrets.json'));
+    agent = await Agent.open({
+      dataDir,
+      defaultFilesRoot: io.filesRoot(),
+      secrets,
+      overrides: {
+        filesRoots: args.files.length ? args.files.map((f) => path.resolve(f)) : undefined,
+        promptTimeoutSec: args.promptTimeoutSec,
+        policies: args.policies,
+        disabled: args.disabled,
+      },
+      timing: io.timing,
+    });
+  } catch (err) {
+    io.stderr.write(`advent-agent: ${(err as Error).message}\n`);
+    return 2;
+  }
+
+  const out = new Printer(io.stdout, io.stderr);
+  const interactive = !args.noChat && io.stdin.isTTY === true;
+  const server = `${args.host}:${args.port}`;
+  let exitCode = 0;
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+
+  agent.events.on('connection', ({ state }) => {
+    out.state(server, state);
+    if (state.status === 'offline' && state.reason !== 'stopped') {
+      exitCode = 1;
+      finish();
+    }
+  });
+  agent.events.on('registration', ({ registration }) => out.registration(registration));
+  agent.events.on('replyDelta', ({ taskId, text }) => out.replyDelta(taskId, text));
+  agent.events.on('replyDone', ({ taskId }) => out.replyDone(taskId));
+  agent.events.on('replyInterrupted', ({ taskId }) => out.replyDone(taskId, true));
+  agent.events.on('mood', ({ emoji }) => out.mood(emoji));
+  agent.events.on('audio', ({ taskId, data }) => out.audio(taskId, data.length));
+  agent.events.on('status', ({ text }) => out.info(`server: ${text}`));
+  agent.events.on('callFinished', (call) => out.call(call));
+  agent.events.on('notice', ({ level, message }) => out.notice(level, message));
+
+  // Permission prompts: asked on the terminal when a person is there, one at a time.
+  const queue: PendingPrompt[] = [];
+  if (interactive) {
+    agent.broker.attach({ name: 'terminal' });
+    agent.events.on('prompt', (p) => {
+      queue.push(p);
+      if (queue.length === 1) out.prompt(p, agent.clock());
+    });
+    agent.events.on('promptResolved', ({ id, resolution }) => {
+      const at = queue.findIndex((p) => p.id === id);
+      if (at < 0) return;
+      const [done] = queue.splice(at, 1);
+      if (resolution === 'timeout') out.notice('warn', `no answer for ${done!.service} in time: denied`);
+      if (resolution === 'cancelled') out.notice('warn', `the question about ${done!.service} was withdrawn`);
+      if (at === 0 && queue[0]) out.prompt(queue[0], agent.clock());
+    });
+  } else {
+    agent.events.on('callFinished', (call) => {
+      if (call.code === 'no_prompt_ui') {
+        out.notice(
+          'warn',
+          `${call.service} needs your permission, but nobody can answer here (stdin is not a terminal), so it was denied. ` +
+            `Run in a terminal, or pass --allow ${call.service} to let it run without asking.`,
+        );
+      }
+    });
+  }
+
+  const session = agent.connectAdvent(
+    {
+      id: 'cli',
+      kind: 'advent',
+      name: server,
+      host: args.host,
+      port: args.port,
+      voiceId: args.voiceId,
+      lang: args.lang,
+      format: args.format,
+      inputAudioFormat: args.inputAudioFormat,
+      mode: args.mode,
+      emojiMode: args.emojiMode,
+    },
+    () => token,
+  );
+
+  const unsubscribeSignal = io.onSignal(() => finish());
+  let lines: ReturnType<typeof createInterface> | undefined;
+  if (!args.noChat) {
+    lines = createInterface({ input: io.stdin, terminal: false });
+    lines.on('line', (raw) => {
+      const line = raw.trim();
+      if (queue[0]) {
+        const answer = ANSWERS[line.toLowerCase()];
+        if (answer) agent.answerPrompt(queue[0].id, answer);
+        else out.info('answer y (once), s (this session), a (always) or n (deny)');
+        return;
+      }
+      if (!line) return;
+      if (line.startsWith('/')) {
+        void command(line, agent, out).then((quit) => quit && finish());
+        return;
+      }
+      const sent = session.sendText(line);
+      if (!sent.ok) out.notice('warn', `not sent: ${sent.message}`);
+    });
+    lines.on('close', () => finish());
+  }
+
+  await finished;
+  unsubscribeSignal();
+  lines?.close();
+  out.info('disconnecting…');
+  await agent.close();
+  out.info('bye');
+  return exitCode;
+}
+
+async function readToken(args: RunArgs, io: CliIo): Promise<string | undefined> {
+  if (args.token !== undefined) {
+    if (!args.token.trim()) {
+      io.stderr.write('advent-agent: --token is empty\n');
+      return undefined;
+    }
+    return args.token.trim();
+  }
+  try {
+    const text = (await readFile(args.tokenFile!, 'utf8')).trim();
+    if (!text) throw new Error('the file is empty');
+    return text;
+  } catch (err) {
+    io.stderr.write(`advent-agent: cannot read the token from ${args.tokenFile}: ${(err as Error).message}\n`);
+    return undefined;
+  }
+}
+
+/** Slash commands; resolves true for /quit. */
+async function command(line: string, agent: Agent, out: Printer): Promise<boolean> {
+  const [name, arg] = line.split(/\s+/, 2);
+  try {
+    switch (name) {
+      case '/quit':
+      case '/exit':
+        return true;
+      case '/services':
+        out.services(agent.services());
+        return false;
+      case '/enable':
+      case '/disable':
+        if (!arg) {
+          out.notice('warn', `usage: ${name} NAME`);
+          return false;
+        }
+        await agent.setServiceEnabled(arg, name === '/enable');
+        out.info(`${arg} ${name === '/enable' ? 'enabled' : 'disabled'}; services re-registered`);
+        return false;
+      case '/audit': {
+        const page = await agent.queryAudit({ limit: 10 });
+        out.audit(page.records, page.total);
+        return false;
+      }
+      case '/help':
+        out.info('commands: /services, /enable NAME, /disable NAME, /audit, /quit');
+        return false;
+      default:
+        out.notice('warn', `unknown command ${name}; try /help`);
+        return false;
+    }
+  } catch (err) {
+    out.notice('error', (err as Error).message);
+    return false;
+  }
+}
