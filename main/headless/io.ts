@@ -10,6 +10,10 @@ export interface CliIo {
   dataDir(): string;
   filesRoot(): string;
   version: string;
+  /** How long end of input waits for unsent lines and unanswered replies (default 30 s). */
+  drainTimeoutMs?: number;
+  /** How long one turn may wait for its reply before the next line goes (default 60 s). */
+  turnTimeoutMs?: number;
   /** Connection timing overrides (tests). */
   timing?: Partial<Timing>;
 }

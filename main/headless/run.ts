@@ -46,8 +46,40 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => (finish = resolve));
 
+  // One turn at a time: a line waits for the login and for the previous reply (a newer turn would
+  // cut the older one off). At end of input the session stays until every line is answered, so
+  // `echo "what time is it" | advent-agent run …` works.
+  const waiting: string[] = [];
+  let current: string | undefined;
+  let turnTimer: ReturnType<typeof setTimeout> | undefined;
+  let inputEnded = false;
+  let drainTimer: ReturnType<typeof setTimeout> | undefined;
+  const maybeDone = (): void => {
+    if (inputEnded && waiting.length === 0 && current === undefined) finish();
+  };
+  const pump = (): void => {
+    while (current === undefined && waiting.length && session.state.status === 'ready') {
+      const sent = session.sendText(waiting.shift()!);
+      if (!sent.ok) {
+        out.notice('warn', `not sent: ${sent.message}`);
+        continue;
+      }
+      current = sent.taskId;
+      // A server that never finishes a reply must not block the next line forever.
+      turnTimer = setTimeout(() => session.interrupt(), io.turnTimeoutMs ?? 60_000);
+    }
+    maybeDone();
+  };
+  const turnEnded = (taskId: string): void => {
+    if (taskId !== current) return;
+    current = undefined;
+    clearTimeout(turnTimer);
+    pump();
+  };
+
   agent.events.on('connection', ({ state }) => {
     out.state(server, state);
+    if (state.status === 'ready') pump();
     if (state.status === 'offline' && state.reason !== 'stopped') {
       exitCode = 1;
       finish();
@@ -55,8 +87,14 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   });
   agent.events.on('registration', ({ registration }) => out.registration(registration));
   agent.events.on('replyDelta', ({ taskId, text }) => out.replyDelta(taskId, text));
-  agent.events.on('replyDone', ({ taskId }) => out.replyDone(taskId));
-  agent.events.on('replyInterrupted', ({ taskId }) => out.replyDone(taskId, true));
+  agent.events.on('replyDone', ({ taskId }) => {
+    out.replyDone(taskId);
+    turnEnded(taskId);
+  });
+  agent.events.on('replyInterrupted', ({ taskId }) => {
+    out.replyDone(taskId, true);
+    turnEnded(taskId);
+  });
   agent.events.on('mood', ({ emoji }) => out.mood(emoji));
   agent.events.on('audio', ({ taskId, data }) => out.audio(taskId, data.length));
   agent.events.on('status', ({ text }) => out.info(`server: ${text}`));
@@ -65,8 +103,9 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
 
   // Permission prompts: asked on the terminal when a person is there, one at a time.
   const queue: PendingPrompt[] = [];
+  let detachTerminal = (): void => {};
   if (interactive) {
-    agent.broker.attach({ name: 'terminal' });
+    detachTerminal = agent.broker.attach({ name: 'terminal' });
     agent.events.on('prompt', (p) => {
       queue.push(p);
       if (queue.length === 1) out.prompt(p, agent.clock());
@@ -125,13 +164,25 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
         void command(line, agent, out).then((quit) => quit && finish());
         return;
       }
-      const sent = session.sendText(line);
-      if (!sent.ok) out.notice('warn', `not sent: ${sent.message}`);
+      waiting.push(line);
+      if (session.state.status !== 'ready') out.info('(not connected yet: it will be sent once connected)');
+      pump();
     });
-    lines.on('close', () => finish());
+    lines.on('close', () => {
+      // Nobody is left to answer questions once input has ended.
+      detachTerminal();
+      inputEnded = true;
+      drainTimer = setTimeout(() => {
+        if (waiting.length || current) out.notice('warn', 'gave up waiting for the last reply');
+        finish();
+      }, io.drainTimeoutMs ?? 30_000);
+      maybeDone();
+    });
   }
 
   await finished;
+  clearTimeout(drainTimer);
+  clearTimeout(turnTimer);
   unsubscribeSignal();
   lines?.close();
   out.info('disconnecting…');

@@ -65,10 +65,10 @@ export class AdventSession {
 
     const c = this.connection.events;
     c.on('state', (s) => {
-      if (s.status === 'authenticating') this.register();
       // Frames of a lost link never arrive: close its replies instead of leaving them open.
       if (s.status === 'reconnecting' || s.status === 'offline') this.turns.interruptAll();
       this.events.emit('state', s);
+      if (s.status === 'authenticating') this.register();
     });
     c.on('ready', () => {
       this.generation += 1;

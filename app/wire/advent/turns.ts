@@ -63,11 +63,10 @@ export class Turns {
       const oldest = this.superseded.values().next().value;
       if (oldest !== undefined) this.superseded.delete(oldest);
     }
+    // Reported even when no reply had started, so whoever waits for this turn stops waiting.
     const reply = this.replies.get(old);
-    if (reply) {
-      this.replies.delete(old);
-      this.events.emit('replyInterrupted', { taskId: old, text: reply.text + reply.decoder.decode() });
-    }
+    this.replies.delete(old);
+    this.events.emit('replyInterrupted', { taskId: old, text: reply ? reply.text + reply.decoder.decode() : '' });
   }
 
   /** The link dropped: every open reply ends as interrupted, and the current turn with it. */

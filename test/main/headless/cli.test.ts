@@ -1,0 +1,270 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AdventSim } from '../../../app/sim/advent-sim.js';
+import { FrameType } from '../../../app/wire/advent/frame.js';
+import { main } from '../../../main/headless/cli.js';
+import type { CliIo } from '../../../main/headless/io.js';
+import { FAST } from '../../helpers/agent-harness.js';
+import { until } from '../../helpers/wait.js';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+class Capture extends PassThrough {
+  text = '';
+  constructor() {
+    super();
+    this.on('data', (c: Buffer) => (this.text += c.toString()));
+  }
+}
+
+interface Run {
+  stdin: PassThrough & { isTTY?: boolean };
+  stdout: Capture;
+  stderr: Capture;
+  signal(): void;
+  exit: Promise<number>;
+}
+
+let dir: string;
+let sim: AdventSim | undefined;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'advent-cli-'));
+});
+afterEach(async () => {
+  await sim?.stop();
+  sim = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+function start(argv: string[], opts: { tty?: boolean } = {}): Run {
+  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
+  if (opts.tty) stdin.isTTY = true;
+  const stdout = new Capture();
+  const stderr = new Capture();
+  let handler: (() => void) | undefined;
+  const io: CliIo = {
+    stdin,
+    stdout,
+    stderr,
+    onSignal: (h) => {
+      handler = h;
+      return () => (handler = undefined);
+    },
+    dataDir: () => path.join(dir, 'data'),
+    filesRoot: () => path.join(dir, 'files'),
+    version: '0.0.0-test',
+    timing: FAST,
+  };
+  return { stdin, stdout, stderr, signal: () => handler?.(), exit: main(argv, io) };
+}
+
+const runArgs = (port: number, ...more: string[]) => ['run', '--server', `127.0.0.1:${port}`, '--token', 'tok', '--data-dir', path.join(dir, 'data'), '--files', path.join(dir, 'files'), ...more];
+
+describe('advent-agent command line', () => {
+  it('prints help and exits 0', async () => {
+    const r = start(['--help']);
+    expect(await r.exit).toBe(0);
+    expect(r.stdout.text).toMatch(/advent-agent run --server HOST:PORT \(--token TOKEN \| --token-file FILE\)/);
+    expect(r.stdout.text).toMatch(/advent-agent audit \[--data-dir DIR\] \[--service NAME\] \[--json\] \[--verify\]/);
+  });
+
+  it.each([
+    [['run', '--token', 't'], /--server HOST:PORT is required/],
+    [['run', '--server', 'h:1'], /--token or --token-file is required/],
+    [['run', '--server', 'h:99999', '--token', 't'], /port must be 1-65535/],
+    [['run', '--server', 'h:1', '--token', 't', '--format', 'mp3'], /--format must be one of: pcm, opus/],
+    [['run', '--server', 'h:1', '--token', 't', '--allow', 'x', '--deny', 'x'], /both --allow and --deny/],
+    [['run', '--server', 'h:1', '--token', 't', '--prompt-timeout', '0'], /--prompt-timeout must be/],
+    [['run', '--server', 'h:1', '--token', 't', '--voice-id', 'a##b'], /cannot contain '##'/],
+    [['frobnicate'], /unknown command 'frobnicate'/],
+    [['run', '--bogus'], /Unknown option '--bogus'/],
+  ])('refuses bad arguments %j with a clear message and exit 2', async (argv, message) => {
+    const r = start(argv as string[]);
+    expect(await r.exit).toBe(2);
+    expect(r.stderr.text).toMatch(message as RegExp);
+  });
+
+  it('refuses an unknown service name in --allow', async () => {
+    sim = await AdventSim.start({ demo: true });
+    const r = start(runArgs(sim.port, '--allow', 'nope'));
+    expect(await r.exit).toBe(2);
+    expect(r.stderr.text).toMatch(/no service named 'nope'/);
+  });
+
+  it('holds a session: a typed line is a turn, the reply and the tool call print, EOF says goodbye and exits 0', async () => {
+    sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    const r = start(runArgs(sim.port));
+    await until(() => r.stdout.text.includes('registered 2 service(s)'), 'registered');
+    r.stdin.write('what time is it\n');
+    await until(() => /assistant› It's .+\n/.test(r.stdout.text), 'reply');
+    expect(r.stdout.text).toMatch(/⚙ get_current_time — .* — auto — ok/);
+    r.stdin.end();
+    expect(await r.exit).toBe(0);
+    expect(sim.received.some((f) => f.type === FrameType.STATUS && f.text === '##DISCONNECT')).toBe(true);
+    expect(r.stdout.text).toMatch(/bye/);
+  });
+
+  it('piped input: lines that arrive before login wait for it, and end of input waits for their replies', async () => {
+    sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    const r = start(runArgs(sim.port));
+    r.stdin.end('what time is it\nhello there\n');
+    expect(await r.exit).toBe(0);
+    expect(r.stdout.text).toMatch(/assistant› It's .+\n/);
+    expect(r.stdout.text).toMatch(/assistant› You said: hello there/);
+    const turns = sim.received.filter((f) => f.type === FrameType.TEXT).map((f) => f.text);
+    expect(turns).toEqual(['what time is it', 'hello there']);
+  });
+
+  it('without a terminal nobody can answer: a write call is denied at once and the user is told why', async () => {
+    sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    const r = start(runArgs(sim.port));
+    await until(() => r.stdout.text.includes('registered'), 'registered');
+    r.stdin.write('write a note: buy milk\n');
+    await until(() => /couldn't save it/.test(r.stdout.text), 'denied reply');
+    expect(r.stderr.text).toMatch(/create_file needs your permission, but nobody can answer here \(stdin is not a terminal\)/);
+    expect(r.stderr.text).toMatch(/--allow create_file/);
+    r.stdin.end();
+    expect(await r.exit).toBe(0);
+  });
+
+  it('in a terminal it asks; "y" allows once and the file is written', async () => {
+    sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    const r = start(runArgs(sim.port), { tty: true });
+    await until(() => r.stdout.text.includes('registered'), 'registered');
+    r.stdin.write('write a note: buy milk\n');
+    await until(() => /wants to run create_file: Create file notes/.test(r.stdout.text), 'prompt');
+    expect(r.stdout.text).toMatch(/\[y\] once {2}\[s\] this session {2}\[a\] always {2}\[n\] deny/);
+    r.stdin.write('maybe\n');
+    await until(() => /answer y \(once\)/.test(r.stdout.text), 're-ask');
+    r.stdin.write('y\n');
+    await until(() => /Saved it/.test(r.stdout.text), 'saved');
+    const written = /notes[/\\]note-[\d-]+\.txt/.exec(r.stdout.text);
+    r.stdin.end();
+    expect(await r.exit).toBe(0);
+    expect(written).not.toBeNull();
+    expect(await readFile(path.join(dir, 'files', written![0]), 'utf8')).toBe('buy milk');
+  });
+
+  it('/disable re-registers at once, /services and /audit show state, /quit exits 0', async () => {
+    sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    const r = start(runArgs(sim.port, '--allow', 'create_file'));
+    await until(() => r.stdout.text.includes('registered 2'), 'registered');
+    r.stdin.write('/disable create_file\n');
+    await until(() => sim!.registrations().length === 2, 'second register');
+    expect(Object.keys(sim.registrations()[1]!)).toEqual(['get_current_time']);
+    r.stdin.write('/services\n');
+    await until(() => /○ create_file/.test(r.stdout.text), 'services list');
+    expect(r.stdout.text).toMatch(/● get_current_time\s+read\s+policy allow/);
+    expect(await sim.peer().call('create_file', { filename: 'x.txt', content: 'x' })).toMatchObject({ success: false });
+    r.stdin.write('/audit\n');
+    await until(() => /#1 .* create_file disabled refused/.test(r.stdout.text), 'audit lines');
+    r.stdin.write('/quit\n');
+    expect(await r.exit).toBe(0);
+  });
+
+  it('--no-chat ignores stdin and runs until a signal', async () => {
+    sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    const r = start(runArgs(sim.port, '--no-chat'));
+    await until(() => r.stdout.text.includes('registered'), 'registered');
+    r.stdin.write('ignored\n');
+    r.stdin.end();
+    await new Promise((res) => setTimeout(res, 100));
+    expect(sim.received.some((f) => f.type === FrameType.TEXT)).toBe(false);
+    r.signal();
+    expect(await r.exit).toBe(0);
+  });
+
+  it('exits 1 with the server text when the login is refused', async () => {
+    sim = await AdventSim.start({ auth: { reject: '##ERROR:token invalid' } });
+    const r = start(runArgs(sim.port));
+    expect(await r.exit).toBe(1);
+    expect(r.stderr.text).toMatch(/login failed: the server refused the login: ##ERROR:token invalid/);
+  });
+
+  it('reads the token from --token-file and never prints it', async () => {
+    sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    const tokenFile = path.join(dir, 'token.txt');
+    await writeFile(tokenFile, 'very-secret-token\n');
+    const r = start(['run', '--server', `127.0.0.1:${sim.port}`, '--token-file', tokenFile, '--data-dir', path.join(dir, 'data')]);
+    await until(() => r.stdout.text.includes('registered'), 'registered');
+    expect(sim.lastAuth()?.token).toBe('very-secret-token');
+    r.stdin.end();
+    expect(await r.exit).toBe(0);
+    expect(r.stdout.text + r.stderr.text).not.toContain('very-secret-token');
+  });
+
+  it('says which token file it cannot read', async () => {
+    const r = start(['run', '--server', '127.0.0.1:1', '--token-file', path.join(dir, 'missing')]);
+    expect(await r.exit).toBe(2);
+    expect(r.stderr.text).toMatch(/cannot read the token from .*missing/);
+  });
+
+  it('audit lists what a run recorded, as text or JSON, and verifies the chain', async () => {
+    sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    const r = start(runArgs(sim.port));
+    await until(() => r.stdout.text.includes('registered'), 'registered');
+    await sim.peer().call('get_current_time', { format: 'simple' });
+    await sim.peer().call('create_file', { filename: 'a.txt', content: 'x' });
+    r.stdin.end();
+    expect(await r.exit).toBe(0);
+
+    const text = start(['audit', '--data-dir', path.join(dir, 'data')]);
+    expect(await text.exit).toBe(0);
+    expect(text.stdout.text).toMatch(/#1 .* get_current_time auto ok/);
+    expect(text.stdout.text).toMatch(/#2 .* create_file denied refused no_prompt_ui/);
+
+    const json = start(['audit', '--data-dir', path.join(dir, 'data'), '--service', 'create_file', '--json']);
+    expect(await json.exit).toBe(0);
+    const lines = json.stdout.text.trim().split('\n').map((l) => JSON.parse(l) as { service: string; hash: string });
+    expect(lines.map((l) => l.service)).toEqual(['create_file']);
+
+    const verify = start(['audit', '--data-dir', path.join(dir, 'data'), '--verify']);
+    expect(await verify.exit).toBe(0);
+    expect(verify.stdout.text).toMatch(/audit log intact: 2 record\(s\)/);
+  });
+
+  it('the installed bin runs as a real process: --help, then a session ended by EOF with exit 0', async () => {
+    const bin = path.join(repo, 'bin', 'advent-agent.js');
+    expect(existsSync(path.join(repo, 'dist', 'main', 'headless', 'cli.js'))).toBe(true);
+    const help = await runProcess(bin, ['--help'], '');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Usage:/);
+
+    sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    const session = await runProcess(bin, runArgs(sim.port), 'what time is it\n', () =>
+      until(() => sim!.received.some((f) => f.type === FrameType.MCP && (f.json as { type?: string })?.type === 'result'), 'result', 10_000),
+    );
+    expect(session.code).toBe(0);
+    expect(session.stdout).toMatch(/✓ connected/);
+    expect(sim.received.some((f) => f.type === FrameType.STATUS && f.text === '##DISCONNECT')).toBe(true);
+  });
+});
+
+function runProcess(
+  bin: string,
+  args: string[],
+  input: string,
+  beforeEnd?: () => Promise<void>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.write(input);
+    void (beforeEnd ? beforeEnd() : Promise.resolve()).finally(() => child.stdin.end());
+  });
+}
