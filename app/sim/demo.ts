@@ -1,0 +1,152 @@
+import type { SimPeer } from './peer.js';
+import type { Turn, TurnHandler } from './records.js';
+import { PCM_BYTES_PER_MS, sineTone } from './tone.js';
+
+/**
+ * The canned conversation of the demo server: enough to see a turn, an MCP call with the user's
+ * permission, a streamed reply, a voice and a mood, with no account and no AI behind it.
+ */
+
+const TIME = /what time|几点|time is it/i;
+const NOTE = /write a note|note:|记/i;
+const NOTE_BODY = /(?:write a note|note:)\s*:?\s*([\s\S]*)$/i;
+const TIME_SERVICE = 'get_current_time';
+const FILE_SERVICE = 'create_file';
+
+export interface DemoOptions {
+  /** For note file names. */
+  now?: () => number;
+}
+
+export function createDemo(options: DemoOptions = {}): TurnHandler {
+  const now = options.now ?? Date.now;
+  return async (turn, peer) => {
+    const text = turn.text.trim();
+    if (text === '') return reply(peer, turn.taskId, heard(turn, peer));
+    if (TIME.test(text)) return tellTime(turn, peer);
+    if (NOTE.test(text)) return writeNote(turn, peer, text, now());
+    return reply(
+      peer,
+      turn.taskId,
+      `You said: ${text}. Try "what time is it" or "write a note: buy milk".`,
+    );
+  };
+}
+
+function heard(turn: Turn, peer: SimPeer): string {
+  if (peer.authParams?.input_audio_format === 'opus') {
+    return `I heard ${turn.audio.length} bytes of Opus audio.`;
+  }
+  return `I heard ${Math.round(turn.audio.length / PCM_BYTES_PER_MS)} ms of audio.`;
+}
+
+async function tellTime(turn: Turn, peer: SimPeer): Promise<void> {
+  if (!registered(peer, TIME_SERVICE)) {
+    return reply(peer, turn.taskId, missing(TIME_SERVICE, 'tell the time'), 'sad');
+  }
+  const result = await ask(peer, TIME_SERVICE, { format: 'simple' });
+  if (typeof result === 'string') return reply(peer, turn.taskId, result, 'sad');
+  if (!result.success) {
+    return reply(
+      peer,
+      turn.taskId,
+      `I couldn't get the time: ${result.error ?? 'no reason given'}`,
+      'sad',
+    );
+  }
+  return reply(peer, turn.taskId, `It's ${show(result.data)}.`);
+}
+
+async function writeNote(turn: Turn, peer: SimPeer, text: string, at: number): Promise<void> {
+  if (!registered(peer, FILE_SERVICE)) {
+    return reply(peer, turn.taskId, missing(FILE_SERVICE, 'save notes'), 'sad');
+  }
+  const body = NOTE_BODY.exec(text)?.[1]?.trim();
+  const filename = `notes/note-${stamp(at)}.txt`;
+  const result = await ask(peer, FILE_SERVICE, { filename, content: body || text });
+  if (typeof result === 'string') return reply(peer, turn.taskId, result, 'sad');
+  if (!result.success) {
+    return reply(
+      peer,
+      turn.taskId,
+      `I couldn't save it: ${result.error ?? 'no reason given'}`,
+      'sad',
+    );
+  }
+  const where = typeof result.data === 'string' && result.data.trim() ? result.data : filename;
+  return reply(peer, turn.taskId, `Saved it as ${where}.`);
+}
+
+function registered(peer: SimPeer, service: string): boolean {
+  return peer.services !== undefined && Object.hasOwn(peer.services, service);
+}
+
+function missing(service: string, what: string): string {
+  return `I can't ${what}: your agent has not registered the ${service} service.`;
+}
+
+/** The call's result, or a sentence saying why there is none (timeout, connection gone). */
+async function ask(
+  peer: SimPeer,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<{ success: boolean; data?: unknown; error?: string } | string> {
+  try {
+    return await peer.call(method, params);
+  } catch (err) {
+    return `I asked your agent to run ${method} but got no answer (${(err as Error).message}).`;
+  }
+}
+
+/**
+ * A reply as the real server streams one: the text in a few pieces, the mood, a short voice, then
+ * END_FRAME, all on the turn's task. Nothing is sent once the connection is gone.
+ */
+export async function reply(
+  peer: SimPeer,
+  taskId: string,
+  text: string,
+  emoji = 'happy',
+): Promise<void> {
+  if (peer.closed) return;
+  // A TEXT payload cannot carry the frame end marker; the user may well have typed it.
+  const safe = text.replaceAll('##', '#\u200b#');
+  await Promise.all([
+    peer.text(taskId, pieces(safe)),
+    peer.emoji(taskId, emoji),
+    peer.audio(taskId, sineTone(300, 440, 0.1)),
+    peer.end(taskId),
+  ]);
+}
+
+/** Two or three pieces cut at spaces where possible, never inside a character. */
+export function pieces(text: string): string[] {
+  const chars = Array.from(text);
+  const n = chars.length < 2 ? 1 : chars.length < 24 ? 2 : 3;
+  const out: string[] = [];
+  let from = 0;
+  for (let i = 1; i <= n; i++) {
+    let to = i === n ? chars.length : Math.round((chars.length * i) / n);
+    if (i < n) {
+      const space = chars.indexOf(' ', to);
+      if (space > 0 && space - to < 8 && space + 1 < chars.length) to = space + 1;
+    }
+    if (to > from) out.push(chars.slice(from, to).join(''));
+    from = to;
+  }
+  return out;
+}
+
+function show(data: unknown): string {
+  return typeof data === 'string' ? data : JSON.stringify(data);
+}
+
+/** yyyymmdd-hhmmss in local time, as a person would read it in a file list. */
+function stamp(ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return (
+    `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-` +
+    `${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`
+  );
+}

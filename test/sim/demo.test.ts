@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../app/clock.js';
+import { pieces } from '../../app/sim/demo.js';
+import { FrameType } from '../../app/wire/advent/frame.js';
+import { useSim } from './fixture.js';
+import { type RawClient, textOf } from './raw-client.js';
+
+const SERVICES = {
+  get_current_time: {
+    description: 'Get the current time',
+    parameters: { type: 'object', properties: { format: { type: 'string' } } },
+  },
+  create_file: {
+    description: 'Create a file',
+    parameters: {
+      type: 'object',
+      properties: { filename: { type: 'string' }, content: { type: 'string' } },
+      required: ['filename', 'content'],
+    },
+  },
+};
+
+type Call = {
+  type: 'call';
+  data: { call_id: string; method: string; params: Record<string, string> };
+};
+
+async function nextCall(c: RawClient): Promise<Call['data']> {
+  const seen = c.frames.filter((f) => f.type === FrameType.MCP).length;
+  await c.waitFrame(() => c.frames.filter((f) => f.type === FrameType.MCP).length > seen);
+  const frame = c.frames.filter((f) => f.type === FrameType.MCP)[seen]!;
+  return (JSON.parse(frame.payload.toString()) as Call).data;
+}
+
+describe('the demo conversation', () => {
+  const { start, client } = useSim();
+
+  async function ready(register = true): Promise<RawClient> {
+    const at = new Date(2025, 0, 22, 14, 30, 25).getTime();
+    const sim = await start({ clock: { ...systemClock, now: () => at } });
+    const c = await client(sim);
+    c.auth();
+    if (register) c.register(SERVICES);
+    return c;
+  }
+
+  it('asks the agent for the time and streams the answer with a tone, a mood and END_FRAME', async () => {
+    const c = await ready();
+    const seenBefore = c.frames.length;
+    c.textTurn('t0000001', 'What time is it?');
+    const call = await nextCall(c);
+    expect(call).toMatchObject({ method: 'get_current_time', params: { format: 'simple' } });
+    c.result(call.call_id, { success: true, data: '14:30' });
+    const reply = (await c.waitReply('t0000001')).slice(seenBefore);
+    expect(textOf(reply)).toBe("It's 14:30.");
+    const texts = reply.filter((f) => f.type === FrameType.TEXT);
+    expect(texts.length).toBeGreaterThanOrEqual(2);
+    expect(texts.length).toBeLessThanOrEqual(3);
+    const audio = Buffer.concat(
+      reply.filter((f) => f.type === FrameType.AUDIO).map((f) => f.payload),
+    );
+    expect(audio.length).toBe(300 * 32);
+    expect(audio.includes('##END')).toBe(false);
+    const emoji = reply.find((f) => f.type === FrameType.EMOJI)!;
+    expect(JSON.parse(emoji.payload.toString())).toEqual({ emoji: 'happy' });
+    expect(reply.at(-1)!.type).toBe(FrameType.END);
+  });
+
+  it('writes a note through create_file with a dated name and the text after "note:"', async () => {
+    const c = await ready();
+    c.textTurn('t0000002', 'Write a note: buy milk ');
+    const call = await nextCall(c);
+    expect(call).toMatchObject({
+      method: 'create_file',
+      params: { filename: 'notes/note-20250122-143025.txt', content: 'buy milk' },
+    });
+    c.result(call.call_id, {
+      success: true,
+      data: '/home/me/Documents/notes/note-20250122-143025.txt',
+    });
+    expect(textOf(await c.waitReply('t0000002'))).toBe(
+      'Saved it as /home/me/Documents/notes/note-20250122-143025.txt.',
+    );
+  });
+
+  it('says why a note was not saved, with a sad face', async () => {
+    const c = await ready();
+    c.textTurn('t0000003', '记一下明天开会');
+    const call = await nextCall(c);
+    expect(call.params.content).toBe('记一下明天开会');
+    c.result(call.call_id, { success: false, error: 'denied by the user' });
+    const reply = await c.waitReply('t0000003');
+    expect(textOf(reply)).toBe("I couldn't save it: denied by the user");
+    const emoji = reply.find((f) => f.type === FrameType.EMOJI)!;
+    expect(JSON.parse(emoji.payload.toString())).toEqual({ emoji: 'sad' });
+  });
+
+  it('says the service is missing instead of calling what was never registered', async () => {
+    const c = await ready(false);
+    c.textTurn('t0000004', 'what time is it');
+    expect(textOf(await c.waitReply('t0000004'))).toBe(
+      "I can't tell the time: your agent has not registered the get_current_time service.",
+    );
+    expect(c.frames.some((f) => f.type === FrameType.MCP)).toBe(false);
+  });
+
+  it('echoes anything else with a hint, and measures a voice turn', async () => {
+    const c = await ready();
+    c.textTurn('t0000005', 'hello');
+    expect(textOf(await c.waitReply('t0000005'))).toBe(
+      'You said: hello. Try "what time is it" or "write a note: buy milk".',
+    );
+    for (let i = 0; i < 5; i++) c.send(FrameType.AUDIO, 'v0000001', i, Buffer.alloc(640));
+    c.send(FrameType.END, 'v0000001', 5);
+    expect(textOf(await c.waitReply('v0000001'))).toBe('I heard 100 ms of audio.');
+  });
+
+  it('cuts a reply into two or three non-empty pieces that join back to it', () => {
+    for (const text of [
+      'Hi',
+      "It's 14:30.",
+      'You said: hello. Try "what time is it" or "write a note".',
+      '现在是下午三点半，天气不错，适合出门散步。',
+    ]) {
+      const out = pieces(text);
+      expect(out.join('')).toBe(text);
+      expect(out.length).toBeGreaterThanOrEqual(2);
+      expect(out.length).toBeLessThanOrEqual(3);
+      expect(out.every((p) => p.length > 0)).toBe(true);
+    }
+  });
+});
