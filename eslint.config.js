@@ -7,7 +7,10 @@ import globals from 'globals';
 // Layering rules of DESIGN.md §2: the core never sees a UI or a host, the contract never sees Node.
 const uiAndHosts = [
   { group: ['electron', 'electron/*'], message: 'app/ is the core: it never imports electron.' },
-  { group: ['react', 'react-dom', 'react/*'], message: 'app/ is the core: it never imports react.' },
+  {
+    group: ['react', 'react-dom', 'react/*'],
+    message: 'app/ is the core: it never imports react.',
+  },
   { group: ['**/renderer/**', '**/main/**'], message: 'app/ must not import hosts or the UI.' },
 ];
 
@@ -18,13 +21,27 @@ export default tseslint.config(
   {
     languageOptions: { globals: { ...globals.node }, ecmaVersion: 2023, sourceType: 'module' },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.object.name='test'][callee.property.name=/^(only|skip)$/]", message: 'Every test runs.' },
-        { selector: "CallExpression[callee.object.name='it'][callee.property.name=/^(only|skip)$/]", message: 'Every test runs.' },
-        { selector: "CallExpression[callee.object.name='describe'][callee.property.name=/^(only|skip)$/]", message: 'Every test runs.' },
+        {
+          selector:
+            "CallExpression[callee.object.name='test'][callee.property.name=/^(only|skip)$/]",
+          message: 'Every test runs.',
+        },
+        {
+          selector: "CallExpression[callee.object.name='it'][callee.property.name=/^(only|skip)$/]",
+          message: 'Every test runs.',
+        },
+        {
+          selector:
+            "CallExpression[callee.object.name='describe'][callee.property.name=/^(only|skip)$/]",
+          message: 'Every test runs.',
+        },
       ],
     },
   },
@@ -37,13 +54,30 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [...uiAndHosts, { group: ['node:*'], message: 'app/contract is imported by the renderer: no node:* here.' }] },
+        {
+          patterns: [
+            ...uiAndHosts,
+            {
+              group: ['node:*'],
+              message: 'app/contract is imported by the renderer: no node:* here.',
+            },
+          ],
+        },
       ],
     },
   },
   {
     files: ['main/headless/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['electron', 'electron/*'], message: 'Only main/electron imports electron.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['electron', 'electron/*'], message: 'Only main/electron imports electron.' },
+          ],
+        },
+      ],
+    },
   },
   prettier,
 );

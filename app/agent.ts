@@ -103,7 +103,8 @@ export class Agent {
     );
     for (const name of overrides.disabled ?? []) enabled[name] = false;
     this.registry = new Registry({ enabled });
-    for (const service of [...builtinServices(), ...(options.services ?? [])]) this.registry.add(service);
+    for (const service of [...builtinServices(), ...(options.services ?? [])])
+      this.registry.add(service);
     for (const name of [...Object.keys(overrides.policies ?? {}), ...(overrides.disabled ?? [])]) {
       if (!this.registry.get(name)) throw new Error(`there is no service named '${name}'`);
     }
@@ -125,7 +126,10 @@ export class Agent {
     });
     this.gate = new Dispatcher({
       registry: this.registry,
-      policy: { decide: (q) => this.policy.decide(q), remember: (key, scope) => this.remember(key, scope) },
+      policy: {
+        decide: (q) => this.policy.decide(q),
+        remember: (key, scope) => this.remember(key, scope),
+      },
       broker: this.broker,
       audit,
       files,
@@ -137,7 +141,10 @@ export class Agent {
     this.gate.events.on('callStarted', (e) => this.events.emit('callStarted', e));
     this.gate.events.on('callFinished', (e) => this.events.emit('callFinished', e));
     this.gate.events.on('auditError', ({ message }) =>
-      this.events.emit('notice', { level: 'error', message: `the audit log cannot be written: ${message}` }),
+      this.events.emit('notice', {
+        level: 'error',
+        message: `the audit log cannot be written: ${message}`,
+      }),
     );
     audit.onAppend((record) => this.events.emit('audit', record));
     this.registry.events.on('changed', () => {
@@ -155,7 +162,8 @@ export class Agent {
     );
     const audit = await AuditLog.open({ dir: path.join(options.dataDir, 'audit'), clock });
     const agent = new Agent(options, settings, audit);
-    for (const warning of settings.warnings) agent.events.emit('notice', { level: 'warn', message: warning });
+    for (const warning of settings.warnings)
+      agent.events.emit('notice', { level: 'warn', message: warning });
     return agent;
   }
 
@@ -248,7 +256,9 @@ export class Agent {
       },
       gate: this.gate,
       services: () =>
-        Object.fromEntries(this.registry.serverServices().map((s) => [s.name, this.registry.describeForServer(s)])),
+        Object.fromEntries(
+          this.registry.serverServices().map((s) => [s.name, this.registry.describeForServer(s)]),
+        ),
       clock: this.clockSource,
       ids: this.ids,
       timing: this.options.timing,
@@ -263,7 +273,9 @@ export class Agent {
       }
       this.events.emit('connection', { id, name, state });
     });
-    e.on('registration', (registration) => this.events.emit('registration', { id, name, registration }));
+    e.on('registration', (registration) =>
+      this.events.emit('registration', { id, name, registration }),
+    );
     e.on('replyDelta', (p) => this.events.emit('replyDelta', { ...p, id }));
     e.on('replyDone', (p) => this.events.emit('replyDone', { ...p, id }));
     e.on('replyInterrupted', (p) => this.events.emit('replyInterrupted', { ...p, id }));
@@ -271,7 +283,9 @@ export class Agent {
     e.on('audio', (p) => this.events.emit('audio', { ...p, id }));
     e.on('listen', (p) => this.events.emit('listen', { ...p, id }));
     e.on('status', (text) => this.events.emit('status', { id, name, text }));
-    e.on('log', ({ level, message }) => this.events.emit('notice', { level, message, connection: name }));
+    e.on('log', ({ level, message }) =>
+      this.events.emit('notice', { level, message, connection: name }),
+    );
     e.on('tokenExpiring', ({ expiresAt }) =>
       this.events.emit('notice', {
         level: 'warn',

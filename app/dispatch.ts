@@ -45,7 +45,12 @@ export type PolicyDecision =
   | { kind: 'ask' };
 
 export interface GatePolicy {
-  decide(q: { service: string; risk: Risk; grantKey: string; escalation?: boolean }): PolicyDecision;
+  decide(q: {
+    service: string;
+    risk: Risk;
+    grantKey: string;
+    escalation?: boolean;
+  }): PolicyDecision;
   remember(grantKey: string, scope: 'session' | 'always'): Promise<void> | void;
 }
 
@@ -107,7 +112,8 @@ interface Verdict {
 }
 
 /** The permission step's answer: run under this decision, or a refusal. */
-type Permission = { run: true; decision: Decision } | { run: false; decision: Decision; result: DispatchResult };
+type Permission =
+  { run: true; decision: Decision } | { run: false; decision: Decision; result: DispatchResult };
 
 const refuse = (code: ErrorCode, message: string): DispatchResult => ({ ok: false, code, message });
 
@@ -139,14 +145,18 @@ export class Dispatcher {
       // Only a bug gets here (every step returns values); fail closed and say so.
       verdict = {
         decision: 'denied',
-        result: refuse('service_error', `the agent failed while handling '${call.service}': ${errorText(err)}`),
+        result: refuse(
+          'service_error',
+          `the agent failed while handling '${call.service}': ${errorText(err)}`,
+        ),
       };
     }
 
     const durationMs = Math.max(0, clock.now() - started);
     const outcome: Outcome = verdict.result.ok ? 'ok' : ranButFailed(verdict) ? 'error' : 'refused';
     const auditSeq = await this.record(call, started, verdict, outcome, durationMs);
-    const result: DispatchResult = auditSeq === undefined ? verdict.result : { ...verdict.result, auditSeq };
+    const result: DispatchResult =
+      auditSeq === undefined ? verdict.result : { ...verdict.result, auditSeq };
     this.events.emit('callFinished', {
       key,
       connection: call.connection,
@@ -175,7 +185,9 @@ export class Dispatcher {
         result: refuse(
           'unknown_service',
           `there is no service named '${call.service}'` +
-            (names.length ? `; available services: ${names.join(', ')}` : '; no services are enabled'),
+            (names.length
+              ? `; available services: ${names.join(', ')}`
+              : '; no services are enabled'),
         ),
       };
     }
@@ -190,13 +202,19 @@ export class Dispatcher {
     }
     const valid = registry.validate(service.name, call.params);
     if (!valid.ok) {
-      return { decision: 'invalid', result: refuse('invalid_params', `invalid call to '${service.name}': ${valid.message}`) };
+      return {
+        decision: 'invalid',
+        result: refuse('invalid_params', `invalid call to '${service.name}': ${valid.message}`),
+      };
     }
     if (this.auditBroken !== undefined) {
       // Nothing runs unrecorded: refuse until the log can be written again.
       return {
         decision: 'denied',
-        result: refuse('service_error', `the agent cannot record calls right now (${this.auditBroken}); try again later`),
+        result: refuse(
+          'service_error',
+          `the agent cannot record calls right now (${this.auditBroken}); try again later`,
+        ),
       };
     }
 
@@ -223,7 +241,8 @@ export class Dispatcher {
     const permission: Permission = call.userRun
       ? { run: true, decision: 'user-run' }
       : await this.permit(call, service, preview, key);
-    if (!permission.run) return { decision: permission.decision, result: permission.result, summary };
+    if (!permission.run)
+      return { decision: permission.decision, result: permission.result, summary };
 
     const result = await this.run(service, params, ctx, controller);
     return { decision: permission.decision, result, summary };
@@ -238,12 +257,20 @@ export class Dispatcher {
   ): Promise<Permission> {
     const { policy, broker } = this.deps;
     const grantKey = preview?.escalation ? `${service.name}:${preview.escalation}` : service.name;
-    const decided = policy.decide({ service: service.name, risk: service.risk, grantKey, escalation: Boolean(preview?.escalation) });
+    const decided = policy.decide({
+      service: service.name,
+      risk: service.risk,
+      grantKey,
+      escalation: Boolean(preview?.escalation),
+    });
     switch (decided.kind) {
       case 'auto':
         return { run: true, decision: 'auto' };
       case 'granted':
-        return { run: true, decision: decided.scope === 'session' ? 'allowed-session' : 'allowed-always' };
+        return {
+          run: true,
+          decision: decided.scope === 'session' ? 'allowed-session' : 'allowed-always',
+        };
       case 'deny':
         return {
           run: false,
@@ -278,13 +305,19 @@ export class Dispatcher {
         return {
           run: false,
           decision: 'denied',
-          result: refuse('denied', `the user declined to let '${service.name}' run (${summary}); do not retry unless the user asks again`),
+          result: refuse(
+            'denied',
+            `the user declined to let '${service.name}' run (${summary}); do not retry unless the user asks again`,
+          ),
         };
       case 'timeout':
         return {
           run: false,
           decision: 'timeout',
-          result: refuse('prompt_timeout', `the user did not answer the permission request for '${service.name}' in time, so it was not run`),
+          result: refuse(
+            'prompt_timeout',
+            `the user did not answer the permission request for '${service.name}' in time, so it was not run`,
+          ),
         };
       case 'cancelled':
         return {
@@ -365,7 +398,13 @@ export class Dispatcher {
 /** An outcome is `error` (not `refused`) when the service itself ran and failed. */
 function ranButFailed(verdict: Verdict): boolean {
   if (verdict.result.ok) return false;
-  const ranDecisions: Decision[] = ['auto', 'allowed-once', 'allowed-session', 'allowed-always', 'user-run'];
+  const ranDecisions: Decision[] = [
+    'auto',
+    'allowed-once',
+    'allowed-session',
+    'allowed-always',
+    'user-run',
+  ];
   return ranDecisions.includes(verdict.decision);
 }
 

@@ -36,7 +36,14 @@ const service = (over: Partial<Service> & Pick<Service, 'name' | 'run'>): Servic
   ...over,
 });
 
-function gate(opts: { services?: Service[]; policies?: Record<string, Policy>; always?: string[]; auditLog?: GateAudit } = {}) {
+function gate(
+  opts: {
+    services?: Service[];
+    policies?: Record<string, Policy>;
+    always?: string[];
+    auditLog?: GateAudit;
+  } = {},
+) {
   const registry = new Registry();
   for (const s of [...builtinServices(), ...(opts.services ?? [])]) registry.add(s);
   let always = [...(opts.always ?? [])];
@@ -59,7 +66,11 @@ function gate(opts: { services?: Service[]; policies?: Record<string, Policy>; a
   return { registry, policy, broker, dispatcher };
 }
 
-const call = (serviceName: string, params: unknown = {}, over: Partial<CallRequest> = {}): CallRequest => ({
+const call = (
+  serviceName: string,
+  params: unknown = {},
+  over: Partial<CallRequest> = {},
+): CallRequest => ({
   connection: 'srv',
   dialect: 'advent',
   callId: `c-${Math.random().toString(16).slice(2, 8)}`,
@@ -71,18 +82,37 @@ const call = (serviceName: string, params: unknown = {}, over: Partial<CallReque
 describe('the gate', () => {
   it('turns an exception inside a service into service_error with its message, outcome error', async () => {
     const { dispatcher } = gate({
-      services: [service({ name: 'boom', run: async () => Promise.reject(new Error('disk on fire')) })],
+      services: [
+        service({ name: 'boom', run: async () => Promise.reject(new Error('disk on fire')) }),
+      ],
     });
     const result = await dispatcher.dispatch(call('boom'));
-    expect(result).toMatchObject({ ok: false, code: 'service_error', message: "'boom' failed: disk on fire" });
-    expect(audit.select({})[0]).toMatchObject({ decision: 'auto', outcome: 'error', error: 'service_error' });
+    expect(result).toMatchObject({
+      ok: false,
+      code: 'service_error',
+      message: "'boom' failed: disk on fire",
+    });
+    expect(audit.select({})[0]).toMatchObject({
+      decision: 'auto',
+      outcome: 'error',
+      error: 'service_error',
+    });
   });
 
   it('keeps the code of a deliberate ServiceFailure', async () => {
     const { dispatcher } = gate({
-      services: [service({ name: 'picky', run: async () => Promise.reject(new ServiceFailure('invalid_params', 'no Mondays')) })],
+      services: [
+        service({
+          name: 'picky',
+          run: async () => Promise.reject(new ServiceFailure('invalid_params', 'no Mondays')),
+        }),
+      ],
     });
-    expect(await dispatcher.dispatch(call('picky'))).toMatchObject({ ok: false, code: 'invalid_params', message: 'no Mondays' });
+    expect(await dispatcher.dispatch(call('picky'))).toMatchObject({
+      ok: false,
+      code: 'invalid_params',
+      message: 'no Mondays',
+    });
   });
 
   it('stops a service that runs past its time, aborting its signal', async () => {
@@ -104,7 +134,9 @@ describe('the gate', () => {
     });
     const result = await dispatcher.dispatch(call('slow'));
     expect(result).toMatchObject({ ok: false, code: 'service_timeout' });
-    expect(!result.ok && result.message).toMatch(/did not finish within 0\.1 s|did not finish within 0\.05 s/);
+    expect(!result.ok && result.message).toMatch(
+      /did not finish within 0\.1 s|did not finish within 0\.05 s/,
+    );
     expect(aborted).toBe(true);
     expect(audit.select({})[0]).toMatchObject({ outcome: 'error', error: 'service_timeout' });
   });
@@ -116,29 +148,43 @@ describe('the gate', () => {
       append: (entry: AuditEntry): Promise<AuditRecord> =>
         failing ? Promise.reject(new Error('no space left on device')) : audit.append(entry),
     };
-    const { dispatcher } = gate({ services: [service({ name: 'count', run: async () => ++runs })], auditLog: flaky });
+    const { dispatcher } = gate({
+      services: [service({ name: 'count', run: async () => ++runs })],
+      auditLog: flaky,
+    });
     const errors: string[] = [];
     dispatcher.events.on('auditError', (e) => errors.push(e.message));
     expect(await dispatcher.dispatch(call('count'))).toMatchObject({ ok: true });
     expect(errors).toEqual(['no space left on device']);
     const refused = await dispatcher.dispatch(call('count'));
     expect(refused).toMatchObject({ ok: false, code: 'service_error' });
-    expect(!refused.ok && refused.message).toMatch(/cannot record calls right now \(no space left on device\)/);
+    expect(!refused.ok && refused.message).toMatch(
+      /cannot record calls right now \(no space left on device\)/,
+    );
     expect(runs).toBe(1);
     failing = false;
     // The first call after recovery is still refused, but its refusal is recorded: that proves
     // the log works again, so the next call runs.
-    expect(await dispatcher.dispatch(call('count'))).toMatchObject({ ok: false, code: 'service_error' });
+    expect(await dispatcher.dispatch(call('count'))).toMatchObject({
+      ok: false,
+      code: 'service_error',
+    });
     expect(await dispatcher.dispatch(call('count'))).toMatchObject({ ok: true });
     expect(runs).toBe(2);
     expect(audit.select({ order: 'asc' }).map((r) => r.outcome)).toEqual(['refused', 'ok']);
   });
 
   it('a user-run needs no prompt, works on a switched-off service and is audited as user-run', async () => {
-    const { dispatcher, registry } = gate({ services: [service({ name: 'note', risk: 'write', run: async () => 'done' })] });
+    const { dispatcher, registry } = gate({
+      services: [service({ name: 'note', risk: 'write', run: async () => 'done' })],
+    });
     registry.setEnabled('note', false);
     expect(await dispatcher.dispatch(call('note'))).toMatchObject({ ok: false, code: 'disabled' });
-    expect(await dispatcher.dispatch(call('note', {}, { userRun: true, connection: 'local', dialect: 'local' }))).toMatchObject({
+    expect(
+      await dispatcher.dispatch(
+        call('note', {}, { userRun: true, connection: 'local', dialect: 'local' }),
+      ),
+    ).toMatchObject({
       ok: true,
       data: 'done',
     });
@@ -146,16 +192,23 @@ describe('the gate', () => {
   });
 
   it('hides user-only services from servers but lets the user run them', async () => {
-    const { dispatcher } = gate({ services: [service({ name: 'secret_tool', userOnly: true, run: async () => 42 })] });
+    const { dispatcher } = gate({
+      services: [service({ name: 'secret_tool', userOnly: true, run: async () => 42 })],
+    });
     const fromServer = await dispatcher.dispatch(call('secret_tool'));
     expect(fromServer).toMatchObject({ ok: false, code: 'unknown_service' });
     expect(!fromServer.ok && fromServer.message).not.toContain('secret_tool;');
-    expect(await dispatcher.dispatch(call('secret_tool', {}, { userRun: true }))).toMatchObject({ ok: true, data: 42 });
+    expect(await dispatcher.dispatch(call('secret_tool', {}, { userRun: true }))).toMatchObject({
+      ok: true,
+      data: 42,
+    });
   });
 
   it('a deny policy wins over a remembered "always" grant', async () => {
     const { dispatcher } = gate({ policies: { create_file: 'deny' }, always: ['create_file'] });
-    const result = await dispatcher.dispatch(call('create_file', { filename: 'a.txt', content: 'x' }));
+    const result = await dispatcher.dispatch(
+      call('create_file', { filename: 'a.txt', content: 'x' }),
+    );
     expect(result).toMatchObject({ ok: false, code: 'denied' });
     expect(!result.ok && result.message).toMatch(/blocked the service 'create_file'/);
   });
@@ -165,7 +218,9 @@ describe('the gate', () => {
     broker.attach({ name: 'ui' });
     let prompts = 0;
     broker.on('prompt', () => (prompts += 1));
-    const result = await dispatcher.dispatch(call('create_file', { filename: '/etc/passwd', content: 'x' }));
+    const result = await dispatcher.dispatch(
+      call('create_file', { filename: '/etc/passwd', content: 'x' }),
+    );
     expect(result).toMatchObject({ ok: false, code: 'path_outside_roots' });
     expect(prompts).toBe(0);
     expect(audit.select({})[0]).toMatchObject({ decision: 'invalid', outcome: 'refused' });
@@ -181,7 +236,12 @@ describe('the gate', () => {
     ]);
     const seqs = results.map((r) => r.auditSeq);
     expect(new Set(seqs).size).toBe(4);
-    expect(audit.select({}).map((r) => r.seq).sort()).toEqual([...seqs].sort());
+    expect(
+      audit
+        .select({})
+        .map((r) => r.seq)
+        .sort(),
+    ).toEqual([...seqs].sort());
   });
 
   it('emits callStarted and callFinished for the timeline, with the prompt summary', async () => {
@@ -193,6 +253,10 @@ describe('the gate', () => {
     const finished = new Promise((resolve) => dispatcher.events.on('callFinished', resolve));
     await dispatcher.dispatch(call('create_file', { filename: 'hello.txt', content: 'hi' }));
     expect(started).toEqual(['create_file']);
-    expect(await finished).toMatchObject({ decision: 'allowed-once', outcome: 'ok', summary: expect.stringMatching(/^Create file hello\.txt \(2 B\)/) });
+    expect(await finished).toMatchObject({
+      decision: 'allowed-once',
+      outcome: 'ok',
+      summary: expect.stringMatching(/^Create file hello\.txt \(2 B\)/),
+    });
   });
 });

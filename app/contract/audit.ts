@@ -42,7 +42,10 @@ export interface AuditRecord {
 }
 
 /** What the gate hands to the audit log; seq, ts-defaults and the hash chain are the log's job. */
-export type AuditEntry = Omit<AuditRecord, 'seq' | 'prevHash' | 'hash' | 'paramsSha256' | 'params'> & {
+export type AuditEntry = Omit<
+  AuditRecord,
+  'seq' | 'prevHash' | 'hash' | 'paramsSha256' | 'params'
+> & {
   params: unknown;
 };
 
@@ -72,4 +75,12 @@ export type AuditExportFormat = 'json' | 'csv';
 
 export type AuditVerifyResult =
   | { ok: true; records: number; files: number; tornLines: number }
-  | { ok: false; records: number; files: number; tornLines: number; firstBadSeq: number; file: string; reason: string };
+  | {
+      ok: false;
+      records: number;
+      files: number;
+      tornLines: number;
+      firstBadSeq: number;
+      file: string;
+      reason: string;
+    };

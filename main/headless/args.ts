@@ -77,7 +77,11 @@ export type ParseResult = { ok: true; args: ParsedArgs } | { ok: false; message:
 
 const fail = (message: string): ParseResult => ({ ok: false, message });
 
-function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined | Error {
+function oneOf<T extends string>(
+  flag: string,
+  value: string | undefined,
+  allowed: readonly T[],
+): T | undefined | Error {
   if (value === undefined) return undefined;
   if ((allowed as readonly string[]).includes(value)) return value as T;
   return new Error(`${flag} must be one of: ${allowed.join(', ')} (got '${value}')`);
@@ -88,7 +92,8 @@ export function parseCliArgs(argv: readonly string[]): ParseResult {
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     return { ok: true, args: { command: 'help' } };
   }
-  if (command === '--version' || command === '-v') return { ok: true, args: { command: 'version' } };
+  if (command === '--version' || command === '-v')
+    return { ok: true, args: { command: 'version' } };
   try {
     if (command === 'run') return parseRun(rest);
     if (command === 'audit') return parseAudit(rest);
@@ -127,11 +132,16 @@ function parseRun(argv: string[]): ParseResult {
   if (!values.server) return fail('--server HOST:PORT is required');
   const server = parseServer(values.server);
   if (server instanceof Error) return fail(server.message);
-  if (values.token !== undefined && values['token-file'] !== undefined) return fail('give --token or --token-file, not both');
-  if (values.token === undefined && values['token-file'] === undefined) return fail('--token or --token-file is required');
+  if (values.token !== undefined && values['token-file'] !== undefined)
+    return fail('give --token or --token-file, not both');
+  if (values.token === undefined && values['token-file'] === undefined)
+    return fail('--token or --token-file is required');
 
   const format = oneOf('--format', values.format, ['pcm', 'opus'] as const);
-  const inputAudioFormat = oneOf('--input-audio-format', values['input-audio-format'], ['pcm', 'opus'] as const);
+  const inputAudioFormat = oneOf('--input-audio-format', values['input-audio-format'], [
+    'pcm',
+    'opus',
+  ] as const);
   const mode = oneOf('--mode', values.mode, ['manual', 'vad', 'auto'] as const);
   for (const v of [format, inputAudioFormat, mode]) if (v instanceof Error) return fail(v.message);
   for (const [flag, v] of [
@@ -196,7 +206,13 @@ function parseAudit(argv: string[]): ParseResult {
   if (positionals.length) return fail(`unexpected argument '${positionals[0]}'`);
   return {
     ok: true,
-    args: { command: 'audit', dataDir: values['data-dir'], service: values.service, json: values.json ?? false, verify: values.verify ?? false },
+    args: {
+      command: 'audit',
+      dataDir: values['data-dir'],
+      service: values.service,
+      json: values.json ?? false,
+      verify: values.verify ?? false,
+    },
   };
 }
 
@@ -205,6 +221,7 @@ export function parseServer(text: string): { host: string; port: number } | Erro
   const m = /^\[([^\]]+)\]:(\d+)$/.exec(text) ?? /^([^:\s]+):(\d+)$/.exec(text);
   if (!m) return new Error(`--server must be HOST:PORT (got '${text}')`);
   const port = Number(m[2]);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) return new Error(`--server port must be 1-65535 (got '${m[2]}')`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    return new Error(`--server port must be 1-65535 (got '${m[2]}')`);
   return { host: m[1]!, port };
 }

@@ -12,14 +12,19 @@ export async function auditCommand(args: AuditArgs, io: CliIo): Promise<number> 
     if (args.verify) {
       const v = await log.verify();
       if (v.ok) {
-        io.stdout.write(`✓ audit log intact: ${v.records} record(s) in ${v.files} file(s)${v.tornLines ? `, ${v.tornLines} torn line(s) skipped` : ''}\n`);
+        io.stdout.write(
+          `✓ audit log intact: ${v.records} record(s) in ${v.files} file(s)${v.tornLines ? `, ${v.tornLines} torn line(s) skipped` : ''}\n`,
+        );
         return 0;
       }
-      io.stdout.write(`✗ audit log damaged at record #${v.firstBadSeq} in ${v.file}: ${v.reason}\n`);
+      io.stdout.write(
+        `✗ audit log damaged at record #${v.firstBadSeq} in ${v.file}: ${v.reason}\n`,
+      );
       return 1;
     }
     const records = log.select({ service: args.service, order: 'asc' });
-    for (const r of records) io.stdout.write(args.json ? `${JSON.stringify(r)}\n` : `${formatAuditLine(r)}\n`);
+    for (const r of records)
+      io.stdout.write(args.json ? `${JSON.stringify(r)}\n` : `${formatAuditLine(r)}\n`);
     if (!args.json) io.stdout.write(`${records.length} record(s) in ${dir}\n`);
     return 0;
   } finally {

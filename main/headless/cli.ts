@@ -34,7 +34,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 
 /** The real process: stdio, signals, platform folders. */
 export function processIo(): CliIo {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(
+    readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'),
+  ) as { version: string };
   return {
     stdin: process.stdin,
     stdout: process.stdout,

@@ -20,25 +20,34 @@ export class Printer {
   state(server: string, state: ConnectionState): void {
     switch (state.status) {
       case 'connecting':
-        return this.line(`… connecting to ${server}${state.attempt > 1 ? ` (attempt ${state.attempt})` : ''}`);
+        return this.line(
+          `… connecting to ${server}${state.attempt > 1 ? ` (attempt ${state.attempt})` : ''}`,
+        );
       case 'authenticating':
         return this.line('… logging in');
       case 'ready':
         return this.line(`✓ connected to ${server}`);
       case 'reconnecting': {
         const secs = Math.max(0, Math.round((state.nextAt - Date.now()) / 1000));
-        return this.line(`↻ connection lost (${state.lastError}); reconnecting in ${secs} s (attempt ${state.attempt})`);
+        return this.line(
+          `↻ connection lost (${state.lastError}); reconnecting in ${secs} s (attempt ${state.attempt})`,
+        );
       }
       case 'offline':
         if (state.reason === 'stopped') return this.line('✓ disconnected');
-        return this.err(`✗ ${state.reason === 'auth_failed' ? 'login failed' : 'cannot connect'}: ${state.message}`);
+        return this.err(
+          `✗ ${state.reason === 'auth_failed' ? 'login failed' : 'cannot connect'}: ${state.message}`,
+        );
       case 'idle':
         return;
     }
   }
 
   registration(r: RegistrationState): void {
-    if (r.state === 'registered') this.line(`✓ registered ${r.services.length} service(s): ${r.services.join(', ') || '(none)'}`);
+    if (r.state === 'registered')
+      this.line(
+        `✓ registered ${r.services.length} service(s): ${r.services.join(', ') || '(none)'}`,
+      );
     if (r.state === 'failed') this.err(`✗ registering services failed: ${r.message}`);
   }
 
@@ -74,7 +83,9 @@ export class Printer {
   call(c: CallFinished): void {
     const what = c.summary ?? c.service;
     const result = c.outcome === 'ok' ? 'ok' : `${c.outcome}: ${c.message ?? c.code ?? ''}`;
-    this.line(`⚙ ${c.service} — ${what} — ${c.decision} — ${result} (${c.durationMs} ms${c.auditSeq ? `, audit #${c.auditSeq}` : ''})`);
+    this.line(
+      `⚙ ${c.service} — ${what} — ${c.decision} — ${result} (${c.durationMs} ms${c.auditSeq ? `, audit #${c.auditSeq}` : ''})`,
+    );
   }
 
   prompt(p: PendingPrompt, now: number): void {
@@ -91,14 +102,17 @@ export class Printer {
   services(list: ServiceView[]): void {
     for (const s of list) {
       const grants = s.alwaysGrants.length ? `, always allowed: ${s.alwaysGrants.join(', ')}` : '';
-      this.line(`  ${s.enabled ? '●' : '○'} ${s.name.padEnd(20)} ${s.risk.padEnd(6)} policy ${s.policy}${grants} — ${s.title}`);
+      this.line(
+        `  ${s.enabled ? '●' : '○'} ${s.name.padEnd(20)} ${s.risk.padEnd(6)} policy ${s.policy}${grants} — ${s.title}`,
+      );
     }
   }
 
   audit(records: readonly AuditRecord[], total: number): void {
     if (!records.length) return this.line('  (no calls recorded yet)');
     for (const r of records) this.line(`  ${formatAuditLine(r)}`);
-    if (total > records.length) this.line(`  … ${total - records.length} older; see 'advent-agent audit'`);
+    if (total > records.length)
+      this.line(`  … ${total - records.length} older; see 'advent-agent audit'`);
   }
 
   info(text: string): void {

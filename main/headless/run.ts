@@ -114,8 +114,10 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
       const at = queue.findIndex((p) => p.id === id);
       if (at < 0) return;
       const [done] = queue.splice(at, 1);
-      if (resolution === 'timeout') out.notice('warn', `no answer for ${done!.service} in time: denied`);
-      if (resolution === 'cancelled') out.notice('warn', `the question about ${done!.service} was withdrawn`);
+      if (resolution === 'timeout')
+        out.notice('warn', `no answer for ${done!.service} in time: denied`);
+      if (resolution === 'cancelled')
+        out.notice('warn', `the question about ${done!.service} was withdrawn`);
       if (at === 0 && queue[0]) out.prompt(queue[0], agent.clock());
     });
   } else {
@@ -165,7 +167,8 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
         return;
       }
       waiting.push(line);
-      if (session.state.status !== 'ready') out.info('(not connected yet: it will be sent once connected)');
+      if (session.state.status !== 'ready')
+        out.info('(not connected yet: it will be sent once connected)');
       pump();
     });
     lines.on('close', () => {
@@ -204,7 +207,9 @@ async function readToken(args: RunArgs, io: CliIo): Promise<string | undefined> 
     if (!text) throw new Error('the file is empty');
     return text;
   } catch (err) {
-    io.stderr.write(`advent-agent: cannot read the token from ${args.tokenFile}: ${(err as Error).message}\n`);
+    io.stderr.write(
+      `advent-agent: cannot read the token from ${args.tokenFile}: ${(err as Error).message}\n`,
+    );
     return undefined;
   }
 }

@@ -58,7 +58,14 @@ export async function startHarness(
   agent.events.on('connection', ({ state }) => states.push(state));
   const ready = nextEvent(agent.events, 'connection', (e) => e.state.status === 'ready');
   const session = agent.connectAdvent(
-    { id: 'p1', kind: 'advent', name: 'Test server', host: '127.0.0.1', port: sim.port, ...opts.profile },
+    {
+      id: 'p1',
+      kind: 'advent',
+      name: 'Test server',
+      host: '127.0.0.1',
+      port: sim.port,
+      ...opts.profile,
+    },
     () => opts.token ?? 'test-token',
   );
   if (opts.waitReady !== false) await ready;

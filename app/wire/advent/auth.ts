@@ -12,7 +12,14 @@ export interface AuthParams {
   emoji_mode?: string;
 }
 
-const ORDER: (keyof AuthParams)[] = ['voiceid', 'lang', 'format', 'input_audio_format', 'mode', 'emoji_mode'];
+const ORDER: (keyof AuthParams)[] = [
+  'voiceid',
+  'lang',
+  'format',
+  'input_audio_format',
+  'mode',
+  'emoji_mode',
+];
 
 /** `<JWT>##key:value…`. Values are sent as they are (voice ids have spaces and parentheses). */
 export function buildAuthPayload(token: string, params: AuthParams): string {
@@ -33,7 +40,8 @@ export function checkAuthInputs(token: string, params: AuthParams): string | und
   if (/[\r\n]/.test(token)) return 'the token cannot contain line breaks';
   for (const key of ORDER) {
     const value = params[key];
-    if (value !== undefined && value.includes('##')) return `the setting '${key}' cannot contain '##'`;
+    if (value !== undefined && value.includes('##'))
+      return `the setting '${key}' cannot contain '##'`;
   }
   return undefined;
 }
@@ -62,6 +70,12 @@ export function tokenExpiry(token: string): number | undefined {
  * failure; `##INFO:` lines are information.
  */
 export function looksLikeAuthFailure(status: string): boolean {
-  if (/^##INFO:/i.test(status) && !/(fail|invalid|denied|expired|unauthori[sz]ed|401|403)/i.test(status)) return false;
-  return /^##ERROR|fail|invalid|denied|expired|unauthori[sz]ed|\b401\b|\b403\b|forbidden/i.test(status);
+  if (
+    /^##INFO:/i.test(status) &&
+    !/(fail|invalid|denied|expired|unauthori[sz]ed|401|403)/i.test(status)
+  )
+    return false;
+  return /^##ERROR|fail|invalid|denied|expired|unauthori[sz]ed|\b401\b|\b403\b|forbidden/i.test(
+    status,
+  );
 }

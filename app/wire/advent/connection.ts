@@ -15,7 +15,13 @@ import { type Clock, type TimerHandle, systemClock } from '../../clock.js';
 import type { ConnectionState } from '../../contract/connection.js';
 import { Emitter } from '../../events.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
-import { type AuthParams, buildAuthPayload, checkAuthInputs, looksLikeAuthFailure, tokenExpiry } from './auth.js';
+import {
+  type AuthParams,
+  buildAuthPayload,
+  checkAuthInputs,
+  looksLikeAuthFailure,
+  tokenExpiry,
+} from './auth.js';
 import {
   type DecodeIssue,
   type Frame,
@@ -198,7 +204,11 @@ export class AdventConnection {
     });
 
     this.setTimer('connect', this.timing.connectTimeoutMs, () =>
-      socket.destroy(new Error(`no answer from ${this.options.host}:${this.options.port} within ${this.timing.connectTimeoutMs / 1000} s`)),
+      socket.destroy(
+        new Error(
+          `no answer from ${this.options.host}:${this.options.port} within ${this.timing.connectTimeoutMs / 1000} s`,
+        ),
+      ),
     );
     socket.setNoDelay(true);
     socket.on('connect', () => {
@@ -295,7 +305,10 @@ export class AdventConnection {
 
   private scheduleReconnect(reason: string): void {
     const { backoffInitialMs, backoffFactor, backoffMaxMs, jitter } = this.timing;
-    const base = Math.min(backoffMaxMs, backoffInitialMs * backoffFactor ** Math.max(0, this.attempt - 1));
+    const base = Math.min(
+      backoffMaxMs,
+      backoffInitialMs * backoffFactor ** Math.max(0, this.attempt - 1),
+    );
     const delay = Math.max(0, Math.round(base * (1 + jitter * (2 * this.ids.random() - 1))));
     const nextAt = this.clock.now() + delay;
     this.lastError = '';
@@ -330,7 +343,12 @@ export class AdventConnection {
     );
   }
 
-  private write(type: KnownFrameType, taskId: string, seq: number, payload?: string | Uint8Array): boolean {
+  private write(
+    type: KnownFrameType,
+    taskId: string,
+    seq: number,
+    payload?: string | Uint8Array,
+  ): boolean {
     const socket = this.socket;
     if (!socket || socket.destroyed || !socket.writable) return false;
     socket.write(encodeFrame(type, taskId, seq, payload));
@@ -341,13 +359,19 @@ export class AdventConnection {
   private onDecodeIssue(issue: DecodeIssue, socket: net.Socket): void {
     switch (issue.kind) {
       case 'garbage':
-        this.events.emit('issue', { message: `dropped ${issue.bytes} bytes that were not part of a frame` });
+        this.events.emit('issue', {
+          message: `dropped ${issue.bytes} bytes that were not part of a frame`,
+        });
         break;
       case 'unknown_type':
-        this.events.emit('issue', { message: `skipped a frame of unknown type ${issue.type} (task '${issue.taskId}', ${issue.bytes} bytes)` });
+        this.events.emit('issue', {
+          message: `skipped a frame of unknown type ${issue.type} (task '${issue.taskId}', ${issue.bytes} bytes)`,
+        });
         break;
       case 'truncated':
-        this.events.emit('issue', { message: `the connection ended in the middle of a frame (${issue.bytes} bytes lost)` });
+        this.events.emit('issue', {
+          message: `the connection ended in the middle of a frame (${issue.bytes} bytes lost)`,
+        });
         break;
       case 'frame_too_large':
         // A protocol error: the stream cannot be trusted any more, so start afresh.
@@ -359,7 +383,16 @@ export class AdventConnection {
   }
 
   private teardownSocket(): void {
-    for (const name of ['connect', 'authGrace', 'ping', 'pong', 'flush', 'healthy', 'tokenWarn', 'disconnect']) {
+    for (const name of [
+      'connect',
+      'authGrace',
+      'ping',
+      'pong',
+      'flush',
+      'healthy',
+      'tokenWarn',
+      'disconnect',
+    ]) {
       this.clearTimer(name);
     }
     const socket = this.socket;

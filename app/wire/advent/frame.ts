@@ -92,10 +92,15 @@ export function encodeFrame(
   payload: string | Uint8Array = '',
 ): Buffer {
   if (!(type >= 1 && type <= 9)) throw new ProtocolError(`unknown frame type ${type}`);
-  if (!TASK_ID.test(taskId)) throw new ProtocolError(`task id must be 1-8 printable ASCII characters: '${taskId}'`);
-  if (!Number.isInteger(seq) || seq < 0 || seq > 9999) throw new ProtocolError(`seq must be 0..9999: ${seq}`);
+  if (!TASK_ID.test(taskId))
+    throw new ProtocolError(`task id must be 1-8 printable ASCII characters: '${taskId}'`);
+  if (!Number.isInteger(seq) || seq < 0 || seq > 9999)
+    throw new ProtocolError(`seq must be 0..9999: ${seq}`);
   const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
-  if (type !== FrameType.AUDIO && Buffer.from(body.buffer, body.byteOffset, body.byteLength).indexOf(END) >= 0) {
+  if (
+    type !== FrameType.AUDIO &&
+    Buffer.from(body.buffer, body.byteOffset, body.byteLength).indexOf(END) >= 0
+  ) {
     throw new ProtocolError(`a ${FRAME_TYPE_NAMES[type]} payload cannot contain '##END'`);
   }
   const out = Buffer.allocUnsafe(OVERHEAD + body.byteLength);
@@ -229,7 +234,9 @@ export class FrameDecoder {
   push(chunk: Uint8Array): Frame[] {
     const out: Frame[] = [];
     if (chunk.byteLength === 0) return out;
-    const incoming = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const incoming = Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (this.tail === this.head) {
       // Nothing pending: parse the chunk in place and copy only its unfinished tail.
       this.consume(incoming, false, 'no', out);
@@ -252,7 +259,8 @@ export class FrameDecoder {
     const out: Frame[] = [];
     if (this.inFrame) this.consume(this.buf.subarray(this.head, this.tail), true, 'eof', out);
     const left = this.tail - this.head;
-    if (left > 0 && !this.skipping) this.onIssue({ kind: this.inFrame ? 'truncated' : 'garbage', bytes: left });
+    if (left > 0 && !this.skipping)
+      this.onIssue({ kind: this.inFrame ? 'truncated' : 'garbage', bytes: left });
     this.reset();
     return out;
   }
@@ -325,7 +333,9 @@ export class FrameDecoder {
         this.lastEnd = -1;
       }
 
-      const frameEnd = isTextLike(data[pos + 7]!) ? this.findTextEnd(data, pos) : this.findBinaryEnd(data, pos, force);
+      const frameEnd = isTextLike(data[pos + 7]!)
+        ? this.findTextEnd(data, pos)
+        : this.findBinaryEnd(data, pos, force);
       if (frameEnd < 0) {
         if (data.length - pos <= this.max + OVERHEAD) return pos;
         // No end in sight within the limit: report, then skip quietly to the next header.
@@ -410,7 +420,12 @@ export class FrameDecoder {
       (data[pos + 19]! - 0x30);
     const body = data.subarray(pos + HEADER, frameEnd - END.length);
     // Our buffer is reused, so its bytes are copied out; an incoming chunk is not, so a view is safe.
-    out.push({ type: type as KnownFrameType, taskId, seq, payload: owned ? Buffer.from(body) : body });
+    out.push({
+      type: type as KnownFrameType,
+      taskId,
+      seq,
+      payload: owned ? Buffer.from(body) : body,
+    });
   }
 }
 

@@ -35,17 +35,24 @@ export function parseMcp(payload: string): ParsedMcp {
   } catch (err) {
     return { kind: 'unreadable', message: `MCP frame is not JSON (${(err as Error).message})` };
   }
-  if (!msg || typeof msg !== 'object' || Array.isArray(msg)) return { kind: 'unreadable', message: 'MCP frame is not a JSON object' };
+  if (!msg || typeof msg !== 'object' || Array.isArray(msg))
+    return { kind: 'unreadable', message: 'MCP frame is not a JSON object' };
   const { type, data } = msg as { type?: unknown; data?: unknown };
   if (type !== 'call') return { kind: 'other', type: String(type), message: msg };
-  if (!data || typeof data !== 'object') return { kind: 'bad_call', message: "the call has no 'data' object" };
+  if (!data || typeof data !== 'object')
+    return { kind: 'bad_call', message: "the call has no 'data' object" };
   const d = data as { call_id?: unknown; method?: unknown; params?: unknown };
-  const rawCallId = typeof d.call_id === 'string' || typeof d.call_id === 'number' ? d.call_id : undefined;
-  if (rawCallId === undefined || String(rawCallId) === '') return { kind: 'bad_call', message: "the call has no 'call_id'" };
+  const rawCallId =
+    typeof d.call_id === 'string' || typeof d.call_id === 'number' ? d.call_id : undefined;
+  if (rawCallId === undefined || String(rawCallId) === '')
+    return { kind: 'bad_call', message: "the call has no 'call_id'" };
   if (typeof d.method !== 'string' || !d.method) {
     return { kind: 'bad_call', rawCallId, message: "the call has no 'method' naming the service" };
   }
-  return { kind: 'call', call: { callId: String(rawCallId), rawCallId, method: d.method, params: d.params ?? {} } };
+  return {
+    kind: 'call',
+    call: { callId: String(rawCallId), rawCallId, method: d.method, params: d.params ?? {} },
+  };
 }
 
 /** The `result` for one call: `success:false` always carries a message a model can act on. */
@@ -57,5 +64,8 @@ export function resultMessage(rawCallId: string | number, result: DispatchResult
 }
 
 export function badCallResult(rawCallId: string | number, message: string): string {
-  return JSON.stringify({ type: 'result', data: { call_id: rawCallId, result: { success: false, error: message } } });
+  return JSON.stringify({
+    type: 'result',
+    data: { call_id: rawCallId, result: { success: false, error: message } },
+  });
 }

@@ -16,7 +16,13 @@ import { Emitter } from '../../events.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
 import { AdventConnection, type AdventConnectionOptions } from './connection.js';
 import { type Frame, FrameType, MCP_TASK, nudgePcmMarkers, taskKey } from './frame.js';
-import { type RegisterService, badCallResult, parseMcp, registerMessage, resultMessage } from './mcp.js';
+import {
+  type RegisterService,
+  badCallResult,
+  parseMcp,
+  registerMessage,
+  resultMessage,
+} from './mcp.js';
 import { Turns, type TurnEvents, preview } from './turns.js';
 
 export interface Gate {
@@ -60,7 +66,11 @@ export class AdventSession {
 
   constructor(private readonly options: AdventSessionOptions) {
     const ids = options.ids ?? cryptoIds;
-    this.connection = new AdventConnection({ ...options, clock: options.clock ?? systemClock, ids });
+    this.connection = new AdventConnection({
+      ...options,
+      clock: options.clock ?? systemClock,
+      ids,
+    });
     this.turns = new Turns(ids);
 
     const c = this.connection.events;
@@ -82,8 +92,18 @@ export class AdventSession {
 
     const forward = <K extends keyof TurnEvents>(name: K) =>
       this.turns.events.on(name, (payload) => this.events.emit(name, payload as SessionEvents[K]));
-    for (const name of ['replyDelta', 'replyDone', 'replyInterrupted', 'mood', 'audio', 'listen'] as const) forward(name);
-    this.turns.events.on('odd', ({ message }) => this.events.emit('log', { level: 'warn', message }));
+    for (const name of [
+      'replyDelta',
+      'replyDone',
+      'replyInterrupted',
+      'mood',
+      'audio',
+      'listen',
+    ] as const)
+      forward(name);
+    this.turns.events.on('odd', ({ message }) =>
+      this.events.emit('log', { level: 'warn', message }),
+    );
   }
 
   get name(): string {
@@ -153,7 +173,8 @@ export class AdventSession {
 
   /** Send the whole enabled set again (call on every registry change). */
   reregister(): void {
-    if (this.connection.isReady || this.connection.state.status === 'authenticating') this.register();
+    if (this.connection.isReady || this.connection.state.status === 'authenticating')
+      this.register();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -164,14 +185,21 @@ export class AdventSession {
     try {
       services = this.options.services();
     } catch (err) {
-      this.setRegistration({ state: 'failed', message: `could not list services: ${(err as Error).message}` });
+      this.setRegistration({
+        state: 'failed',
+        message: `could not list services: ${(err as Error).message}`,
+      });
       return;
     }
     const sent = this.connection.send(FrameType.MCP, MCP_TASK, 0, registerMessage(services));
     // The server does not acknowledge `register` (unknown), so a written frame is the best we know.
     this.setRegistration(
       sent
-        ? { state: 'registered', at: (this.options.clock ?? systemClock).now(), services: Object.keys(services) }
+        ? {
+            state: 'registered',
+            at: (this.options.clock ?? systemClock).now(),
+            services: Object.keys(services),
+          }
         : { state: 'failed', message: notReady(this.connection.state) },
     );
   }
@@ -192,7 +220,10 @@ export class AdventSession {
       return;
     }
     if (frame.type === FrameType.AUTH || frame.type === FrameType.SPEAK) {
-      this.events.emit('log', { level: 'warn', message: `unexpected frame type ${frame.type} from the server` });
+      this.events.emit('log', {
+        level: 'warn',
+        message: `unexpected frame type ${frame.type} from the server`,
+      });
       return;
     }
     this.turns.handle(frame);
@@ -202,15 +233,29 @@ export class AdventSession {
     const parsed = parseMcp(frame.payload.toString('utf8'));
     switch (parsed.kind) {
       case 'unreadable':
-        this.events.emit('log', { level: 'warn', message: `${parsed.message}: ${preview(frame.payload)}` });
+        this.events.emit('log', {
+          level: 'warn',
+          message: `${parsed.message}: ${preview(frame.payload)}`,
+        });
         return;
       case 'other':
-        this.events.emit('log', { level: 'info', message: `MCP '${parsed.type}' from the server: ${preview(frame.payload)}` });
+        this.events.emit('log', {
+          level: 'info',
+          message: `MCP '${parsed.type}' from the server: ${preview(frame.payload)}`,
+        });
         return;
       case 'bad_call':
-        this.events.emit('log', { level: 'warn', message: `malformed MCP call: ${parsed.message}` });
+        this.events.emit('log', {
+          level: 'warn',
+          message: `malformed MCP call: ${parsed.message}`,
+        });
         if (parsed.rawCallId !== undefined) {
-          this.connection.send(FrameType.MCP, frame.taskId, 0, badCallResult(parsed.rawCallId, parsed.message));
+          this.connection.send(
+            FrameType.MCP,
+            frame.taskId,
+            0,
+            badCallResult(parsed.rawCallId, parsed.message),
+          );
         }
         return;
       case 'call':
@@ -218,15 +263,24 @@ export class AdventSession {
     }
   }
 
-  private async answer(taskId: string, call: { callId: string; rawCallId: string | number; method: string; params: unknown }): Promise<void> {
+  private async answer(
+    taskId: string,
+    call: { callId: string; rawCallId: string | number; method: string; params: unknown },
+  ): Promise<void> {
     const { callId } = call;
     if (this.running.has(callId)) {
-      this.events.emit('log', { level: 'warn', message: `call '${callId}' repeated while it runs; it will be answered once` });
+      this.events.emit('log', {
+        level: 'warn',
+        message: `call '${callId}' repeated while it runs; it will be answered once`,
+      });
       return;
     }
     const cached = this.answered.get(callId);
     if (cached !== undefined) {
-      this.events.emit('log', { level: 'warn', message: `call '${callId}' repeated; sending the same result again without running it` });
+      this.events.emit('log', {
+        level: 'warn',
+        message: `call '${callId}' repeated; sending the same result again without running it`,
+      });
       this.connection.send(FrameType.MCP, taskId, 0, cached);
       return;
     }
@@ -247,7 +301,10 @@ export class AdventSession {
       this.running.delete(callId);
     }
     if (generation !== this.generation || !this.connection.isReady) {
-      this.events.emit('log', { level: 'warn', message: `the result of call '${callId}' was not sent: the connection was lost` });
+      this.events.emit('log', {
+        level: 'warn',
+        message: `the result of call '${callId}' was not sent: the connection was lost`,
+      });
       return;
     }
     this.answered.set(callId, message);
@@ -264,7 +321,11 @@ function safeResult(rawCallId: string | number, result: DispatchResult): string 
   try {
     return resultMessage(rawCallId, result);
   } catch (err) {
-    return resultMessage(rawCallId, { ok: false, code: 'service_error', message: `the result could not be encoded: ${(err as Error).message}` });
+    return resultMessage(rawCallId, {
+      ok: false,
+      code: 'service_error',
+      message: `the result could not be encoded: ${(err as Error).message}`,
+    });
   }
 }
 

@@ -66,7 +66,10 @@ export class Turns {
     // Reported even when no reply had started, so whoever waits for this turn stops waiting.
     const reply = this.replies.get(old);
     this.replies.delete(old);
-    this.events.emit('replyInterrupted', { taskId: old, text: reply ? reply.text + reply.decoder.decode() : '' });
+    this.events.emit('replyInterrupted', {
+      taskId: old,
+      text: reply ? reply.text + reply.decoder.decode() : '',
+    });
   }
 
   /** The link dropped: every open reply ends as interrupted, and the current turn with it. */
@@ -119,19 +122,27 @@ export class Turns {
       case FrameType.EMOJI: {
         const emoji = parseEmoji(frame.payload);
         if (emoji) this.events.emit('mood', { taskId: task, emoji });
-        else this.events.emit('odd', { message: `unreadable EMOJI frame: ${preview(frame.payload)}` });
+        else
+          this.events.emit('odd', { message: `unreadable EMOJI frame: ${preview(frame.payload)}` });
         return;
       }
       case FrameType.LISTEN: {
         try {
-          this.events.emit('listen', { taskId: task, message: JSON.parse(frame.payload.toString('utf8')) });
+          this.events.emit('listen', {
+            taskId: task,
+            message: JSON.parse(frame.payload.toString('utf8')),
+          });
         } catch {
-          this.events.emit('odd', { message: `unreadable LISTEN frame: ${preview(frame.payload)}` });
+          this.events.emit('odd', {
+            message: `unreadable LISTEN frame: ${preview(frame.payload)}`,
+          });
         }
         return;
       }
       default:
-        this.events.emit('odd', { message: `unexpected frame type ${frame.type} on task '${task}'` });
+        this.events.emit('odd', {
+          message: `unexpected frame type ${frame.type} on task '${task}'`,
+        });
     }
   }
 

@@ -64,23 +64,47 @@ function start(argv: string[], opts: { tty?: boolean } = {}): Run {
   return { stdin, stdout, stderr, signal: () => handler?.(), exit: main(argv, io) };
 }
 
-const runArgs = (port: number, ...more: string[]) => ['run', '--server', `127.0.0.1:${port}`, '--token', 'tok', '--data-dir', path.join(dir, 'data'), '--files', path.join(dir, 'files'), ...more];
+const runArgs = (port: number, ...more: string[]) => [
+  'run',
+  '--server',
+  `127.0.0.1:${port}`,
+  '--token',
+  'tok',
+  '--data-dir',
+  path.join(dir, 'data'),
+  '--files',
+  path.join(dir, 'files'),
+  ...more,
+];
 
 describe('advent-agent command line', () => {
   it('prints help and exits 0', async () => {
     const r = start(['--help']);
     expect(await r.exit).toBe(0);
-    expect(r.stdout.text).toMatch(/advent-agent run --server HOST:PORT \(--token TOKEN \| --token-file FILE\)/);
-    expect(r.stdout.text).toMatch(/advent-agent audit \[--data-dir DIR\] \[--service NAME\] \[--json\] \[--verify\]/);
+    expect(r.stdout.text).toMatch(
+      /advent-agent run --server HOST:PORT \(--token TOKEN \| --token-file FILE\)/,
+    );
+    expect(r.stdout.text).toMatch(
+      /advent-agent audit \[--data-dir DIR\] \[--service NAME\] \[--json\] \[--verify\]/,
+    );
   });
 
   it.each([
     [['run', '--token', 't'], /--server HOST:PORT is required/],
     [['run', '--server', 'h:1'], /--token or --token-file is required/],
     [['run', '--server', 'h:99999', '--token', 't'], /port must be 1-65535/],
-    [['run', '--server', 'h:1', '--token', 't', '--format', 'mp3'], /--format must be one of: pcm, opus/],
-    [['run', '--server', 'h:1', '--token', 't', '--allow', 'x', '--deny', 'x'], /both --allow and --deny/],
-    [['run', '--server', 'h:1', '--token', 't', '--prompt-timeout', '0'], /--prompt-timeout must be/],
+    [
+      ['run', '--server', 'h:1', '--token', 't', '--format', 'mp3'],
+      /--format must be one of: pcm, opus/,
+    ],
+    [
+      ['run', '--server', 'h:1', '--token', 't', '--allow', 'x', '--deny', 'x'],
+      /both --allow and --deny/,
+    ],
+    [
+      ['run', '--server', 'h:1', '--token', 't', '--prompt-timeout', '0'],
+      /--prompt-timeout must be/,
+    ],
     [['run', '--server', 'h:1', '--token', 't', '--voice-id', 'a##b'], /cannot contain '##'/],
     [['frobnicate'], /unknown command 'frobnicate'/],
     [['run', '--bogus'], /Unknown option '--bogus'/],
@@ -106,7 +130,9 @@ describe('advent-agent command line', () => {
     expect(r.stdout.text).toMatch(/⚙ get_current_time — .* — auto — ok/);
     r.stdin.end();
     expect(await r.exit).toBe(0);
-    expect(sim.received.some((f) => f.type === FrameType.STATUS && f.text === '##DISCONNECT')).toBe(true);
+    expect(sim.received.some((f) => f.type === FrameType.STATUS && f.text === '##DISCONNECT')).toBe(
+      true,
+    );
     expect(r.stdout.text).toMatch(/bye/);
   });
 
@@ -127,7 +153,9 @@ describe('advent-agent command line', () => {
     await until(() => r.stdout.text.includes('registered'), 'registered');
     r.stdin.write('write a note: buy milk\n');
     await until(() => /couldn't save it/.test(r.stdout.text), 'denied reply');
-    expect(r.stderr.text).toMatch(/create_file needs your permission, but nobody can answer here \(stdin is not a terminal\)/);
+    expect(r.stderr.text).toMatch(
+      /create_file needs your permission, but nobody can answer here \(stdin is not a terminal\)/,
+    );
     expect(r.stderr.text).toMatch(/--allow create_file/);
     r.stdin.end();
     expect(await r.exit).toBe(0);
@@ -161,7 +189,9 @@ describe('advent-agent command line', () => {
     r.stdin.write('/services\n');
     await until(() => /○ create_file/.test(r.stdout.text), 'services list');
     expect(r.stdout.text).toMatch(/● get_current_time\s+read\s+policy allow/);
-    expect(await sim.peer().call('create_file', { filename: 'x.txt', content: 'x' })).toMatchObject({ success: false });
+    expect(await sim.peer().call('create_file', { filename: 'x.txt', content: 'x' })).toMatchObject(
+      { success: false },
+    );
     r.stdin.write('/audit\n');
     await until(() => /#1 .* create_file disabled refused/.test(r.stdout.text), 'audit lines');
     r.stdin.write('/quit\n');
@@ -184,14 +214,24 @@ describe('advent-agent command line', () => {
     sim = await AdventSim.start({ auth: { reject: '##ERROR:token invalid' } });
     const r = start(runArgs(sim.port));
     expect(await r.exit).toBe(1);
-    expect(r.stderr.text).toMatch(/login failed: the server refused the login: ##ERROR:token invalid/);
+    expect(r.stderr.text).toMatch(
+      /login failed: the server refused the login: ##ERROR:token invalid/,
+    );
   });
 
   it('reads the token from --token-file and never prints it', async () => {
     sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
     const tokenFile = path.join(dir, 'token.txt');
     await writeFile(tokenFile, 'very-secret-token\n');
-    const r = start(['run', '--server', `127.0.0.1:${sim.port}`, '--token-file', tokenFile, '--data-dir', path.join(dir, 'data')]);
+    const r = start([
+      'run',
+      '--server',
+      `127.0.0.1:${sim.port}`,
+      '--token-file',
+      tokenFile,
+      '--data-dir',
+      path.join(dir, 'data'),
+    ]);
     await until(() => r.stdout.text.includes('registered'), 'registered');
     expect(sim.lastAuth()?.token).toBe('very-secret-token');
     r.stdin.end();
@@ -219,9 +259,19 @@ describe('advent-agent command line', () => {
     expect(text.stdout.text).toMatch(/#1 .* get_current_time auto ok/);
     expect(text.stdout.text).toMatch(/#2 .* create_file denied refused no_prompt_ui/);
 
-    const json = start(['audit', '--data-dir', path.join(dir, 'data'), '--service', 'create_file', '--json']);
+    const json = start([
+      'audit',
+      '--data-dir',
+      path.join(dir, 'data'),
+      '--service',
+      'create_file',
+      '--json',
+    ]);
     expect(await json.exit).toBe(0);
-    const lines = json.stdout.text.trim().split('\n').map((l) => JSON.parse(l) as { service: string; hash: string });
+    const lines = json.stdout.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { service: string; hash: string });
     expect(lines.map((l) => l.service)).toEqual(['create_file']);
 
     const verify = start(['audit', '--data-dir', path.join(dir, 'data'), '--verify']);
@@ -238,11 +288,20 @@ describe('advent-agent command line', () => {
 
     sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
     const session = await runProcess(bin, runArgs(sim.port), 'what time is it\n', () =>
-      until(() => sim!.received.some((f) => f.type === FrameType.MCP && (f.json as { type?: string })?.type === 'result'), 'result', 10_000),
+      until(
+        () =>
+          sim!.received.some(
+            (f) => f.type === FrameType.MCP && (f.json as { type?: string })?.type === 'result',
+          ),
+        'result',
+        10_000,
+      ),
     );
     expect(session.code).toBe(0);
     expect(session.stdout).toMatch(/✓ connected/);
-    expect(sim.received.some((f) => f.type === FrameType.STATUS && f.text === '##DISCONNECT')).toBe(true);
+    expect(sim.received.some((f) => f.type === FrameType.STATUS && f.text === '##DISCONNECT')).toBe(
+      true,
+    );
   });
 });
 

@@ -21,7 +21,11 @@ interface Sent {
   payload: Buffer;
 }
 
-function decodeAll(stream: Buffer, cuts: number[], maxFrameBytes?: number): { frames: Frame[]; issues: DecodeIssue[] } {
+function decodeAll(
+  stream: Buffer,
+  cuts: number[],
+  maxFrameBytes?: number,
+): { frames: Frame[]; issues: DecodeIssue[] } {
   const issues: DecodeIssue[] = [];
   const decoder = new FrameDecoder({ maxFrameBytes, onIssue: (i) => issues.push(i) });
   const frames: Frame[] = [];
@@ -35,8 +39,18 @@ function decodeAll(stream: Buffer, cuts: number[], maxFrameBytes?: number): { fr
   return { frames, issues };
 }
 
-const plain = (f: Frame) => ({ type: f.type, taskId: f.taskId, seq: f.seq, payload: Buffer.from(f.payload).toString('hex') });
-const plainSent = (s: Sent) => ({ type: s.type, taskId: s.taskId.padEnd(8, ' '), seq: s.seq, payload: s.payload.toString('hex') });
+const plain = (f: Frame) => ({
+  type: f.type,
+  taskId: f.taskId,
+  seq: f.seq,
+  payload: Buffer.from(f.payload).toString('hex'),
+});
+const plainSent = (s: Sent) => ({
+  type: s.type,
+  taskId: s.taskId.padEnd(8, ' '),
+  seq: s.seq,
+  payload: s.payload.toString('hex'),
+});
 
 /** A payload holding a complete valid header is the one thing no length-less framing can carry. */
 function holdsValidHeader(p: Buffer): boolean {
@@ -45,23 +59,56 @@ function holdsValidHeader(p: Buffer): boolean {
     const type = p[at + 7]!;
     const id = p.subarray(at + 8, at + 16);
     const seq = p.subarray(at + 16, at + 20);
-    if (type >= 1 && type <= 31 && id.every((c) => c >= 0x20 && c <= 0x7e) && seq.every((c) => c >= 0x30 && c <= 0x39)) return true;
+    if (
+      type >= 1 &&
+      type <= 31 &&
+      id.every((c) => c >= 0x20 && c <= 0x7e) &&
+      seq.every((c) => c >= 0x30 && c <= 0x39)
+    )
+      return true;
   }
   return false;
 }
 
 const taskIdArb = fc.stringMatching(/^[\x21-\x7e][\x20-\x7e]{0,6}[\x21-\x7e]$/);
-const markerArb = fc.constantFrom(END, START, Buffer.concat([END, START]), Buffer.from('##EN'), Buffer.from('#'));
+const markerArb = fc.constantFrom(
+  END,
+  START,
+  Buffer.concat([END, START]),
+  Buffer.from('##EN'),
+  Buffer.from('#'),
+);
 const binaryPayloadArb = fc
-  .array(fc.oneof(fc.uint8Array({ maxLength: 64 }).map((u) => Buffer.from(u)), markerArb), { maxLength: 8 })
+  .array(
+    fc.oneof(
+      fc.uint8Array({ maxLength: 64 }).map((u) => Buffer.from(u)),
+      markerArb,
+    ),
+    { maxLength: 8 },
+  )
   .map((parts) => Buffer.concat(parts))
   .filter((p) => !holdsValidHeader(p));
-const textPayloadArb = fc.string({ unit: 'grapheme', maxLength: 40 }).filter((s) => !s.includes('##END')).map((s) => Buffer.from(s, 'utf8'));
+const textPayloadArb = fc
+  .string({ unit: 'grapheme', maxLength: 40 })
+  .filter((s) => !s.includes('##END'))
+  .map((s) => Buffer.from(s, 'utf8'));
 
 const frameArb: fc.Arbitrary<Sent> = fc.oneof(
-  fc.record({ type: fc.constant(FrameType.AUDIO as KnownFrameType), taskId: taskIdArb, seq: fc.integer({ min: 0, max: 9999 }), payload: binaryPayloadArb }),
   fc.record({
-    type: fc.constantFrom<KnownFrameType>(FrameType.TEXT, FrameType.MCP, FrameType.STATUS, FrameType.END, FrameType.EMOJI, FrameType.LISTEN),
+    type: fc.constant(FrameType.AUDIO as KnownFrameType),
+    taskId: taskIdArb,
+    seq: fc.integer({ min: 0, max: 9999 }),
+    payload: binaryPayloadArb,
+  }),
+  fc.record({
+    type: fc.constantFrom<KnownFrameType>(
+      FrameType.TEXT,
+      FrameType.MCP,
+      FrameType.STATUS,
+      FrameType.END,
+      FrameType.EMOJI,
+      FrameType.LISTEN,
+    ),
     taskId: taskIdArb,
     seq: fc.integer({ min: 0, max: 9999 }),
     payload: textPayloadArb,
@@ -73,8 +120,16 @@ describe('frame codec', () => {
     fc.assert(
       fc.property(
         fc.array(frameArb, { minLength: 1, maxLength: 12 }).chain((frames) => {
-          const stream = Buffer.concat(frames.map((f) => encodeFrame(f.type, f.taskId, f.seq, f.payload)));
-          return fc.tuple(fc.constant(frames), fc.constant(stream), fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, stream.length - 1) }), { maxLength: 20 }));
+          const stream = Buffer.concat(
+            frames.map((f) => encodeFrame(f.type, f.taskId, f.seq, f.payload)),
+          );
+          return fc.tuple(
+            fc.constant(frames),
+            fc.constant(stream),
+            fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, stream.length - 1) }), {
+              maxLength: 20,
+            }),
+          );
         }),
         ([frames, stream, cuts]) => {
           const { frames: got, issues } = decodeAll(stream, cuts);
@@ -89,7 +144,9 @@ describe('frame codec', () => {
   it('round-trips a stream fed one byte at a time', () => {
     fc.assert(
       fc.property(fc.array(frameArb, { minLength: 1, maxLength: 6 }), (frames) => {
-        const stream = Buffer.concat(frames.map((f) => encodeFrame(f.type, f.taskId, f.seq, f.payload)));
+        const stream = Buffer.concat(
+          frames.map((f) => encodeFrame(f.type, f.taskId, f.seq, f.payload)),
+        );
         const cuts = Array.from({ length: stream.length - 1 }, (_, i) => i + 1);
         expect(decodeAll(stream, cuts).frames.map(plain)).toEqual(frames.map(plainSent));
       }),
@@ -101,15 +158,27 @@ describe('frame codec', () => {
     fc.assert(
       fc.property(
         fc.array(frameArb, { minLength: 1, maxLength: 6 }),
-        fc.array(fc.uint8Array({ minLength: 1, maxLength: 30 }).filter((g) => !Buffer.from(g).includes('#')), { minLength: 6, maxLength: 6 }),
+        fc.array(
+          fc
+            .uint8Array({ minLength: 1, maxLength: 30 })
+            .filter((g) => !Buffer.from(g).includes('#')),
+          { minLength: 6, maxLength: 6 },
+        ),
         fc.uniqueArray(fc.integer({ min: 1, max: 400 }), { maxLength: 10 }),
         (frames, garbage, cuts) => {
           const parts: Buffer[] = [];
-          frames.forEach((f, i) => parts.push(Buffer.from(garbage[i]!), encodeFrame(f.type, f.taskId, f.seq, f.payload)));
+          frames.forEach((f, i) =>
+            parts.push(Buffer.from(garbage[i]!), encodeFrame(f.type, f.taskId, f.seq, f.payload)),
+          );
           const stream = Buffer.concat(parts);
-          const { frames: got, issues } = decodeAll(stream, cuts.filter((c) => c < stream.length));
+          const { frames: got, issues } = decodeAll(
+            stream,
+            cuts.filter((c) => c < stream.length),
+          );
           expect(got.map(plain)).toEqual(frames.map(plainSent));
-          const dropped = issues.filter((i) => i.kind === 'garbage').reduce((n, i) => n + (i.kind === 'garbage' ? i.bytes : 0), 0);
+          const dropped = issues
+            .filter((i) => i.kind === 'garbage')
+            .reduce((n, i) => n + (i.kind === 'garbage' ? i.bytes : 0), 0);
           expect(dropped).toBe(garbage.slice(0, frames.length).reduce((n, g) => n + g.length, 0));
         },
       ),
@@ -137,11 +206,23 @@ describe('frame codec', () => {
   });
 
   it('skips frames of unknown types and reports them, keeping the frames around them', () => {
-    const unknown = Buffer.concat([START, Buffer.from([12]), Buffer.from('task0001' + '0000'), Buffer.from('future'), END]);
-    const stream = Buffer.concat([encodeFrame(FrameType.TEXT, 'task0001', 0, 'a'), unknown, encodeFrame(FrameType.END, 'task0001', 1)]);
+    const unknown = Buffer.concat([
+      START,
+      Buffer.from([12]),
+      Buffer.from('task0001' + '0000'),
+      Buffer.from('future'),
+      END,
+    ]);
+    const stream = Buffer.concat([
+      encodeFrame(FrameType.TEXT, 'task0001', 0, 'a'),
+      unknown,
+      encodeFrame(FrameType.END, 'task0001', 1),
+    ]);
     const { frames, issues } = decodeAll(stream, [3, 30, 31]);
     expect(frames.map((f) => f.type)).toEqual([FrameType.TEXT, FrameType.END]);
-    expect(issues).toEqual([{ kind: 'unknown_type', type: 12, taskId: 'task0001', bytes: unknown.length }]);
+    expect(issues).toEqual([
+      { kind: 'unknown_type', type: 12, taskId: 'task0001', bytes: unknown.length },
+    ]);
   });
 
   it('rejects a frame above the maximum without buffering it, then carries on', () => {
@@ -164,7 +245,10 @@ describe('frame codec', () => {
     const issues: DecodeIssue[] = [];
     const decoder = new FrameDecoder({ maxFrameBytes: 512, onIssue: (i) => issues.push(i) });
     const frames = decoder.push(
-      Buffer.concat([encodeFrame(FrameType.AUDIO, 'a0000001', 0, Buffer.alloc(4000, 7)), encodeFrame(FrameType.END, 'a0000001', 1)]),
+      Buffer.concat([
+        encodeFrame(FrameType.AUDIO, 'a0000001', 0, Buffer.alloc(4000, 7)),
+        encodeFrame(FrameType.END, 'a0000001', 1),
+      ]),
     );
     expect(issues.map((i) => i.kind)).toEqual(['frame_too_large']);
     expect(frames.map((f) => f.type)).toEqual([FrameType.END]);
@@ -180,19 +264,30 @@ describe('frame codec', () => {
 
   it('treats a ##START with an invalid header as garbage', () => {
     const bogus = Buffer.from('##START\x04bad\x00id!!0000xx');
-    const { frames, issues } = decodeAll(Buffer.concat([bogus, encodeFrame(FrameType.TEXT, 'abcd1234', 0, 'hi')]), []);
+    const { frames, issues } = decodeAll(
+      Buffer.concat([bogus, encodeFrame(FrameType.TEXT, 'abcd1234', 0, 'hi')]),
+      [],
+    );
     expect(frames.map((f) => f.payload.toString())).toEqual(['hi']);
     expect(issues).toEqual([{ kind: 'garbage', bytes: bogus.length }]);
   });
 
   it('decodes the seed example byte for byte', () => {
-    const wire = Buffer.from('##START\x04task12340000What time is it?##END##START\x03task12340001##END', 'latin1');
+    const wire = Buffer.from(
+      '##START\x04task12340000What time is it?##END##START\x03task12340001##END',
+      'latin1',
+    );
     const { frames } = decodeAll(wire, []);
     expect(frames.map((f) => [f.type, f.taskId, f.seq, f.payload.toString()])).toEqual([
       [4, 'task1234', 0, 'What time is it?'],
       [3, 'task1234', 1, ''],
     ]);
-    expect(Buffer.concat([encodeFrame(4, 'task1234', 0, 'What time is it?'), encodeFrame(3, 'task1234', 1)]).equals(wire)).toBe(true);
+    expect(
+      Buffer.concat([
+        encodeFrame(4, 'task1234', 0, 'What time is it?'),
+        encodeFrame(3, 'task1234', 1),
+      ]).equals(wire),
+    ).toBe(true);
   });
 
   it('encodes strictly: short task ids are padded, bad ids, seqs and text markers are refused', () => {
@@ -208,7 +303,13 @@ describe('PCM marker nudge', () => {
   it('removes every marker by moving one sample by one LSB, leaving the rest untouched', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.uint8Array({ maxLength: 40 }).map((u) => Buffer.from(u)), markerArb), { maxLength: 10 }),
+        fc.array(
+          fc.oneof(
+            fc.uint8Array({ maxLength: 40 }).map((u) => Buffer.from(u)),
+            markerArb,
+          ),
+          { maxLength: 10 },
+        ),
         fc.boolean(),
         (parts, odd) => {
           const raw = Buffer.concat(parts);

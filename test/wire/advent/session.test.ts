@@ -17,7 +17,13 @@ const registeredNames = (h: Harness) => h.sim.registrations().map((s) => Object.
 describe('Advent session: login and registration', () => {
   it('sends AUTH first with every parameter the user set, then registers every enabled service', async () => {
     h = await startHarness({
-      profile: { voiceId: 'Chinese (Mandarin)_Wise_Women', lang: 'zh', format: 'pcm', mode: 'manual', emojiMode: 'true' },
+      profile: {
+        voiceId: 'Chinese (Mandarin)_Wise_Women',
+        lang: 'zh',
+        format: 'pcm',
+        mode: 'manual',
+        emojiMode: 'true',
+      },
       token: 'tok-123',
     });
     const first = h.sim.received[0]!;
@@ -25,7 +31,13 @@ describe('Advent session: login and registration', () => {
     expect(first.taskId).toBe('00000000');
     expect(h.sim.lastAuth()).toEqual({
       token: 'tok-123',
-      params: { voiceid: 'Chinese (Mandarin)_Wise_Women', lang: 'zh', format: 'pcm', mode: 'manual', emoji_mode: 'true' },
+      params: {
+        voiceid: 'Chinese (Mandarin)_Wise_Women',
+        lang: 'zh',
+        format: 'pcm',
+        mode: 'manual',
+        emoji_mode: 'true',
+      },
     });
     await until(() => h!.sim.registrations().length === 1, 'register');
     expect(registeredNames(h)).toEqual([['create_file', 'get_current_time']]);
@@ -35,7 +47,10 @@ describe('Advent session: login and registration', () => {
   });
 
   it('shows an auth failure with the server text and does not retry a refused token', async () => {
-    h = await startHarness({ sim: { auth: { reject: '##ERROR:invalid token' } }, waitReady: false });
+    h = await startHarness({
+      sim: { auth: { reject: '##ERROR:invalid token' } },
+      waitReady: false,
+    });
     const offline = await h.reached((s) => s.status === 'offline');
     expect(offline).toMatchObject({ status: 'offline', reason: 'auth_failed' });
     expect(offline.status === 'offline' && offline.message).toContain('##ERROR:invalid token');
@@ -47,7 +62,9 @@ describe('Advent session: login and registration', () => {
     h = await startHarness({ sim: { auth: 'silent-close' }, waitReady: false });
     const offline = await h.reached((s) => s.status === 'offline');
     expect(offline).toMatchObject({ reason: 'auth_failed' });
-    expect(offline.status === 'offline' && offline.message).toMatch(/token may be invalid or expired/);
+    expect(offline.status === 'offline' && offline.message).toMatch(
+      /token may be invalid or expired/,
+    );
   });
 
   it('does not connect with an expired token, and says so', async () => {
@@ -77,7 +94,11 @@ describe('Advent session: login and registration', () => {
     expect(result.error).toMatch(/switched off by the user/);
     expect(existsSync(path.join(h.filesRoot, 'a.txt'))).toBe(false);
     const audit = await h.agent.queryAudit({ service: 'create_file' });
-    expect(audit.records[0]).toMatchObject({ decision: 'disabled', outcome: 'refused', error: 'disabled' });
+    expect(audit.records[0]).toMatchObject({
+      decision: 'disabled',
+      outcome: 'refused',
+      error: 'disabled',
+    });
   });
 });
 
@@ -107,7 +128,9 @@ describe('Advent session: text turns', () => {
     expect((await mood).emoji).toBe('happy');
     expect(audioBytes).toBe(1000);
 
-    const frames = h.sim.received.filter((f) => f.type === FrameType.TEXT || f.type === FrameType.END);
+    const frames = h.sim.received.filter(
+      (f) => f.type === FrameType.TEXT || f.type === FrameType.END,
+    );
     expect(frames.map((f) => [f.type, f.seq, f.text])).toEqual([
       [FrameType.TEXT, 0, 'what time is it?'],
       [FrameType.END, 1, ''],
@@ -154,10 +177,14 @@ describe('Advent session: text turns', () => {
 describe('Advent session: MCP calls through the gate', () => {
   it('answers an auto-allowed read call with data and audits it', async () => {
     h = await startHarness();
-    const result = await h.sim.peer().call('get_current_time', { format: 'simple' }, { callId: 'call_001' });
+    const result = await h.sim
+      .peer()
+      .call('get_current_time', { format: 'simple' }, { callId: 'call_001' });
     expect(result).toMatchObject({ success: true });
     expect(String(result.data)).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
-    const resultFrame = h.sim.received.find((f) => f.type === FrameType.MCP && (f.json as { type?: string })?.type === 'result')!;
+    const resultFrame = h.sim.received.find(
+      (f) => f.type === FrameType.MCP && (f.json as { type?: string })?.type === 'result',
+    )!;
     expect(taskKey(resultFrame.taskId)).toBe('mcp00001');
     expect((resultFrame.json as { data: { call_id: string } }).data.call_id).toBe('call_001');
     await h.agent.audit.flush();
@@ -175,13 +202,17 @@ describe('Advent session: MCP calls through the gate', () => {
   it('answers on the task id the call came on', async () => {
     h = await startHarness();
     await h.sim.peer().call('get_current_time', {}, { taskId: 'task1234' });
-    const result = h.sim.received.find((f) => f.type === FrameType.MCP && (f.json as { type?: string })?.type === 'result')!;
+    const result = h.sim.received.find(
+      (f) => f.type === FrameType.MCP && (f.json as { type?: string })?.type === 'result',
+    )!;
     expect(result.taskId).toBe('task1234');
   });
 
   it('denies a write call at once when no one can be asked, telling the model why', async () => {
     h = await startHarness();
-    const result = await h.sim.peer().call('create_file', { filename: 'notes/todo.txt', content: 'milk' });
+    const result = await h.sim
+      .peer()
+      .call('create_file', { filename: 'notes/todo.txt', content: 'milk' });
     expect(result.success).toBe(false);
     expect(result.error).toMatch(/needs the user's permission and no one could be asked/);
     expect(existsSync(path.join(h.filesRoot, 'notes/todo.txt'))).toBe(false);
@@ -191,7 +222,9 @@ describe('Advent session: MCP calls through the gate', () => {
     h = await startHarness();
     const detach = h.agent.broker.attach({ name: 'test-ui' });
     const prompted = nextEvent(h.agent.events, 'prompt');
-    const call = h.sim.peer().call('create_file', { filename: 'notes/todo.txt', content: 'buy milk' });
+    const call = h.sim
+      .peer()
+      .call('create_file', { filename: 'notes/todo.txt', content: 'buy milk' });
     const prompt = await prompted;
     expect(prompt.summary).toMatch(/^Create file notes[/\\]todo\.txt \(8 B\) in /);
     expect(prompt.resolvedPaths).toEqual([path.join(h.filesRoot, 'notes', 'todo.txt')]);
@@ -200,7 +233,10 @@ describe('Advent session: MCP calls through the gate', () => {
     expect(await call).toMatchObject({ success: true });
     expect(await readFile(path.join(h.filesRoot, 'notes', 'todo.txt'), 'utf8')).toBe('buy milk');
     await h.agent.audit.flush();
-    expect((await h.agent.queryAudit({ service: 'create_file' })).records[0]).toMatchObject({ decision: 'allowed-once', outcome: 'ok' });
+    expect((await h.agent.queryAudit({ service: 'create_file' })).records[0]).toMatchObject({
+      decision: 'allowed-once',
+      outcome: 'ok',
+    });
     detach();
   });
 
@@ -221,7 +257,10 @@ describe('Advent session: MCP calls through the gate', () => {
     expect(result.success).toBe(false);
     expect(result.error).toMatch(/did not answer the permission request/);
     await h.agent.audit.flush();
-    expect((await h.agent.queryAudit({ service: 'create_file' })).records[0]).toMatchObject({ decision: 'timeout', error: 'prompt_timeout' });
+    expect((await h.agent.queryAudit({ service: 'create_file' })).records[0]).toMatchObject({
+      decision: 'timeout',
+      error: 'prompt_timeout',
+    });
   });
 
   it('"always allow" skips the prompt next time; revoking brings it back', async () => {
@@ -233,12 +272,18 @@ describe('Advent session: MCP calls through the gate', () => {
       h!.agent.answerPrompt(p.id, 'always');
     });
     const peer = h.sim.peer();
-    expect(await peer.call('create_file', { filename: 'a.txt', content: '1' })).toMatchObject({ success: true });
-    expect(await peer.call('create_file', { filename: 'b.txt', content: '2' })).toMatchObject({ success: true });
+    expect(await peer.call('create_file', { filename: 'a.txt', content: '1' })).toMatchObject({
+      success: true,
+    });
+    expect(await peer.call('create_file', { filename: 'b.txt', content: '2' })).toMatchObject({
+      success: true,
+    });
     expect(prompts).toBe(1);
     expect(h.agent.getSettings().alwaysGrants).toContain('create_file');
     await h.agent.revokeGrants('create_file');
-    expect(await peer.call('create_file', { filename: 'c.txt', content: '3' })).toMatchObject({ success: true });
+    expect(await peer.call('create_file', { filename: 'c.txt', content: '3' })).toMatchObject({
+      success: true,
+    });
     expect(prompts).toBe(2);
   });
 
@@ -246,11 +291,17 @@ describe('Advent session: MCP calls through the gate', () => {
     h = await startHarness({ agent: { overrides: { policies: { create_file: 'allow' } } } });
     h.agent.broker.attach({ name: 'test-ui' });
     const peer = h.sim.peer();
-    expect(await peer.call('create_file', { filename: 'keep.txt', content: 'v1' })).toMatchObject({ success: true });
+    expect(await peer.call('create_file', { filename: 'keep.txt', content: 'v1' })).toMatchObject({
+      success: true,
+    });
     const refused = await peer.call('create_file', { filename: 'keep.txt', content: 'v2' });
     expect(refused.error).toMatch(/already exists; call again with overwrite: true/);
     const prompted = nextEvent(h.agent.events, 'prompt');
-    const replace = peer.call('create_file', { filename: 'keep.txt', content: 'v2', overwrite: true });
+    const replace = peer.call('create_file', {
+      filename: 'keep.txt',
+      content: 'v2',
+      overwrite: true,
+    });
     const prompt = await prompted;
     expect(prompt.summary).toMatch(/^Replace file keep\.txt/);
     expect(prompt.grantKey).toBe('create_file:overwrite');
@@ -263,7 +314,9 @@ describe('Advent session: MCP calls through the gate', () => {
     h = await startHarness({ agent: { overrides: { policies: { create_file: 'allow' } } } });
     const peer = h.sim.peer();
     const unknown = await peer.call('delete_everything', {});
-    expect(unknown.error).toMatch(/no service named 'delete_everything'; available services: get_current_time, create_file/);
+    expect(unknown.error).toMatch(
+      /no service named 'delete_everything'; available services: get_current_time, create_file/,
+    );
     const invalid = await peer.call('create_file', { filename: 'a.txt' });
     expect(invalid.error).toMatch(/parameter 'content' is required/);
     const badEnum = await peer.call('get_current_time', { format: 'long' });
@@ -275,7 +328,11 @@ describe('Advent session: MCP calls through the gate', () => {
 
   it('runs many concurrent calls and answers each call_id exactly once', async () => {
     h = await startHarness();
-    const calls = Array.from({ length: 40 }, (_, i) => ({ method: 'get_current_time', params: { format: i % 2 ? 'simple' : 'detailed' }, callId: `c${i}` }));
+    const calls = Array.from({ length: 40 }, (_, i) => ({
+      method: 'get_current_time',
+      params: { format: i % 2 ? 'simple' : 'detailed' },
+      callId: `c${i}`,
+    }));
     const results = await h.sim.peer().callMany(calls);
     expect(results.every((r) => r.success)).toBe(true);
     const resultIds = h.sim.received
@@ -290,7 +347,14 @@ describe('Advent session: MCP calls through the gate', () => {
     let runs = 0;
     h.agent.events.on('callFinished', () => (runs += 1));
     const peer = h.sim.peer();
-    const body = JSON.stringify({ type: 'call', data: { call_id: 'dup1', method: 'create_file', params: { filename: 'once.txt', content: 'x' } } });
+    const body = JSON.stringify({
+      type: 'call',
+      data: {
+        call_id: 'dup1',
+        method: 'create_file',
+        params: { filename: 'once.txt', content: 'x' },
+      },
+    });
     await peer.frame(FrameType.MCP, 'mcp00001', body, 0);
     await peer.frame(FrameType.MCP, 'mcp00001', body, 0);
     await until(() => runs >= 1, 'one run');
@@ -303,9 +367,18 @@ describe('Advent session: MCP calls through the gate', () => {
     h = await startHarness();
     const peer = h.sim.peer();
     await peer.frame(FrameType.MCP, 'mcp00001', '{not json', 0);
-    await peer.frame(FrameType.MCP, 'mcp00001', JSON.stringify({ type: 'call', data: { call_id: 'm1' } }), 0);
-    const answer = await h.sim.waitFor((f) => f.type === FrameType.MCP && (f.json as { type?: string })?.type === 'result');
-    expect((answer.json as { data: { result: { success: boolean; error: string } } }).data.result).toEqual({
+    await peer.frame(
+      FrameType.MCP,
+      'mcp00001',
+      JSON.stringify({ type: 'call', data: { call_id: 'm1' } }),
+      0,
+    );
+    const answer = await h.sim.waitFor(
+      (f) => f.type === FrameType.MCP && (f.json as { type?: string })?.type === 'result',
+    );
+    expect(
+      (answer.json as { data: { result: { success: boolean; error: string } } }).data.result,
+    ).toEqual({
       success: false,
       error: "the call has no 'method' naming the service",
     });
@@ -343,21 +416,30 @@ describe('Advent session: keeping the link', () => {
   });
 
   it('sends ##PING after a quiet spell and stays up', async () => {
-    h = await startHarness({ agent: { timing: { authGraceMs: 30, pingIdleMs: 80, pongTimeoutMs: 1000 } } });
+    h = await startHarness({
+      agent: { timing: { authGraceMs: 30, pingIdleMs: 80, pongTimeoutMs: 1000 } },
+    });
     await h.sim.waitFor((f) => f.type === FrameType.STATUS && f.text === '##PING');
     expect(h.session.state.status).toBe('ready');
   });
 
   it('reconnects when a ping gets no answer at all', async () => {
     // 'ignore' models a hung server: it reads everything and answers nothing, not even PONG.
-    h = await startHarness({ sim: { auth: 'ignore' }, agent: { timing: { authGraceMs: 30, pingIdleMs: 60, pongTimeoutMs: 80, backoffInitialMs: 10 } } });
+    h = await startHarness({
+      sim: { auth: 'ignore' },
+      agent: {
+        timing: { authGraceMs: 30, pingIdleMs: 60, pongTimeoutMs: 80, backoffInitialMs: 10 },
+      },
+    });
     await h.reached((s) => s.status === 'reconnecting' && /heartbeat/.test(s.lastError));
   });
 
   it('stop() says goodbye with ##DISCONNECT and leaves no timer or socket behind', async () => {
     h = await startHarness();
     await h.session.stop();
-    const bye = h.sim.received.find((f) => f.type === FrameType.STATUS && f.text === '##DISCONNECT');
+    const bye = h.sim.received.find(
+      (f) => f.type === FrameType.STATUS && f.text === '##DISCONNECT',
+    );
     expect(bye).toBeDefined();
     expect(h.session.connection.pendingTimers).toBe(0);
     expect(h.session.state).toMatchObject({ status: 'offline', reason: 'stopped' });
