@@ -164,6 +164,23 @@ describe('Advent session: text turns', () => {
     expect(statuses).toContain('##INFO:system note');
   });
 
+  it('SPEAK sends the text for the character to say verbatim under a fresh task', async () => {
+    h = await startHarness();
+    const sent = h.session.speak('你好，欢迎！');
+    expect(sent.ok).toBe(true);
+    const frame = await h.sim.waitFor((f) => f.type === FrameType.SPEAK);
+    expect(frame.text).toBe('你好，欢迎！');
+    expect(sent.ok && frame.taskId).toBe(sent.ok && sent.taskId);
+  });
+
+  it('keeps a typed ##END from cutting the frame short', async () => {
+    h = await startHarness();
+    h.session.sendText('what does ##END mean?');
+    const frame = await h.sim.waitFor((f) => f.type === FrameType.TEXT);
+    expect(frame.text).toBe('what does ##\u200BEND mean?');
+    expect(h.sim.violations).toEqual([]);
+  });
+
   it('refuses to send when not connected, with the reason', async () => {
     h = await startHarness();
     await h.sim.stop();
@@ -413,6 +430,25 @@ describe('Advent session: keeping the link', () => {
     expect(delays[0]!).toBeLessThan(60);
     expect(Math.max(...delays)).toBeLessThanOrEqual(260);
     expect(delays[5]!).toBeGreaterThan(delays[0]!);
+  });
+
+  it('starts backoff from the beginning again after a healthy period', async () => {
+    h = await startHarness({
+      agent: { timing: { authGraceMs: 20, backoffInitialMs: 10, healthyResetMs: 150 } },
+    });
+    const attempts: number[] = [];
+    h.agent.events.on('connection', ({ state }) => {
+      if (state.status === 'reconnecting') attempts.push(state.attempt);
+    });
+    const dropAndRecover = async () => {
+      await h!.sim.peer().drop();
+      await nextEvent(h!.agent.events, 'connection', (e) => e.state.status === 'ready');
+    };
+    await dropAndRecover();
+    await dropAndRecover();
+    await new Promise((r) => setTimeout(r, 250));
+    await dropAndRecover();
+    expect(attempts).toEqual([2, 3, 1]);
   });
 
   it('sends ##PING after a quiet spell and stays up', async () => {
