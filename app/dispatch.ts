@@ -10,8 +10,9 @@
 import type { Clock } from './clock.js';
 import type { AuditEntry, AuditRecord, Decision, Dialect, Outcome } from './contract/audit.js';
 import type { ErrorCode } from './contract/errors.js';
-import type { PendingPrompt, PromptResolution, Risk } from './contract/policy.js';
+import type { PendingPrompt, PromptResolution } from './contract/policy.js';
 import { Emitter } from './events.js';
+import type { DecideInput, Decision as PolicyDecision } from './permissions/policy.js';
 import type { FilesSandbox } from './services/files/sandbox.js';
 import { type CallPreview, type Service, ServiceFailure } from './services/service.js';
 
@@ -38,19 +39,8 @@ export interface GateRegistry {
   list(): readonly { service: Service; enabled: boolean }[];
 }
 
-export type PolicyDecision =
-  | { kind: 'deny' }
-  | { kind: 'auto' }
-  | { kind: 'granted'; scope: 'session' | 'always' }
-  | { kind: 'ask' };
-
 export interface GatePolicy {
-  decide(q: {
-    service: string;
-    risk: Risk;
-    grantKey: string;
-    escalation?: boolean;
-  }): PolicyDecision;
+  decide(q: DecideInput): PolicyDecision;
   remember(grantKey: string, scope: 'session' | 'always'): Promise<void> | void;
 }
 
