@@ -6,7 +6,10 @@
 import path from 'node:path';
 import { type Clock, systemClock } from './clock.js';
 import type { AuditPage, AuditQuery, AuditRecord, AuditVerifyResult } from './contract/audit.js';
+import type { ServiceView } from './contract/commands.js';
 import type { ConnectionState, RegistrationState } from './contract/connection.js';
+
+export type { ServiceView };
 import type { Policy, PromptAnswer } from './contract/policy.js';
 import { type CallRequest, type DispatchResult, Dispatcher, type GateEvents } from './dispatch.js';
 import { AuditLog } from './audit/log.js';
@@ -45,18 +48,6 @@ export interface AgentOptions {
   timing?: Partial<Timing>;
 }
 
-export interface ServiceView {
-  name: string;
-  title: string;
-  description: string;
-  risk: Service['risk'];
-  userOnly: boolean;
-  enabled: boolean;
-  policy: Policy;
-  alwaysGrants: string[];
-  parameters: Service['parameters'];
-}
-
 /** Every event a host may show, tagged with the connection where one applies. */
 export type AgentEvents = {
   connection: { id: string; name: string; state: ConnectionState };
@@ -72,6 +63,7 @@ export type AgentEvents = {
   prompt: BrokerEvents['prompt'];
   promptResolved: BrokerEvents['promptResolved'];
   callStarted: GateEvents['callStarted'];
+  callWaiting: GateEvents['callWaiting'];
   callFinished: GateEvents['callFinished'];
   audit: AuditRecord;
   notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: string };
@@ -84,8 +76,8 @@ export class Agent {
   readonly broker: Broker;
   readonly gate: Dispatcher;
   private readonly sessions = new Map<string, AdventSession>();
-  private readonly clockSource: Clock;
-  private readonly ids: IdSource;
+  readonly clockSource: Clock;
+  readonly ids: IdSource;
 
   private constructor(
     private readonly options: AgentOptions,
@@ -139,6 +131,7 @@ export class Agent {
     this.broker.on('prompt', (p) => this.events.emit('prompt', p));
     this.broker.on('promptResolved', (p) => this.events.emit('promptResolved', p));
     this.gate.events.on('callStarted', (e) => this.events.emit('callStarted', e));
+    this.gate.events.on('callWaiting', (e) => this.events.emit('callWaiting', e));
     this.gate.events.on('callFinished', (e) => this.events.emit('callFinished', e));
     this.gate.events.on('auditError', ({ message }) =>
       this.events.emit('notice', {

@@ -1,0 +1,401 @@
+/**
+ * The contract (app/contract/commands.ts) implemented over the Agent: connection profiles and
+ * their tokens, several live connections with one active for chat and voice, the built-in demo
+ * server, the conversation timeline, and every event a UI shows. Hosts (Electron's IPC, the
+ * headless WebSocket bridge) validate arguments, then call this; nothing here trusts a UI more
+ * than the contract says.
+ */
+import path from 'node:path';
+import { Agent, type AgentOptions } from './agent.js';
+import { Timeline } from './chat/timeline.js';
+import type { ChatItem } from './contract/chat.js';
+import type {
+  AgentApi,
+  CommandResults,
+  ConnectionView,
+  EventPayloads,
+  ProfileInput,
+  ProfileView,
+  RunResult,
+  SettingsPatch,
+  SettingsView,
+  Snapshot,
+} from './contract/commands.js';
+import type { RegistrationState } from './contract/connection.js';
+import type { AuditQuery } from './contract/audit.js';
+import type { Policy, PromptAnswer } from './contract/policy.js';
+import { Emitter } from './events.js';
+import type { AdventProfile } from './settings/schema.js';
+import { AdventSim } from './sim/advent-sim.js';
+import type { AdventSession } from './wire/advent/session.js';
+
+export interface CoreApiOptions extends AgentOptions {
+  version: string;
+  host: SettingsView['host'];
+  logDir?: string;
+  /** A warning about where secrets are kept (Electron on Linux without a keyring). */
+  secretsWarning?: string;
+}
+
+const tokenKey = (profileId: string): string => `profile:${profileId}:token`;
+const DEMO_ID = 'demo';
+
+export class CoreApi implements AgentApi {
+  readonly events = new Emitter<EventPayloads>();
+  private readonly timeline: Timeline;
+  private readonly registrations = new Map<string, RegistrationState>();
+  private readonly tokens = new Set<string>();
+  private active: string | undefined;
+  private demo: { sim: AdventSim; profile: AdventProfile } | undefined;
+  private voiceTask: { connection: string; taskId: string; bytes: number } | undefined;
+
+  private constructor(
+    readonly agent: Agent,
+    private readonly options: CoreApiOptions,
+  ) {
+    this.timeline = new Timeline(agent.events, agent.clockSource, (name) => this.idOfName(name));
+    this.timeline.events.on('chat', (item) => this.events.emit('chat', item));
+
+    const e = agent.events;
+    e.on('connection', ({ id }) => this.emitConnection(id));
+    e.on('registration', ({ id, registration }) => {
+      this.registrations.set(id, registration);
+      this.emitConnection(id);
+    });
+    e.on('audio', ({ id, taskId, seq, data }) => {
+      // A copy: the event crosses a bridge and the buffer may be a view into a socket chunk.
+      const pcm = data.buffer.slice(
+        data.byteOffset,
+        data.byteOffset + data.byteLength,
+      ) as ArrayBuffer;
+      this.events.emit('audio', { connection: id, taskId, seq, sampleRate: 16_000, pcm });
+    });
+    e.on('mood', ({ id, taskId, emoji }) =>
+      this.events.emit('mood', { connection: id, taskId, emoji }),
+    );
+    e.on('listen', ({ id, taskId, message }) =>
+      this.events.emit('listen', { connection: id, taskId, message }),
+    );
+    e.on('services', (list) => this.events.emit('services', list));
+    e.on('prompt', (p) => this.events.emit('prompt', p));
+    e.on('promptResolved', ({ id, resolution }) =>
+      this.events.emit('promptResolved', { id, resolution }),
+    );
+    e.on('audit', (r) => this.events.emit('audit', r));
+    e.on('notice', (n) => this.events.emit('notice', n));
+    e.on('status', ({ id, text }) =>
+      this.events.emit('notice', { level: 'info', message: text, connection: id }),
+    );
+  }
+
+  static async open(options: CoreApiOptions): Promise<CoreApi> {
+    const agent = await Agent.open(options);
+    const api = new CoreApi(agent, options);
+    for (const p of agent.getSettings().connections) {
+      if (await options.secrets.get(tokenKey(p.id))) api.tokens.add(p.id);
+    }
+    for (const p of agent.getSettings().connections)
+      if (p.autoConnect && api.tokens.has(p.id)) await api.connect(p.id);
+    return api;
+  }
+
+  // --- snapshot & settings -------------------------------------------------------------------
+
+  async snapshot(): Promise<Snapshot> {
+    return {
+      version: this.options.version,
+      connections: this.profiles().map((p) => this.connectionView(p)),
+      services: this.agent.services(),
+      chat: this.timeline.list(),
+      prompts: this.agent.broker.pending(),
+      settings: await this.getSettings(),
+    };
+  }
+
+  async getSettings(): Promise<SettingsView> {
+    const s = this.agent.getSettings();
+    return {
+      filesRoots: [...(this.options.overrides?.filesRoots ?? s.files.roots)],
+      maxFileBytes: s.files.maxFileBytes,
+      promptTimeoutSec: this.options.overrides?.promptTimeoutSec ?? s.promptTimeoutSec,
+      language: s.language,
+      theme: s.theme,
+      dataDir: this.options.dataDir,
+      logDir: this.options.logDir,
+      secrets: { kind: this.options.secrets.kind, warning: this.options.secretsWarning },
+      host: this.options.host,
+    };
+  }
+
+  async saveSettings(patch: SettingsPatch): Promise<SettingsView> {
+    const roots = patch.filesRoots;
+    if (roots) {
+      const relative = roots.find((r) => !path.isAbsolute(r));
+      if (relative !== undefined)
+        throw new Error(
+          `'${relative}' is not a full path; choose a folder such as ${this.options.defaultFilesRoot}`,
+        );
+    }
+    await this.agent.settings.update((draft) => {
+      if (roots) draft.files.roots = roots.map((r) => path.resolve(r));
+      if (patch.promptTimeoutSec !== undefined) draft.promptTimeoutSec = patch.promptTimeoutSec;
+      if (patch.language) draft.language = patch.language;
+      if (patch.theme) draft.theme = patch.theme;
+    });
+    const view = await this.getSettings();
+    this.events.emit('settings', view);
+    return view;
+  }
+
+  // --- connections ---------------------------------------------------------------------------
+
+  async saveConnection(input: ProfileInput): Promise<ProfileView> {
+    if (input.id === DEMO_ID) throw new Error('the demo server cannot be edited');
+    const id = input.id ?? `p-${this.agent.ids.hex(8)}`;
+    const profile: AdventProfile = { ...stripUndefined(input), id, kind: 'advent' };
+    await this.agent.settings.update((draft) => {
+      const at = draft.connections.findIndex((c) => c.id === id);
+      if (at >= 0) draft.connections[at] = profile;
+      else draft.connections.push(profile);
+    });
+    // A live connection picks the new settings up by reconnecting.
+    if (this.agent.session(id)) {
+      await this.agent.disconnect(id);
+      await this.connect(id);
+    } else {
+      this.emitConnection(id);
+    }
+    return this.profileView(profile);
+  }
+
+  async deleteConnection(id: string): Promise<void> {
+    if (id === DEMO_ID) return this.stopDemo();
+    await this.agent.disconnect(id);
+    await this.agent.settings.update((draft) => {
+      draft.connections = draft.connections.filter((c) => c.id !== id);
+    });
+    await this.options.secrets.delete(tokenKey(id));
+    this.tokens.delete(id);
+    this.registrations.delete(id);
+    if (this.active === id) this.active = undefined;
+    this.events.emit('connectionRemoved', { id });
+  }
+
+  async setSecret(profileId: string, token: string): Promise<void> {
+    if (!this.profile(profileId)) throw new Error(`there is no connection '${profileId}'`);
+    if (token.trim()) {
+      await this.options.secrets.set(tokenKey(profileId), token.trim());
+      this.tokens.add(profileId);
+    } else {
+      await this.options.secrets.delete(tokenKey(profileId));
+      this.tokens.delete(profileId);
+    }
+    this.emitConnection(profileId);
+  }
+
+  async connect(id: string): Promise<void> {
+    const profile = this.profile(id);
+    if (!profile) throw new Error(`there is no connection '${id}'`);
+    if (id !== DEMO_ID && !this.tokens.has(id))
+      throw new Error(`no token is saved for '${profile.name}'; add one first`);
+    const token = id === DEMO_ID ? () => 'demo' : undefined;
+    this.agent.connectAdvent(profile, token);
+    if (!this.active || !this.agent.session(this.active)) this.active = id;
+    this.emitAll();
+  }
+
+  async disconnect(id: string): Promise<void> {
+    await this.agent.disconnect(id);
+    if (this.active === id) this.active = this.liveIds()[0];
+    this.emitAll();
+  }
+
+  async setActiveConnection(id: string): Promise<void> {
+    if (!this.profile(id)) throw new Error(`there is no connection '${id}'`);
+    this.active = id;
+    this.emitAll();
+  }
+
+  /** The built-in simulator on a random loopback port, for a first look without an account. */
+  async startDemo(): Promise<ProfileView> {
+    if (!this.demo) {
+      const sim = await AdventSim.start({ record: false });
+      const profile: AdventProfile = {
+        id: DEMO_ID,
+        kind: 'advent',
+        name: 'Demo server (simulated)',
+        host: '127.0.0.1',
+        port: sim.port,
+      };
+      this.demo = { sim, profile };
+    }
+    await this.connect(DEMO_ID);
+    await this.setActiveConnection(DEMO_ID);
+    return this.profileView(this.demo.profile);
+  }
+
+  // --- chat & voice ----------------------------------------------------------------------------
+
+  async sendText(text: string): Promise<{ taskId: string }> {
+    const { id, session } = this.activeSession();
+    const sent = session.sendText(text);
+    if (!sent.ok) throw new Error(sent.message);
+    this.timeline.user(id, sent.taskId, text);
+    return { taskId: sent.taskId };
+  }
+
+  async speak(text: string): Promise<{ taskId: string }> {
+    const { session } = this.activeSession();
+    const sent = session.speak(text);
+    if (!sent.ok) throw new Error(sent.message);
+    return { taskId: sent.taskId };
+  }
+
+  async voiceStart(): Promise<{ taskId: string }> {
+    const { id, session } = this.activeSession();
+    const started = session.voiceStart();
+    if (!started.ok) throw new Error(started.message);
+    this.voiceTask = { connection: id, taskId: started.taskId, bytes: 0 };
+    return { taskId: started.taskId };
+  }
+
+  async voiceChunk(chunk: ArrayBuffer | Uint8Array): Promise<void> {
+    const task = this.voiceTask;
+    if (!task) throw new Error('no voice turn is open; start one first');
+    const bytes = chunk instanceof Uint8Array ? chunk : new Uint8Array(chunk);
+    task.bytes += bytes.byteLength;
+    this.agent.session(task.connection)?.voiceChunk(task.taskId, bytes);
+  }
+
+  async voiceEnd(): Promise<void> {
+    const task = this.voiceTask;
+    this.voiceTask = undefined;
+    if (!task) return;
+    this.agent.session(task.connection)?.voiceEnd(task.taskId);
+    // 16 kHz, 16-bit mono: 32 bytes per millisecond.
+    this.timeline.user(task.connection, task.taskId, '', Math.round(task.bytes / 32));
+  }
+
+  async voiceCancel(): Promise<void> {
+    const task = this.voiceTask;
+    this.voiceTask = undefined;
+    if (task) this.agent.session(task.connection)?.interrupt();
+  }
+
+  // --- services, prompts, audit ----------------------------------------------------------------
+
+  setServiceEnabled(name: string, on: boolean): Promise<void> {
+    return this.agent.setServiceEnabled(name, on);
+  }
+
+  setServicePolicy(name: string, policy: Policy): Promise<void> {
+    return this.agent.setServicePolicy(name, policy);
+  }
+
+  revokeGrants(name: string): Promise<void> {
+    return this.agent.revokeGrants(name);
+  }
+
+  async answerPrompt(id: string, answer: PromptAnswer): Promise<boolean> {
+    return this.agent.answerPrompt(id, answer);
+  }
+
+  async runService(name: string, params: Record<string, unknown>): Promise<RunResult> {
+    return this.agent.runService(name, params);
+  }
+
+  queryAudit(q: AuditQuery): Promise<CommandResults['queryAudit']> {
+    return this.agent.queryAudit(q);
+  }
+
+  exportAudit(q: AuditQuery, format: 'json' | 'csv'): Promise<string> {
+    return this.agent.exportAudit(q, format);
+  }
+
+  verifyAudit(): Promise<CommandResults['verifyAudit']> {
+    return this.agent.verifyAudit();
+  }
+
+  /** Attach a UI able to answer permission prompts; returns its detach function. */
+  attachUi(name: string): () => void {
+    return this.agent.broker.attach({ name });
+  }
+
+  chat(): ChatItem[] {
+    return this.timeline.list();
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+    await this.demo?.sim.stop();
+    this.demo = undefined;
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private async stopDemo(): Promise<void> {
+    await this.agent.disconnect(DEMO_ID);
+    await this.demo?.sim.stop();
+    this.demo = undefined;
+    if (this.active === DEMO_ID) this.active = this.liveIds()[0];
+    this.events.emit('connectionRemoved', { id: DEMO_ID });
+  }
+
+  private activeSession(): { id: string; session: AdventSession } {
+    const id = this.active;
+    const session = id ? this.agent.session(id) : undefined;
+    if (!id || !session) throw new Error('no connection is active; connect to a server first');
+    return { id, session };
+  }
+
+  private profiles(): AdventProfile[] {
+    const saved = this.agent.getSettings().connections;
+    return this.demo ? [this.demo.profile, ...saved] : [...saved];
+  }
+
+  private profile(id: string): AdventProfile | undefined {
+    return this.profiles().find((p) => p.id === id);
+  }
+
+  private liveIds(): string[] {
+    return this.profiles()
+      .map((p) => p.id)
+      .filter((id) => this.agent.session(id));
+  }
+
+  private idOfName(name: string): string {
+    return this.profiles().find((p) => p.name === name)?.id ?? name;
+  }
+
+  private profileView(p: AdventProfile): ProfileView {
+    return {
+      ...p,
+      demo: p.id === DEMO_ID || undefined,
+      hasToken: p.id === DEMO_ID || this.tokens.has(p.id),
+    };
+  }
+
+  private connectionView(p: AdventProfile): ConnectionView {
+    const session = this.agent.session(p.id);
+    return {
+      profile: this.profileView(p),
+      state: session?.state ?? { status: 'idle' },
+      registration: session ? this.registrations.get(p.id) : undefined,
+      active: this.active === p.id,
+    };
+  }
+
+  private emitConnection(id: string): void {
+    const p = this.profile(id);
+    if (p) this.events.emit('connection', this.connectionView(p));
+  }
+
+  /** Active flags change together: send every connection. */
+  private emitAll(): void {
+    for (const p of this.profiles()) this.events.emit('connection', this.connectionView(p));
+  }
+}
+
+function stripUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '')) as T;
+}

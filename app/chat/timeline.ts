@@ -1,0 +1,126 @@
+/**
+ * The conversation timeline: what the user said, what the assistant answered (streamed), every
+ * tool call with its decision and outcome, and notices — kept in the core so any UI attaching
+ * late (a reloaded window, a second browser tab) gets the same history from a snapshot.
+ */
+import type { AgentEvents } from '../agent.js';
+import type { Clock } from '../clock.js';
+import type { ChatItem, ToolItem } from '../contract/chat.js';
+import { Emitter } from '../events.js';
+
+/** Oldest items are dropped past this; the audit log keeps the durable record of calls. */
+export const TIMELINE_LIMIT = 500;
+
+export class Timeline {
+  readonly events = new Emitter<{ chat: ChatItem }>();
+  private readonly items = new Map<string, ChatItem>();
+  private seq = 0;
+
+  constructor(
+    agentEvents: Pick<Emitter<AgentEvents>, 'on'>,
+    private readonly clock: Clock,
+    /** Connection id for a connection name (gate events carry the name). */
+    private readonly connectionIdOf: (name: string) => string = (name) => name,
+  ) {
+    agentEvents.on('replyDelta', ({ id, taskId, text }) => {
+      const item = this.assistant(id, taskId);
+      this.put({ ...item, text: item.text + text });
+    });
+    agentEvents.on('replyDone', ({ id, taskId, text }) => {
+      const item = this.assistant(id, taskId);
+      this.put({ ...item, text: text || item.text, state: 'done' });
+    });
+    agentEvents.on('replyInterrupted', ({ id, taskId, text }) => {
+      const existing = this.items.get(`a:${id}:${taskId}`);
+      // A turn cut off before any reply leaves nothing to show.
+      if (!existing && !text) return;
+      const item = this.assistant(id, taskId);
+      this.put({ ...item, text: text || item.text, state: 'interrupted' });
+    });
+    agentEvents.on('mood', ({ id, taskId, emoji }) => {
+      this.put({ ...this.assistant(id, taskId), mood: emoji });
+    });
+    agentEvents.on('callStarted', (e) => {
+      this.put({
+        kind: 'tool',
+        id: `t:${e.key}`,
+        at: e.at,
+        connection: this.connectionIdOf(e.connection),
+        service: e.service,
+        callId: e.callId,
+        params: e.params,
+        state: 'running',
+      });
+    });
+    agentEvents.on('callWaiting', (e) => {
+      const item = this.items.get(`t:${e.key}`);
+      if (item?.kind === 'tool') this.put({ ...item, state: 'waiting', summary: e.summary });
+    });
+    agentEvents.on('callFinished', (e) => {
+      const item = this.items.get(`t:${e.key}`);
+      if (item?.kind !== 'tool') return;
+      const done: ToolItem = {
+        ...item,
+        state: 'done',
+        summary: e.summary ?? item.summary,
+        decision: e.decision,
+        outcome: e.outcome,
+        code: e.code,
+        message: e.message,
+        durationMs: e.durationMs,
+        auditSeq: e.auditSeq,
+      };
+      this.put(done);
+    });
+    agentEvents.on('notice', ({ level, message, connection }) => {
+      this.put({
+        kind: 'notice',
+        id: `n:${++this.seq}`,
+        at: this.clock.now(),
+        connection: connection ? this.connectionIdOf(connection) : '',
+        level,
+        text: message,
+      });
+    });
+  }
+
+  /** Record what the user said (the host calls this when a turn is sent). */
+  user(connection: string, taskId: string, text: string, voiceMs?: number): void {
+    this.put({
+      kind: 'user',
+      id: `u:${connection}:${taskId}`,
+      at: this.clock.now(),
+      connection,
+      text,
+      voiceMs,
+    });
+  }
+
+  list(): ChatItem[] {
+    return [...this.items.values()];
+  }
+
+  private assistant(connection: string, taskId: string): Extract<ChatItem, { kind: 'assistant' }> {
+    const id = `a:${connection}:${taskId}`;
+    const item = this.items.get(id);
+    if (item?.kind === 'assistant') return item;
+    return {
+      kind: 'assistant',
+      id,
+      at: this.clock.now(),
+      connection,
+      taskId,
+      text: '',
+      state: 'streaming',
+    };
+  }
+
+  private put(item: ChatItem): void {
+    this.items.set(item.id, item);
+    if (this.items.size > TIMELINE_LIMIT) {
+      const oldest = this.items.keys().next().value;
+      if (oldest !== undefined) this.items.delete(oldest);
+    }
+    this.events.emit('chat', item);
+  }
+}

@@ -1,0 +1,49 @@
+import type { Decision, Outcome } from './audit.js';
+import type { ErrorCode } from './errors.js';
+
+/** One entry of the conversation timeline (DESIGN §2 chat/). Sent whole on every change (upsert by id). */
+export type ChatItem = UserItem | AssistantItem | ToolItem | NoticeItem;
+
+interface Base {
+  id: string;
+  /** Epoch ms the item started. */
+  at: number;
+  /** Connection id, or '' for items not tied to one. */
+  connection: string;
+}
+
+export interface UserItem extends Base {
+  kind: 'user';
+  text: string;
+  /** A voice turn: its length; `text` is filled in if the server sends a transcript. */
+  voiceMs?: number;
+}
+
+export interface AssistantItem extends Base {
+  kind: 'assistant';
+  taskId: string;
+  text: string;
+  state: 'streaming' | 'done' | 'interrupted';
+  mood?: string;
+}
+
+export interface ToolItem extends Base {
+  kind: 'tool';
+  service: string;
+  callId: string;
+  params: unknown;
+  summary?: string;
+  state: 'running' | 'waiting' | 'done';
+  decision?: Decision;
+  outcome?: Outcome;
+  code?: ErrorCode;
+  message?: string;
+  durationMs?: number;
+  auditSeq?: number;
+}
+
+export interface NoticeItem extends Base {
+  kind: 'notice';
+  level: 'info' | 'warn' | 'error';
+  text: string;
+}
