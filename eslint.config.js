@@ -67,6 +67,29 @@ export default tseslint.config(
     },
   },
   {
+    files: ['renderer/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'The renderer runs in a browser: no Node modules.' },
+            {
+              group: ['electron', 'electron/*'],
+              message: 'The renderer talks to the core only through its Bridge.',
+            },
+            { group: ['**/main/**'], message: 'The renderer must not import hosts.' },
+            {
+              group: ['**/app/*', '!**/app/contract', '**/app/*/**', '!**/app/contract/**'],
+              message: 'The renderer may import only app/contract from the core.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['main/headless/**/*.ts'],
     rules: {
       'no-restricted-imports': [

@@ -4,3 +4,4 @@ export * from './policy.js';
 export * from './connection.js';
 export * from './chat.js';
 export * from './commands.js';
+export * from './bridge.js';
