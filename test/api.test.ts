@@ -1,0 +1,228 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CoreApi } from '../app/api.js';
+import type { ChatItem } from '../app/contract/chat.js';
+import type { ConnectionView, EventPayloads } from '../app/contract/commands.js';
+import { MemorySecretStore } from '../app/settings/secrets.js';
+import { AdventSim } from '../app/sim/advent-sim.js';
+import { FAST } from './helpers/agent-harness.js';
+import { nextEvent, until } from './helpers/wait.js';
+
+let dir: string;
+let api: CoreApi;
+let secrets: MemorySecretStore;
+const sims: AdventSim[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'advent-api-'));
+  secrets = new MemorySecretStore();
+  api = await CoreApi.open({
+    dataDir: path.join(dir, 'data'),
+    defaultFilesRoot: path.join(dir, 'files'),
+    secrets,
+    timing: FAST,
+    version: '1.2.3',
+    host: 'browser',
+  });
+});
+afterEach(async () => {
+  await api.close();
+  for (const sim of sims.splice(0)) await sim.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const ready = (id: string) =>
+  nextEvent(api.events, 'connection', (c) => c.profile.id === id && c.state.status === 'ready');
+
+describe('core API', () => {
+  it('first run: an empty snapshot, then the demo server works end to end with a timeline', async () => {
+    const empty = await api.snapshot();
+    expect(empty.connections).toEqual([]);
+    expect(empty.version).toBe('1.2.3');
+    expect(empty.settings).toMatchObject({
+      host: 'browser',
+      filesRoots: [path.join(dir, 'files')],
+      secrets: { kind: 'memory' },
+    });
+
+    const isReady = ready('demo');
+    const demo = await api.startDemo();
+    expect(demo).toMatchObject({ id: 'demo', demo: true, host: '127.0.0.1', hasToken: true });
+    await isReady;
+
+    const chat: ChatItem[] = [];
+    api.events.on('chat', (c) => chat.push(c));
+    const done = nextEvent(api.events, 'chat', (c) => c.kind === 'assistant' && c.state === 'done');
+    await api.sendText('what time is it');
+    const reply = await done;
+    expect(reply.kind === 'assistant' && reply.text).toMatch(/^It's \d{4}-\d{2}-\d{2}/);
+    const items = (await api.snapshot()).chat;
+    expect(items.map((i) => i.kind)).toEqual(['user', 'tool', 'assistant']);
+    expect(items[1]).toMatchObject({
+      kind: 'tool',
+      service: 'get_current_time',
+      state: 'done',
+      decision: 'auto',
+      outcome: 'ok',
+      connection: 'demo',
+    });
+    expect(items[2]).toMatchObject({ mood: 'happy' });
+  });
+
+  it('streams reply audio as PCM events with the sample rate', async () => {
+    await api.startDemo();
+    await ready('demo').catch(() => undefined);
+    const audio = nextEvent(api.events, 'audio');
+    await until(() => api.agent.session('demo')?.state.status === 'ready', 'demo ready');
+    await api.sendText('what time is it');
+    const a = (await audio) as EventPayloads['audio'];
+    expect(a.sampleRate).toBe(16000);
+    expect(a.pcm.byteLength % 2).toBe(0);
+    expect(a.connection).toBe('demo');
+  });
+
+  it('profiles: saved without the token, which goes to the secret store; connect needs a token', async () => {
+    const sim = await AdventSim.start({ demo: true });
+    sims.push(sim);
+    const profile = await api.saveConnection({
+      kind: 'advent',
+      name: 'Home server',
+      host: '127.0.0.1',
+      port: sim.port,
+      voiceId: 'Wise Women (zh)',
+    });
+    expect(profile.id).toMatch(/^p-[0-9a-f]{8}$/);
+    expect(profile.hasToken).toBe(false);
+    await expect(api.connect(profile.id)).rejects.toThrow(/no token is saved for 'Home server'/);
+    await api.setSecret(profile.id, 'tok-abc');
+    expect(await secrets.get(`profile:${profile.id}:token`)).toBe('tok-abc');
+    const settingsFile = await readFile(path.join(dir, 'data', 'settings.json'), 'utf8');
+    expect(settingsFile).toContain('Home server');
+    expect(settingsFile).not.toContain('tok-abc');
+
+    const up = ready(profile.id);
+    await api.connect(profile.id);
+    const view = (await up) as ConnectionView;
+    expect(view.active).toBe(true);
+    expect(sim.lastAuth()).toEqual({ token: 'tok-abc', params: { voiceid: 'Wise Women (zh)' } });
+
+    await api.deleteConnection(profile.id);
+    expect((await api.snapshot()).connections).toEqual([]);
+    expect(await secrets.get(`profile:${profile.id}:token`)).toBeUndefined();
+  });
+
+  it('several live connections, one active for chat; tool calls name their connection', async () => {
+    const simA = await AdventSim.start({ demo: true });
+    const simB = await AdventSim.start({ demo: true });
+    sims.push(simA, simB);
+    const a = await api.saveConnection({
+      kind: 'advent',
+      name: 'A',
+      host: '127.0.0.1',
+      port: simA.port,
+    });
+    const b = await api.saveConnection({
+      kind: 'advent',
+      name: 'B',
+      host: '127.0.0.1',
+      port: simB.port,
+    });
+    await api.setSecret(a.id, 'ta');
+    await api.setSecret(b.id, 'tb');
+    const upA = ready(a.id);
+    const upB = ready(b.id);
+    await api.connect(a.id);
+    await api.connect(b.id);
+    await Promise.all([upA, upB]);
+    await api.setActiveConnection(b.id);
+    const snap = await api.snapshot();
+    expect(snap.connections.map((c) => [c.profile.name, c.active])).toEqual([
+      ['A', false],
+      ['B', true],
+    ]);
+    await api.sendText('hello');
+    await until(() => simB.received.some((f) => f.text === 'hello'), 'text on B');
+    expect(simA.received.some((f) => f.text === 'hello')).toBe(false);
+
+    await simA.peer().call('get_current_time', {});
+    await api.agent.audit.flush();
+    const page = await api.queryAudit({});
+    expect(page.records[0]).toMatchObject({ connection: 'A', service: 'get_current_time' });
+  });
+
+  it('a switched-off service is re-registered on every live connection', async () => {
+    await api.startDemo();
+    await until(
+      () => api.agent.session('demo')?.registrationState.state === 'registered',
+      'registered',
+    );
+    const reg = nextEvent(
+      api.events,
+      'connection',
+      (c) => c.registration?.state === 'registered' && c.registration.services.length === 1,
+    );
+    await api.setServiceEnabled('create_file', false);
+    const view = (await reg) as ConnectionView;
+    expect(view.registration).toMatchObject({ services: ['get_current_time'] });
+  });
+
+  it('runs a service for the user as a user-run, audited as such', async () => {
+    const result = await api.runService('create_file', { filename: 'try.txt', content: 'hello' });
+    expect(result).toMatchObject({ ok: true });
+    expect(await readFile(path.join(dir, 'files', 'try.txt'), 'utf8')).toBe('hello');
+    await api.agent.audit.flush();
+    expect((await api.queryAudit({})).records[0]).toMatchObject({
+      decision: 'user-run',
+      connection: 'local',
+    });
+  });
+
+  it('settings: saved and announced; a relative folder is refused with a clear message', async () => {
+    const changed = nextEvent(api.events, 'settings');
+    const view = await api.saveSettings({
+      language: 'zh-CN',
+      promptTimeoutSec: 30,
+      filesRoots: [path.join(dir, 'notes')],
+    });
+    expect(view).toMatchObject({
+      language: 'zh-CN',
+      promptTimeoutSec: 30,
+      filesRoots: [path.join(dir, 'notes')],
+    });
+    expect(await changed).toMatchObject({ language: 'zh-CN' });
+    await expect(api.saveSettings({ filesRoots: ['notes'] })).rejects.toThrow(
+      /'notes' is not a full path/,
+    );
+    expect((await api.getSettings()).filesRoots).toEqual([path.join(dir, 'notes')]);
+  });
+
+  it('sending with no connection explains what to do', async () => {
+    await expect(api.sendText('hi')).rejects.toThrow(
+      /no connection is active; connect to a server first/,
+    );
+  });
+
+  it('a prompt answered through the API lets the call run', async () => {
+    await api.startDemo();
+    await until(() => api.agent.session('demo')?.state.status === 'ready', 'ready');
+    const detach = api.attachUi('test');
+    const prompt = nextEvent(api.events, 'prompt');
+    await api.sendText('write a note: from the api');
+    const p = (await prompt) as EventPayloads['prompt'];
+    expect((await api.snapshot()).prompts.map((x) => x.id)).toEqual([p.id]);
+    const waiting = (await api.snapshot()).chat.find((c) => c.kind === 'tool');
+    expect(waiting).toMatchObject({
+      state: 'waiting',
+      summary: expect.stringMatching(/^Create file notes/),
+    });
+    expect(await api.answerPrompt(p.id, 'once')).toBe(true);
+    await nextEvent(
+      api.events,
+      'chat',
+      (c) => c.kind === 'tool' && c.state === 'done' && c.outcome === 'ok',
+    );
+    detach();
+  });
+});
