@@ -63,6 +63,14 @@ const HEADER = START.length + 1 + 8 + 4; // 20
 const OVERHEAD = HEADER + END.length; // 25
 const MAX_TYPE = 31; // type bytes we parse structurally; 1..9 are known, others are skipped
 const HASH = 0x23;
+/** Every marker ends in one of these: `##END` in 'D', `##START` in 'T'. */
+const MARKER_LAST_D = 0x44;
+const MARKER_LAST_T = 0x54;
+/** Chunks up to this size are only appended unless they could complete something (see push). */
+const SMALL_CHUNK = 64;
+/** Garbage without a marker byte is still dropped at least this often, so it cannot pile up. */
+const GARBAGE_WAKE = 4096;
+const NO_FRAMES: Frame[] = [];
 
 /** Task ids are compared in their padded 8-byte form. */
 export function taskKey(taskId: string): string {
@@ -211,6 +219,17 @@ export class FrameDecoder {
   private endScan = 0;
   /** Dropping the rest of an oversized frame: skip quietly until the next header. */
   private skipping = false;
+  /** A header that may be arriving starts here (relative to `head`), or -1. */
+  private partialAt = -1;
+  /**
+   * Below this many buffered bytes, a small chunk without a marker's last byte cannot complete a
+   * marker, a header or the size limit, so it is appended without parsing: one byte at a time
+   * costs a few nanoseconds instead of a full scan.
+   */
+  private wakeLen = 0;
+  // Consecutive frames almost always share a task id: reuse the decoded string.
+  private lastTaskBytes = new Uint8Array(8);
+  private lastTaskId = '';
 
   constructor(options: DecoderOptions = {}) {
     this.max = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
@@ -232,16 +251,51 @@ export class FrameDecoder {
 
   /** Feed bytes; returns the frames they complete. The decoder may keep views into `chunk`. */
   push(chunk: Uint8Array): Frame[] {
-    const out: Frame[] = [];
-    if (chunk.byteLength === 0) return out;
+    const n = chunk.byteLength;
+    if (n === 0) return NO_FRAMES;
+    if (n === 1 && this.tail < this.buf.length && this.tail - this.head + 1 < this.wakeLen) {
+      // One byte at a time (a server writing byte by byte): just store it unless it ends a marker.
+      const c = chunk[0]!;
+      if (
+        !(c === MARKER_LAST_D && this.markerEndsAt(chunk as Buffer, 0, END)) &&
+        !(c === MARKER_LAST_T && this.markerEndsAt(chunk as Buffer, 0, START))
+      ) {
+        this.buf[this.tail++] = c;
+        return NO_FRAMES;
+      }
+    }
     const incoming = Buffer.isBuffer(chunk)
       ? chunk
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (
+      n <= SMALL_CHUNK &&
+      this.tail - this.head + n < this.wakeLen &&
+      !this.completesMarker(incoming)
+    ) {
+      this.append(incoming);
+      return NO_FRAMES;
+    }
+    const out: Frame[] = [];
     if (this.tail === this.head) {
       // Nothing pending: parse the chunk in place and copy only its unfinished tail.
       this.consume(incoming, false, 'no', out);
+      return out;
+    }
+    // Bytes are pending: complete them with as little of the chunk as will likely do (up to its
+    // first `##END` and the header after it), then go back to reading the chunk itself, so one
+    // frame straddling a boundary does not make every later byte go through our buffer.
+    const firstEnd = incoming.indexOf(END);
+    const prefix = firstEnd < 0 ? n : Math.min(n, firstEnd + END.length + HEADER);
+    this.append(incoming.subarray(0, prefix));
+    this.consume(this.buf.subarray(this.head, this.tail), true, 'no', out);
+    if (prefix === n) return out;
+    const left = this.tail - this.head;
+    if (left <= prefix) {
+      // Every byte still buffered is a copy of this chunk's start: drop the copy, read the chunk.
+      this.head = this.tail = 0;
+      this.consume(incoming.subarray(prefix - left), false, 'no', out);
     } else {
-      this.append(incoming);
+      this.append(incoming.subarray(prefix));
       this.consume(this.buf.subarray(this.head, this.tail), true, 'no', out);
     }
     return out;
@@ -270,6 +324,8 @@ export class FrameDecoder {
     this.head = this.tail = 0;
     this.resetFrame();
     this.skipping = false;
+    this.partialAt = -1;
+    this.wakeLen = 0;
   }
 
   private resetFrame(): void {
@@ -293,6 +349,10 @@ export class FrameDecoder {
       this.endScan -= consumed;
       if (this.lastEnd >= 0) this.lastEnd -= consumed;
     }
+    let wake = this.tail - this.head + GARBAGE_WAKE;
+    if (this.partialAt >= 0) wake = Math.min(wake, this.partialAt - consumed + HEADER);
+    if (this.inFrame) wake = Math.min(wake, this.max + OVERHEAD + 1);
+    this.wakeLen = wake;
   }
 
   private append(chunk: Buffer): void {
@@ -310,7 +370,14 @@ export class FrameDecoder {
       this.head = 0;
       this.tail = pending;
     }
-    chunk.copy(this.buf, this.tail);
+    if (chunk.length <= SMALL_CHUNK) {
+      // Buffer#copy costs more than a short loop for a few bytes (one-byte writes are common).
+      const buf = this.buf;
+      let at = this.tail;
+      for (let i = 0; i < chunk.length; i++) buf[at++] = chunk[i]!;
+    } else {
+      chunk.copy(this.buf, this.tail);
+    }
     this.tail += chunk.length;
   }
 
@@ -320,9 +387,14 @@ export class FrameDecoder {
    */
   private parse(data: Buffer, out: Frame[], owned: boolean, force: Force): number {
     let pos = 0;
+    this.partialAt = -1;
     for (;;) {
       if (!this.inFrame) {
-        const { at, keepFrom } = findHeader(data, pos);
+        // Frames usually follow each other directly: look right here before searching.
+        const { at, keepFrom } = headerAt(data, pos)
+          ? { at: pos, keepFrom: pos }
+          : findHeader(data, pos);
+        if (at < 0 && keepFrom < data.length) this.partialAt = keepFrom;
         const dropped = (at < 0 ? keepFrom : at) - pos;
         if (dropped > 0 && !this.skipping) this.onIssue({ kind: 'garbage', bytes: dropped });
         if (at < 0) return keepFrom;
@@ -361,6 +433,13 @@ export class FrameDecoder {
 
   /** A binary frame ends at the last `##END` before the next valid header; -1 while undecided. */
   private findBinaryEnd(data: Buffer, pos: number, force: Force): number {
+    if (this.lastEnd < 0 && this.scan === pos + HEADER) {
+      // Fast path: the first `##END` directly followed by a valid header ends the frame. The
+      // general rule below (the last `##END` before the next valid header) gives the same answer,
+      // because any `##START` before the first `##END` is payload either way.
+      const at = data.indexOf(END, pos + HEADER);
+      if (at >= 0 && headerAt(data, at + END.length)) return at + END.length;
+    }
     for (;;) {
       const next = data.indexOf(START, this.scan);
       this.collectEnds(data, next < 0 ? data.length : next);
@@ -371,6 +450,7 @@ export class FrameDecoder {
       if (data.length - next < HEADER && couldBeHeader(data, next) && force !== 'eof') {
         // A header may be arriving: decide when it is whole (at end of stream it never will).
         this.scan = next;
+        this.partialAt = next;
         break;
       }
       if (this.lastEnd >= 0 && headerAt(data, next)) return this.lastEnd;
@@ -406,9 +486,43 @@ export class FrameDecoder {
     });
   }
 
+  /** Does some byte of `chunk` complete a `##END` or `##START` (looking back into the buffer)? */
+  private completesMarker(chunk: Buffer): boolean {
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk[i];
+      if (
+        (c === MARKER_LAST_D && this.markerEndsAt(chunk, i, END)) ||
+        (c === MARKER_LAST_T && this.markerEndsAt(chunk, i, START))
+      ) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private markerEndsAt(chunk: Uint8Array, i: number, marker: Buffer): boolean {
+    for (let k = marker.length - 1, j = i; k >= 0; k--, j--) {
+      const at = this.tail + j; // j < 0 reaches back into the buffered bytes
+      const b = j >= 0 ? chunk[j] : at >= this.head ? this.buf[at] : undefined;
+      if (b !== marker[k]) return false;
+    }
+    return true;
+  }
+
+  private taskIdAt(data: Buffer, at: number): string {
+    const last = this.lastTaskBytes;
+    let same = this.lastTaskId !== '';
+    for (let i = 0; i < 8 && same; i++) same = data[at + i] === last[i];
+    if (!same) {
+      for (let i = 0; i < 8; i++) last[i] = data[at + i]!;
+      this.lastTaskId = data.toString('latin1', at, at + 8);
+    }
+    return this.lastTaskId;
+  }
+
   private emit(data: Buffer, pos: number, frameEnd: number, out: Frame[], owned: boolean): void {
     const type = data[pos + 7]!;
-    const taskId = data.toString('latin1', pos + 8, pos + 16);
+    const taskId = this.taskIdAt(data, pos + 8);
     if (type < 1 || type > 9) {
       this.onIssue({ kind: 'unknown_type', type, taskId, bytes: frameEnd - pos });
       return;

@@ -241,6 +241,26 @@ describe('frame codec', () => {
     expect(frames.map((f) => f.payload.toString())).toEqual(['after']);
   });
 
+  it('stays bounded when fed one byte at a time: an oversized frame and a garbage flood', () => {
+    const issues: DecodeIssue[] = [];
+    const decoder = new FrameDecoder({ maxFrameBytes: 1024, onIssue: (i) => issues.push(i) });
+    let maxBuffered = 0;
+    const feed = (bytes: Buffer) => {
+      const frames: Frame[] = [];
+      for (let i = 0; i < bytes.length; i++) {
+        frames.push(...decoder.push(bytes.subarray(i, i + 1)));
+        maxBuffered = Math.max(maxBuffered, decoder.buffered);
+      }
+      return frames;
+    };
+    feed(encodeFrame(FrameType.TEXT, 'big00001', 0, 'x'.repeat(20_000)));
+    expect(issues.filter((i) => i.kind === 'frame_too_large')).toHaveLength(1);
+    feed(Buffer.alloc(50_000, 0x41)); // no '#', no 'D' or 'T' completing a marker
+    const after = feed(encodeFrame(FrameType.TEXT, 'ok000001', 0, 'after'));
+    expect(after.map((f) => f.payload.toString())).toEqual(['after']);
+    expect(maxBuffered).toBeLessThan(6 * 1024);
+  });
+
   it('rejects an oversized binary frame too', () => {
     const issues: DecodeIssue[] = [];
     const decoder = new FrameDecoder({ maxFrameBytes: 512, onIssue: (i) => issues.push(i) });

@@ -1,0 +1,410 @@
+/**
+ * MCP call round trip on loopback: the simulator sends `call` get_current_time, the Agent decodes
+ * it, runs it through the gate (lookup, validation, preview, policy "auto", run, audit append +
+ * fsync) and sends the `result`, which the simulator decodes, checks and resolves. Simulator and
+ * agent share one process and one event loop, so the simulator's own work is in every number.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Agent } from '../../app/agent.js';
+import { AuditLog } from '../../app/audit/log.js';
+import { getCurrentTimeService } from '../../app/services/builtin/get_current_time.js';
+import { MemorySecretStore } from '../../app/settings/secrets.js';
+import { AdventSim } from '../../app/sim/advent-sim.js';
+import type { SimPeer } from '../../app/sim/peer.js';
+import { FAST } from '../helpers/agent-harness.js';
+import { type Latency, type Memory, fsTypeOf, latency, memory, nowMs } from './stats.js';
+
+const METHOD = 'get_current_time';
+const PARAMS = { format: 'simple' };
+
+export interface Medium {
+  /** 'disk' (os.tmpdir()) or 'tmpfs' (/dev/shm). */
+  name: 'disk' | 'tmpfs';
+  base: string;
+  fsType: string | undefined;
+}
+
+export function media(): Medium[] {
+  const out: Medium[] = [{ name: 'disk', base: os.tmpdir(), fsType: fsTypeOf(os.tmpdir()) }];
+  if (process.platform === 'linux' && existsSync('/dev/shm')) {
+    out.push({ name: 'tmpfs', base: '/dev/shm', fsType: fsTypeOf('/dev/shm') });
+  }
+  return out;
+}
+
+interface Rig {
+  dir: string;
+  sim: AdventSim;
+  agent: Agent;
+  peer: SimPeer;
+}
+
+/** An Agent (temp data dir, memory secrets, FAST timing) connected to a fresh simulator. */
+async function openRig(base: string): Promise<Rig> {
+  const dir = await mkdtemp(path.join(base, 'advent-bench-'));
+  // No frame log in the simulator: 100 000 recorded frames would be the simulator's memory, not ours.
+  const sim = await AdventSim.start({ demo: false, record: false, disconnectCloseMs: 10 });
+  const agent = await Agent.open({
+    dataDir: path.join(dir, 'data'),
+    defaultFilesRoot: path.join(dir, 'files'),
+    secrets: new MemorySecretStore(),
+    timing: FAST,
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the agent did not become ready')), 10_000);
+    const off = agent.events.on('connection', ({ state }) => {
+      if (state.status !== 'ready') return;
+      clearTimeout(timer);
+      off();
+      resolve();
+    });
+  });
+  agent.connectAdvent(
+    { id: 'bench', kind: 'advent', name: 'Bench', host: '127.0.0.1', port: sim.port },
+    () => 'bench-token',
+  );
+  await ready;
+  return { dir, sim, agent, peer: sim.peer() };
+}
+
+async function closeRig(rig: Rig): Promise<void> {
+  await rig.agent.close();
+  await rig.sim.stop();
+  await rm(rig.dir, { recursive: true, force: true });
+}
+
+async function callOnce(peer: SimPeer): Promise<number> {
+  const t0 = nowMs();
+  const result = await peer.call(METHOD, PARAMS);
+  const ms = nowMs() - t0;
+  if (result.success !== true) throw new Error(`${METHOD} failed: ${JSON.stringify(result)}`);
+  return ms;
+}
+
+async function sequential(peer: SimPeer, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push(await callOnce(peer));
+  return out;
+}
+
+/**
+ * `n` calls issued `batch` at a time. Like `peer.callMany` (which is `Promise.all` over
+ * `peer.call`), but each call keeps its own send-to-result time.
+ */
+async function concurrent(peer: SimPeer, n: number, batch: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let done = 0; done < n; done += batch) {
+    const k = Math.min(batch, n - done);
+    out.push(...(await Promise.all(Array.from({ length: k }, () => callOnce(peer)))));
+  }
+  return out;
+}
+
+export interface LatencyRow {
+  medium: Medium;
+  mode: 'sequential' | 'concurrent';
+  latency: Latency;
+  wallMs: number;
+  callsPerSec: number;
+}
+
+export interface Component {
+  label: string;
+  medium?: Medium['name'];
+  latency: Latency;
+}
+
+export interface MemoryResult {
+  medium: Medium;
+  calls: number;
+  /** What the calls between the two readings were (the tmpfs latency runs are among them). */
+  how: string;
+  wallMs: number;
+  before: Memory;
+  after: Memory;
+  /** After closing both and letting go of the simulator. */
+  withoutSim: Memory;
+  /** After letting go of the agent too. */
+  withoutBoth: Memory;
+  auditRecords: number;
+}
+
+export interface RoundTripOptions {
+  warmup: number;
+  sequential: number;
+  concurrent: number;
+  batch: number;
+  components: number;
+  memoryCalls: number;
+}
+
+export const DEFAULT_ROUNDTRIP: RoundTripOptions = {
+  warmup: 500,
+  sequential: 10_000,
+  concurrent: 10_000,
+  batch: 100,
+  components: 1_000,
+  memoryCalls: 100_000,
+};
+
+export interface RoundTripResult {
+  rows: LatencyRow[];
+  components: Component[];
+  memory: MemoryResult;
+}
+
+async function timeAsync(n: number, fn: (i: number) => Promise<unknown>): Promise<Latency> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = nowMs();
+    await fn(i);
+    out.push(nowMs() - t0);
+  }
+  return latency(out);
+}
+
+function row(
+  medium: Medium,
+  mode: LatencyRow['mode'],
+  samples: number[],
+  wallMs: number,
+): LatencyRow {
+  return {
+    medium,
+    mode,
+    latency: latency(samples),
+    wallMs,
+    callsPerSec: (samples.length / wallMs) * 1000,
+  };
+}
+
+/**
+ * What a run holds. Only helpers touch the agent and the simulator, through this object: a
+ * suspended async frame keeps its temporaries, so a value once loaded in the caller itself would
+ * stay reachable until it returns, and "after letting go" would measure nothing.
+ */
+interface Held {
+  rig?: Rig;
+  agent?: Agent;
+}
+
+async function hold(held: Held, base: string): Promise<string> {
+  held.rig = await openRig(base);
+  return held.rig.dir;
+}
+
+async function release(held: Held): Promise<void> {
+  const rig = held.rig;
+  held.rig = undefined;
+  if (rig) await closeRig(rig);
+}
+
+async function timedSequential(held: Held, medium: Medium, n: number): Promise<LatencyRow> {
+  const t0 = nowMs();
+  const samples = await sequential(held.rig!.peer, n);
+  return row(medium, 'sequential', samples, nowMs() - t0);
+}
+
+async function timedConcurrent(
+  held: Held,
+  medium: Medium,
+  n: number,
+  batch: number,
+): Promise<LatencyRow> {
+  const t0 = nowMs();
+  const samples = await concurrent(held.rig!.peer, n, batch);
+  return row(medium, 'concurrent', samples, nowMs() - t0);
+}
+
+async function drive(held: Held, calls: number, batch: number): Promise<void> {
+  await concurrent(held.rig!.peer, calls, batch);
+}
+
+/** Close both; keep only the (closed) agent; report how many audit records it holds. */
+async function closeKeepingAgent(held: Held): Promise<number> {
+  const rig = held.rig!;
+  const records = rig.agent.audit.stats().records;
+  await rig.agent.close();
+  await rig.sim.stop();
+  held.agent = rig.agent;
+  held.rig = undefined;
+  return records;
+}
+
+/** Sequential then concurrent latency with the audit log on `medium`. */
+async function latencyRun(
+  medium: Medium,
+  opts: RoundTripOptions,
+  log: (line: string) => void,
+): Promise<LatencyRow[]> {
+  const held: Held = {};
+  await hold(held, medium.base);
+  try {
+    await drive(held, opts.warmup, 1);
+    const seq = await timedSequential(held, medium, opts.sequential);
+    log(`    sequential ${opts.sequential}: ${(seq.wallMs / 1000).toFixed(1)} s`);
+    const conc = await timedConcurrent(held, medium, opts.concurrent, opts.batch);
+    log(
+      `    concurrent ${opts.concurrent} (${opts.batch} at a time): ${(conc.wallMs / 1000).toFixed(1)} s`,
+    );
+    return [seq, conc];
+  } finally {
+    await release(held);
+  }
+}
+
+/**
+ * RSS and heap before and after `memoryCalls` calls, then after closing and letting go of the
+ * simulator and the agent (what they retained). When `rows` is given, the first calls are the
+ * timed sequential and concurrent runs for this medium, so the long run doubles as them.
+ */
+async function memoryRun(
+  medium: Medium,
+  opts: RoundTripOptions,
+  log: (line: string) => void,
+  rows?: LatencyRow[],
+): Promise<MemoryResult> {
+  const held: Held = {};
+  const dir = await hold(held, medium.base);
+  try {
+    await drive(held, opts.warmup, 1);
+    await drive(held, opts.warmup * 2, opts.batch);
+    const before = await memory();
+    const t0 = nowMs();
+    let left = opts.memoryCalls;
+    let how = `${opts.memoryCalls} calls, ${opts.batch} at a time`;
+    if (rows) {
+      const seq = await timedSequential(held, medium, opts.sequential);
+      log(`    sequential ${opts.sequential}: ${(seq.wallMs / 1000).toFixed(1)} s`);
+      const conc = await timedConcurrent(held, medium, opts.concurrent, opts.batch);
+      log(
+        `    concurrent ${opts.concurrent} (${opts.batch} at a time): ${(conc.wallMs / 1000).toFixed(1)} s`,
+      );
+      rows.push(seq, conc);
+      left = Math.max(0, left - opts.sequential - opts.concurrent);
+      how = `the ${opts.sequential} sequential and ${opts.concurrent} concurrent calls above, then ${left} more ${opts.batch} at a time`;
+    }
+    log(`  memory: ${left} more calls (${opts.memoryCalls} in all), audit on ${medium.name}`);
+    await drive(held, left, opts.batch);
+    const wallMs = nowMs() - t0;
+    const after = await memory();
+    const auditRecords = await closeKeepingAgent(held);
+    const withoutSim = await memory();
+    held.agent = undefined;
+    const withoutBoth = await memory();
+    return {
+      medium,
+      calls: opts.memoryCalls,
+      how,
+      wallMs,
+      before,
+      after,
+      withoutSim,
+      withoutBoth,
+      auditRecords,
+    };
+  } finally {
+    await release(held);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The gate alone (an Agent with no connection) and the audit append alone, on `medium`. */
+async function componentsOn(medium: Medium, n: number): Promise<Component[]> {
+  const out: Component[] = [];
+  const dir = await mkdtemp(path.join(medium.base, 'advent-bench-parts-'));
+  try {
+    const agent = await Agent.open({
+      dataDir: path.join(dir, 'data'),
+      defaultFilesRoot: path.join(dir, 'files'),
+      secrets: new MemorySecretStore(),
+    });
+    const dispatch = (i: number) =>
+      agent.dispatch({
+        connection: 'Bench',
+        dialect: 'advent',
+        callId: `d-${i}`,
+        service: METHOD,
+        params: PARAMS,
+      });
+    for (let i = 0; i < 200; i++) await dispatch(i);
+    out.push({
+      label: 'gate: agent.dispatch, no wire (audit included)',
+      medium: medium.name,
+      latency: await timeAsync(n, async (i) => {
+        const r = await dispatch(i);
+        if (!r.ok) throw new Error(`dispatch failed: ${r.message}`);
+      }),
+    });
+    await agent.close();
+    // The audit append alone (build, hash, one line written + fsync'd), in a log of its own.
+    const log = await AuditLog.open({ dir: path.join(dir, 'audit-only') });
+    out.push({
+      label: 'audit: AuditLog.append (open, write, fsync, close)',
+      medium: medium.name,
+      latency: await timeAsync(n, (i) =>
+        log.append({
+          ts: new Date().toISOString(),
+          connection: 'Bench',
+          dialect: 'advent',
+          callId: `a-${i}`,
+          service: METHOD,
+          params: PARAMS,
+          decision: 'auto',
+          outcome: 'ok',
+          durationMs: 1,
+        }),
+      ),
+    });
+    await log.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return out;
+}
+
+async function serviceAlone(n: number): Promise<Component> {
+  const ctx = { clock: { now: () => Date.now() } } as unknown as Parameters<
+    typeof getCurrentTimeService.run
+  >[1];
+  const params = PARAMS as { format: 'simple' };
+  for (let i = 0; i < 200; i++) await getCurrentTimeService.run(params, ctx);
+  return {
+    label: 'service: get_current_time preview + run (no gate)',
+    latency: await timeAsync(n, async () => {
+      await getCurrentTimeService.preview!(params, ctx);
+      await getCurrentTimeService.run(params, ctx);
+    }),
+  };
+}
+
+export async function runRoundTripBench(
+  opts: RoundTripOptions = DEFAULT_ROUNDTRIP,
+  log: (line: string) => void = () => {},
+): Promise<RoundTripResult> {
+  const available = media();
+  const disk = available[0]!;
+  const tmpfs = available.find((m) => m.name === 'tmpfs');
+  const rows: LatencyRow[] = [];
+
+  log(`  disk: audit in ${disk.base} (${disk.fsType ?? 'unknown fs'})`);
+  rows.push(...(await latencyRun(disk, opts, log)));
+
+  // The 100 000-call memory run is the long one; on tmpfs it also gives the tmpfs latency rows
+  // (every append is fsync'd, so on disk it would take minutes and measure the disk).
+  let mem: MemoryResult;
+  if (tmpfs) {
+    log(`  tmpfs: audit in ${tmpfs.base} (${tmpfs.fsType ?? 'unknown fs'})`);
+    mem = await memoryRun(tmpfs, opts, log, rows);
+  } else {
+    mem = await memoryRun(disk, opts, log);
+  }
+
+  log('  components');
+  const components: Component[] = [await serviceAlone(opts.components)];
+  for (const medium of available) components.push(...(await componentsOn(medium, opts.components)));
+  return { rows, components, memory: mem };
+}

@@ -1,0 +1,77 @@
+/**
+ * `npm run bench`: frame decoding throughput, MCP call round trip through the simulator, memory.
+ * Prints tables and rewrites docs/PERFORMANCE.md. Benchmarks, not tests: nothing here fails on a
+ * number; it fails only when a decoder decodes the wrong frames or a call does not succeed,
+ * because then the timing would be of the wrong work.
+ *
+ *   node --expose-gc --import tsx test/bench/run.ts [--quick] [--no-write]
+ *
+ * --quick runs much smaller workloads (to check the bench itself; numbers are not comparable),
+ * and does not touch docs/PERFORMANCE.md unless --write is given.
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_DECODE, referenceCosts, runDecodeBench } from './decode.js';
+import { type Results, markdown, printText } from './report.js';
+import { DEFAULT_ROUNDTRIP, runRoundTripBench } from './roundtrip.js';
+import { KiB, MiB, hasGc, machine, nowMs } from './stats.js';
+
+const args = new Set(process.argv.slice(2));
+const quick = args.has('--quick');
+const write = args.has('--write') || (!quick && !args.has('--no-write'));
+const docPath = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../docs/PERFORMANCE.md',
+);
+const t0 = nowMs();
+const log = (line: string) =>
+  process.stderr.write(`[${((nowMs() - t0) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
+
+if (!hasGc) log('note: run with node --expose-gc for memory readings after a forced GC');
+
+log('1. frame decoding');
+const decode = runDecodeBench(
+  quick
+    ? {
+        audioBytes: 2 * MiB,
+        oneByteOurs: 32 * KiB,
+        oneByteBaseline: 16 * KiB,
+        longPayload: 32_000,
+        longBytes: 33 * KiB,
+        textBytes: 1 * MiB,
+        runs: 2,
+      }
+    : DEFAULT_DECODE,
+  log,
+);
+const reference = referenceCosts();
+
+log('2. call round trip');
+const roundtrip = await runRoundTripBench(
+  quick
+    ? {
+        warmup: 50,
+        sequential: 300,
+        concurrent: 300,
+        batch: 100,
+        components: 200,
+        memoryCalls: 1_000,
+      }
+    : DEFAULT_ROUNDTRIP,
+  log,
+);
+
+const results: Results = {
+  machine: machine(),
+  gc: hasGc,
+  decode,
+  reference,
+  roundtrip,
+  elapsedS: (nowMs() - t0) / 1000,
+};
+printText(results, (s) => process.stdout.write(s));
+if (write) {
+  await writeFile(docPath, markdown(results));
+  log(`wrote ${path.relative(process.cwd(), docPath)}`);
+}
