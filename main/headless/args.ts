@@ -13,6 +13,7 @@ Usage:
                    [--mode manual|vad|auto] [--emoji-mode M]
                    [--files DIR]... [--allow NAME]... [--deny NAME]... [--disable NAME]...
                    [--data-dir DIR] [--prompt-timeout SECONDS] [--no-chat]
+  advent-agent ui [--port N] [--open] [run's flags]
   advent-agent audit [--data-dir DIR] [--service NAME] [--json] [--verify]
   advent-agent --help
 
@@ -36,6 +37,15 @@ run      Connect to an Advent server, register the enabled services and answer i
   --prompt-timeout SECONDS  how long a permission question waits (default 60)
   --no-chat                 ignore stdin; run until Ctrl-C or SIGTERM
 
+ui       Serve the agent's window to your browser on this machine only (127.0.0.1) and print
+         its address. The address carries a random key made for this launch (?token=…): it
+         is the key to this UI, so do not share it; anyone with it can use the agent while
+         it runs. Runs until Ctrl-C or SIGTERM. Takes run's flags; --server (with --token or
+         --token-file) is optional and adds that server for this run only, its token kept in
+         memory. Without it, use the window to connect or to try the demo server.
+  --port N                  the local port to serve on (default: a free one)
+  --open                    open the address in your default browser (when there is a display)
+
 audit    Show the audit log: every call, its decision and outcome.
   --service NAME            only calls of this service
   --json                    one JSON record per line
@@ -44,10 +54,8 @@ audit    Show the audit log: every call, its decision and outcome.
 
 export type AuthFormat = 'pcm' | 'opus';
 
-export interface RunArgs {
-  command: 'run';
-  host: string;
-  port: number;
+/** What `run` and `ui` share: the login fields of a server and this run's overrides. */
+export interface SessionFlags {
   token?: string;
   tokenFile?: string;
   voiceId?: string;
@@ -61,7 +69,22 @@ export interface RunArgs {
   disabled: string[];
   dataDir?: string;
   promptTimeoutSec?: number;
+}
+
+export interface RunArgs extends SessionFlags {
+  command: 'run';
+  host: string;
+  port: number;
   noChat: boolean;
+}
+
+export interface UiArgs extends SessionFlags {
+  command: 'ui';
+  /** A server to connect for this run only (its token is never saved). */
+  server?: { host: string; port: number };
+  /** Where the UI is served on 127.0.0.1; 0 picks a free port. */
+  listenPort: number;
+  open: boolean;
 }
 
 export interface AuditArgs {
@@ -72,7 +95,8 @@ export interface AuditArgs {
   verify: boolean;
 }
 
-export type ParsedArgs = RunArgs | AuditArgs | { command: 'help' } | { command: 'version' };
+export type ParsedArgs =
+  RunArgs | UiArgs | AuditArgs | { command: 'help' } | { command: 'version' };
 export type ParseResult = { ok: true; args: ParsedArgs } | { ok: false; message: string };
 
 const fail = (message: string): ParseResult => ({ ok: false, message });
@@ -96,6 +120,7 @@ export function parseCliArgs(argv: readonly string[]): ParseResult {
     return { ok: true, args: { command: 'version' } };
   try {
     if (command === 'run') return parseRun(rest);
+    if (command === 'ui') return parseUi(rest);
     if (command === 'audit') return parseAudit(rest);
   } catch (err) {
     // parseArgs throws on unknown or malformed options.
@@ -104,30 +129,86 @@ export function parseCliArgs(argv: readonly string[]): ParseResult {
   return fail(`unknown command '${command}'`);
 }
 
+const SESSION_OPTIONS = {
+  server: { type: 'string' },
+  token: { type: 'string' },
+  'token-file': { type: 'string' },
+  'voice-id': { type: 'string' },
+  lang: { type: 'string' },
+  format: { type: 'string' },
+  'input-audio-format': { type: 'string' },
+  mode: { type: 'string' },
+  'emoji-mode': { type: 'string' },
+  files: { type: 'string', multiple: true },
+  allow: { type: 'string', multiple: true },
+  deny: { type: 'string', multiple: true },
+  disable: { type: 'string', multiple: true },
+  'data-dir': { type: 'string' },
+  'prompt-timeout': { type: 'string' },
+  'no-chat': { type: 'boolean' },
+} as const;
+
+type SessionValues = ReturnType<typeof parseSessionArgs>['values'];
+
+function parseSessionArgs(argv: string[]) {
+  return parseArgs({ args: argv, allowPositionals: true, strict: true, options: SESSION_OPTIONS });
+}
+
+/** The flags `run` and `ui` share, checked; the server itself is up to each command. */
+function sessionFlags(values: SessionValues): SessionFlags | Error {
+  if (values.token !== undefined && values['token-file'] !== undefined)
+    return new Error('give --token or --token-file, not both');
+
+  const format = oneOf('--format', values.format, ['pcm', 'opus'] as const);
+  const inputAudioFormat = oneOf('--input-audio-format', values['input-audio-format'], [
+    'pcm',
+    'opus',
+  ] as const);
+  const mode = oneOf('--mode', values.mode, ['manual', 'vad', 'auto'] as const);
+  for (const v of [format, inputAudioFormat, mode]) if (v instanceof Error) return v;
+  for (const [flag, v] of [
+    ['--voice-id', values['voice-id']],
+    ['--lang', values.lang],
+    ['--emoji-mode', values['emoji-mode']],
+  ] as const) {
+    if (v !== undefined && v.includes('##')) return new Error(`${flag} cannot contain '##'`);
+  }
+
+  const policies: Record<string, Policy> = {};
+  for (const name of values.allow ?? []) policies[name] = 'allow';
+  for (const name of values.deny ?? []) {
+    if (policies[name] === 'allow')
+      return new Error(`'${name}' is given to both --allow and --deny`);
+    policies[name] = 'deny';
+  }
+
+  let promptTimeoutSec: number | undefined;
+  if (values['prompt-timeout'] !== undefined) {
+    promptTimeoutSec = Number(values['prompt-timeout']);
+    if (!Number.isInteger(promptTimeoutSec) || promptTimeoutSec < 1 || promptTimeoutSec > 3600) {
+      return new Error('--prompt-timeout must be a whole number of seconds from 1 to 3600');
+    }
+  }
+
+  return {
+    token: values.token,
+    tokenFile: values['token-file'],
+    voiceId: values['voice-id'],
+    lang: values.lang,
+    format: format as AuthFormat | undefined,
+    inputAudioFormat: inputAudioFormat as AuthFormat | undefined,
+    mode: mode as SessionFlags['mode'],
+    emojiMode: values['emoji-mode'],
+    files: values.files ?? [],
+    policies,
+    disabled: values.disable ?? [],
+    dataDir: values['data-dir'],
+    promptTimeoutSec,
+  };
+}
+
 function parseRun(argv: string[]): ParseResult {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      server: { type: 'string' },
-      token: { type: 'string' },
-      'token-file': { type: 'string' },
-      'voice-id': { type: 'string' },
-      lang: { type: 'string' },
-      format: { type: 'string' },
-      'input-audio-format': { type: 'string' },
-      mode: { type: 'string' },
-      'emoji-mode': { type: 'string' },
-      files: { type: 'string', multiple: true },
-      allow: { type: 'string', multiple: true },
-      deny: { type: 'string', multiple: true },
-      disable: { type: 'string', multiple: true },
-      'data-dir': { type: 'string' },
-      'prompt-timeout': { type: 'string' },
-      'no-chat': { type: 'boolean' },
-    },
-  });
+  const { values, positionals } = parseSessionArgs(argv);
   if (positionals.length) return fail(`unexpected argument '${positionals[0]}'`);
   if (!values.server) return fail('--server HOST:PORT is required');
   const server = parseServer(values.server);
@@ -136,58 +217,64 @@ function parseRun(argv: string[]): ParseResult {
     return fail('give --token or --token-file, not both');
   if (values.token === undefined && values['token-file'] === undefined)
     return fail('--token or --token-file is required');
-
-  const format = oneOf('--format', values.format, ['pcm', 'opus'] as const);
-  const inputAudioFormat = oneOf('--input-audio-format', values['input-audio-format'], [
-    'pcm',
-    'opus',
-  ] as const);
-  const mode = oneOf('--mode', values.mode, ['manual', 'vad', 'auto'] as const);
-  for (const v of [format, inputAudioFormat, mode]) if (v instanceof Error) return fail(v.message);
-  for (const [flag, v] of [
-    ['--voice-id', values['voice-id']],
-    ['--lang', values.lang],
-    ['--emoji-mode', values['emoji-mode']],
-  ] as const) {
-    if (v !== undefined && v.includes('##')) return fail(`${flag} cannot contain '##'`);
-  }
-
-  const policies: Record<string, Policy> = {};
-  for (const name of values.allow ?? []) policies[name] = 'allow';
-  for (const name of values.deny ?? []) {
-    if (policies[name] === 'allow') return fail(`'${name}' is given to both --allow and --deny`);
-    policies[name] = 'deny';
-  }
-
-  let promptTimeoutSec: number | undefined;
-  if (values['prompt-timeout'] !== undefined) {
-    promptTimeoutSec = Number(values['prompt-timeout']);
-    if (!Number.isInteger(promptTimeoutSec) || promptTimeoutSec < 1 || promptTimeoutSec > 3600) {
-      return fail('--prompt-timeout must be a whole number of seconds from 1 to 3600');
-    }
-  }
-
+  const flags = sessionFlags(values);
+  if (flags instanceof Error) return fail(flags.message);
   return {
     ok: true,
     args: {
       command: 'run',
       host: server.host,
       port: server.port,
-      token: values.token,
-      tokenFile: values['token-file'],
-      voiceId: values['voice-id'],
-      lang: values.lang,
-      format: format as AuthFormat | undefined,
-      inputAudioFormat: inputAudioFormat as AuthFormat | undefined,
-      mode: mode as RunArgs['mode'],
-      emojiMode: values['emoji-mode'],
-      files: values.files ?? [],
-      policies,
-      disabled: values.disable ?? [],
-      dataDir: values['data-dir'],
-      promptTimeoutSec,
+      ...flags,
       noChat: values['no-chat'] ?? false,
     },
+  };
+}
+
+function parseUi(argv: string[]): ParseResult {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: { ...SESSION_OPTIONS, port: { type: 'string' }, open: { type: 'boolean' } },
+  });
+  if (positionals.length) return fail(`unexpected argument '${positionals[0]}'`);
+
+  let listenPort = 0;
+  if (values.port !== undefined) {
+    listenPort = Number(values.port);
+    if (!/^\d+$/.test(values.port) || listenPort > 65535)
+      return fail(`--port must be a whole number from 0 to 65535 (got '${values.port}')`);
+  }
+
+  let server: UiArgs['server'];
+  if (values.server !== undefined) {
+    const parsed = parseServer(values.server);
+    if (parsed instanceof Error) return fail(parsed.message);
+    server = parsed;
+    if (values.token === undefined && values['token-file'] === undefined)
+      return fail('--server needs --token or --token-file');
+  } else {
+    // Without a server there is nothing for these to apply to: say so rather than ignore them.
+    const orphan = (
+      [
+        'token',
+        'token-file',
+        'voice-id',
+        'lang',
+        'format',
+        'input-audio-format',
+        'mode',
+        'emoji-mode',
+      ] as const
+    ).find((name) => values[name] !== undefined);
+    if (orphan) return fail(`--${orphan} applies only with --server HOST:PORT`);
+  }
+  const flags = sessionFlags(values);
+  if (flags instanceof Error) return fail(flags.message);
+  return {
+    ok: true,
+    args: { command: 'ui', server, ...flags, listenPort, open: values.open === true },
   };
 }
 

@@ -5,6 +5,7 @@ import { USAGE, parseCliArgs } from './args.js';
 import { auditCommand } from './audit.js';
 import type { CliIo } from './io.js';
 import { runCommand } from './run.js';
+import { uiCommand } from './ui.js';
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseCliArgs(argv);
@@ -23,6 +24,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         return 0;
       case 'run':
         return await runCommand(args, io);
+      case 'ui':
+        return await uiCommand(args, io);
       case 'audit':
         return await auditCommand(args, io);
     }

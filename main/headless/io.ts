@@ -1,6 +1,6 @@
 import type { Timing } from '../../app/wire/advent/connection.js';
 
-/** Everything the terminal host touches outside itself, injected so tests can drive it in-process. */
+/** Everything the command-line hosts touch outside itself, injected so tests can drive it in-process. */
 export interface CliIo {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   stdout: NodeJS.WritableStream;
@@ -16,4 +16,8 @@ export interface CliIo {
   turnTimeoutMs?: number;
   /** Connection timing overrides (tests). */
   timing?: Partial<Timing>;
+  /** The built renderer `ui` serves (default: dist/renderer of this package). */
+  rendererDir?: string;
+  /** Opens a URL in the user's browser; rejects with the reason it could not (`ui --open`). */
+  openUrl?: (url: string) => Promise<void>;
 }

@@ -2,7 +2,6 @@
  * `advent-agent run`: hold a session with an Advent server from a terminal.
  * stdin lines are text turns (or /commands); replies and tool calls are printed as they stream.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Agent } from '../../app/agent.js';
@@ -11,6 +10,7 @@ import { FileSecretStore } from '../../app/settings/secrets.js';
 import type { RunArgs } from './args.js';
 import type { CliIo } from './io.js';
 import { Printer } from './printer.js';
+import { readTokenFlag } from './token.js';
 
 const ANSWERS: Record<string, PromptAnswer> = { y: 'once', s: 'session', a: 'always', n: 'deny' };
 
@@ -195,21 +195,10 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
 }
 
 async function readToken(args: RunArgs, io: CliIo): Promise<string | undefined> {
-  if (args.token !== undefined) {
-    if (!args.token.trim()) {
-      io.stderr.write('advent-agent: --token is empty\n');
-      return undefined;
-    }
-    return args.token.trim();
-  }
   try {
-    const text = (await readFile(args.tokenFile!, 'utf8')).trim();
-    if (!text) throw new Error('the file is empty');
-    return text;
+    return await readTokenFlag(args);
   } catch (err) {
-    io.stderr.write(
-      `advent-agent: cannot read the token from ${args.tokenFile}: ${(err as Error).message}\n`,
-    );
+    io.stderr.write(`advent-agent: ${(err as Error).message}\n`);
     return undefined;
   }
 }

@@ -1,0 +1,167 @@
+/**
+ * `advent-agent ui`: the agent with its window in the browser. One CoreApi, the built renderer and
+ * the bridge on 127.0.0.1, one printed line with the address (and its key), then it runs until a
+ * signal. `startUi` is the same thing as a function, for `npm start` and the end-to-end tests.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CoreApi } from '../../app/api.js';
+import type { ProfileInput } from '../../app/contract/commands.js';
+import { checkCommand } from '../../app/contract/validate.js';
+import { FileSecretStore } from '../../app/settings/secrets.js';
+import type { UiArgs } from './args.js';
+import type { CliIo } from './io.js';
+import { openInBrowser } from './open-browser.js';
+import { RunSecretStore } from './run-secrets.js';
+import { readTokenFlag } from './token.js';
+import { startUiServer } from './ui-server.js';
+
+export interface RunningUi {
+  /** The page's address with its token. */
+  url: string;
+  token: string;
+  port: number;
+  api: CoreApi;
+  /** Close the page server and the agent (goodbye handshakes, audit flush); safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Start the agent and its browser UI; rejects with a message for the user when it cannot. */
+export async function startUi(args: UiArgs, io: CliIo): Promise<RunningUi> {
+  const serverToken = args.server ? await readTokenFlag(args) : undefined;
+  const dataDir = path.resolve(args.dataDir ?? io.dataDir());
+  const saved = await FileSecretStore.open(path.join(dataDir, 'secrets.json'));
+  for (const warning of saved.warnings) io.stderr.write(`advent-agent: ${warning}\n`);
+  const secrets = new RunSecretStore(saved);
+
+  const api = await CoreApi.open({
+    dataDir,
+    defaultFilesRoot: io.filesRoot(),
+    secrets,
+    host: 'browser',
+    version: io.version,
+    overrides: {
+      filesRoots: args.files.length ? args.files.map((f) => path.resolve(f)) : undefined,
+      promptTimeoutSec: args.promptTimeoutSec,
+      policies: args.policies,
+      disabled: args.disabled,
+    },
+    timing: io.timing,
+  });
+
+  let flagProfile: string | undefined;
+  let server: Awaited<ReturnType<typeof startUiServer>>;
+  try {
+    if (args.server && serverToken !== undefined) {
+      flagProfile = await connectFlagServer(api, secrets, args, serverToken);
+    }
+    server = await startUiServer({
+      api,
+      port: args.listenPort,
+      staticDir: io.rendererDir ?? defaultRendererDir(),
+      log: (line) => io.stderr.write(`advent-agent: ${line}\n`),
+    });
+  } catch (err) {
+    await api.close();
+    throw err;
+  }
+
+  io.stdout.write(`Advent Agent is running at ${server.url}\n`);
+  if (args.open) {
+    const open = io.openUrl ?? ((url: string) => openInBrowser(url));
+    await open(server.url).catch((err: unknown) =>
+      io.stderr.write(
+        `advent-agent: could not open a browser (${(err as Error).message}); open the address above yourself\n`,
+      ),
+    );
+  }
+
+  let stopping: Promise<void> | undefined;
+  const stop = async (): Promise<void> => {
+    // Pages first: their prompts are cancelled (a "no" to the server) before the goodbye.
+    await server.close();
+    // The flags' server was for this run only: leave no profile of it behind.
+    if (flagProfile) await api.deleteConnection(flagProfile).catch(() => undefined);
+    await api.close();
+  };
+  return {
+    url: server.url,
+    token: server.token,
+    port: server.port,
+    api,
+    stop: () => (stopping ??= stop()),
+  };
+}
+
+/** `advent-agent ui`: start, print the address, run until Ctrl-C or SIGTERM, exit 0. */
+export async function uiCommand(args: UiArgs, io: CliIo): Promise<number> {
+  let signalled!: () => void;
+  const signal = new Promise<void>((resolve) => (signalled = resolve));
+  // Listen from the start: a signal while starting up still ends the run once it is up.
+  const unsubscribe = io.onSignal(() => signalled());
+  let ui: RunningUi;
+  try {
+    ui = await startUi(args, io);
+  } catch (err) {
+    unsubscribe();
+    io.stderr.write(`advent-agent: ${(err as Error).message}\n`);
+    return 2;
+  }
+  await signal;
+  unsubscribe();
+  await ui.stop();
+  return 0;
+}
+
+/**
+ * The server given by flags becomes a profile named HOST:PORT with a fixed id, so a second run
+ * reuses it instead of piling up copies; its token stays in memory.
+ */
+async function connectFlagServer(
+  api: CoreApi,
+  secrets: RunSecretStore,
+  args: UiArgs,
+  token: string,
+): Promise<string> {
+  const { host, port } = args.server!;
+  const name = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  const id = `cli-${host.replace(/[^A-Za-z0-9_.-]/g, '_')}-${port}`.slice(0, 64);
+  const input: ProfileInput = {
+    id,
+    kind: 'advent',
+    name,
+    host,
+    port,
+    voiceId: args.voiceId,
+    lang: args.lang,
+    format: args.format,
+    inputAudioFormat: args.inputAudioFormat,
+    mode: args.mode,
+    emojiMode: args.emojiMode,
+  };
+  const checked = checkCommand('saveConnection', [stripUndefined(input)]);
+  if (!checked.ok) throw new Error(`--server ${name}: ${checked.message}`);
+  // Same key format as CoreApi's token store (app/api.ts tokenKey).
+  secrets.keepInMemory(`profile:${id}:token`);
+  await api.saveConnection(input);
+  await api.setSecret(id, token);
+  await api.connect(id);
+  await api.setActiveConnection(id);
+  return id;
+}
+
+/** dist/renderer of this package, found from this file whether it runs from dist/ or source. */
+export function defaultRendererDir(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(path.join(dir, 'package.json'))) return path.join(dir, 'dist', 'renderer');
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error('cannot find the advent-agent package folder');
+    dir = up;
+  }
+}
+
+function stripUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
