@@ -26,12 +26,33 @@ interface WallTime {
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
+// Building an Intl.DateTimeFormat costs about 0.1 ms, several times more than the rest of a call,
+// so formatters are kept per zone (bounded) and the system zone is looked up at most once a minute
+// (a laptop that travels still follows its zone).
+const SYSTEM_ZONE_TTL_MS = 60_000;
+const MAX_FORMATTERS = 64;
+let systemZone: { zone: string; at: number } | undefined;
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
 function systemTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const now = Date.now();
+  if (!systemZone || now - systemZone.at > SYSTEM_ZONE_TTL_MS) {
+    systemZone = { zone: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC', at: now };
+  }
+  return systemZone.zone;
 }
 
 /** Throws the model-facing refusal for a zone Intl does not know. */
 function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  const cached = formatters.get(timeZone);
+  if (cached) return cached;
+  const formatter = createFormatter(timeZone);
+  if (formatters.size >= MAX_FORMATTERS) formatters.delete(formatters.keys().next().value!);
+  formatters.set(timeZone, formatter);
+  return formatter;
+}
+
+function createFormatter(timeZone: string): Intl.DateTimeFormat {
   try {
     return new Intl.DateTimeFormat('en-US', {
       timeZone,
