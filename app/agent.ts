@@ -337,6 +337,8 @@ export class Agent {
   private async remember(key: string, scope: 'session' | 'always'): Promise<void> {
     try {
       await this.policy.remember(key, scope);
+      // The services page lists "always" grants (with a way to revoke them): tell it.
+      if (scope === 'always') this.events.emit('services', this.services());
     } catch (err) {
       // The grant still holds for this run; the user is told it will not survive a restart.
       this.events.emit('notice', {

@@ -198,6 +198,18 @@ describe('core API', () => {
     expect((await api.getSettings()).filesRoots).toEqual([path.join(dir, 'notes')]);
   });
 
+  it('an "always allow" answer is announced with the services, so it can be revoked at once', async () => {
+    await api.startDemo();
+    await until(() => api.agent.session('demo')?.state.status === 'ready', 'ready');
+    api.attachUi('test');
+    api.events.on('prompt', (p) => void api.answerPrompt(p.id, 'always'));
+    const services = nextEvent(api.events, 'services', (list) =>
+      list.some((s) => s.alwaysGrants.includes('create_file')),
+    );
+    await api.sendText('write a note: remember me');
+    await services;
+  });
+
   it('sending with no connection explains what to do', async () => {
     await expect(api.sendText('hi')).rejects.toThrow(
       /no connection is active; connect to a server first/,
