@@ -329,7 +329,9 @@ export class Agent {
   async close(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((s) => s.stop()));
     this.sessions.clear();
+    // Pending questions end as "no one could be asked"; running calls finish and are recorded.
     this.broker.dispose();
+    await this.gate.drain();
     await this.audit.flush();
     await this.audit.close();
   }

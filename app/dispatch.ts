@@ -114,7 +114,22 @@ export class Dispatcher {
 
   constructor(private readonly deps: GateDeps) {}
 
-  async dispatch(call: CallRequest): Promise<DispatchResult> {
+  /** Calls still running; close() waits for them so every one is answered and recorded. */
+  private readonly inFlight = new Set<Promise<DispatchResult>>();
+
+  dispatch(call: CallRequest): Promise<DispatchResult> {
+    const running = this.handle(call);
+    this.inFlight.add(running);
+    void running.finally(() => this.inFlight.delete(running));
+    return running;
+  }
+
+  /** Resolves when every call in progress has finished (each is bounded by its timeouts). */
+  async drain(): Promise<void> {
+    while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async handle(call: CallRequest): Promise<DispatchResult> {
     const { clock } = this.deps;
     const started = clock.now();
     const key = `${call.connection}:${call.callId}:${++this.seq}`;

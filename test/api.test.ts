@@ -208,6 +208,7 @@ describe('core API', () => {
     );
     await api.sendText('write a note: remember me');
     await services;
+    await nextEvent(api.events, 'chat', (c) => c.kind === 'assistant' && c.state === 'done');
   });
 
   it('sending with no connection explains what to do', async () => {

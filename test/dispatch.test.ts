@@ -244,6 +244,24 @@ describe('the gate', () => {
     ).toEqual([...seqs].sort());
   });
 
+  it('drain() waits until calls in progress have finished and been recorded', async () => {
+    let release!: () => void;
+    const { dispatcher } = gate({
+      services: [
+        service({ name: 'slow', run: () => new Promise((r) => (release = () => r('done'))) }),
+      ],
+    });
+    const pending = dispatcher.dispatch(call('slow'));
+    let drained = false;
+    const draining = dispatcher.drain().then(() => (drained = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(drained).toBe(false);
+    release();
+    await draining;
+    expect(await pending).toMatchObject({ ok: true });
+    expect(audit.select({}).map((r) => r.service)).toEqual(['slow']);
+  });
+
   it('emits callStarted and callFinished for the timeline, with the prompt summary', async () => {
     const { dispatcher, broker } = gate();
     broker.attach({ name: 'ui' });
