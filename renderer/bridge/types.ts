@@ -1,0 +1,52 @@
+/**
+ * The renderer's one door to the core (DESIGN §2 renderer/bridge): the same interface over
+ * Electron's preload (ipc.ts) and over the browser host's WebSocket (ws.ts). Pure types: no DOM.
+ */
+import type {
+  CommandArgs,
+  CommandName,
+  CommandResults,
+  EventName,
+  EventPayloads,
+  Snapshot,
+} from '../../app/contract/index.js';
+
+export type BridgeStatus = 'connecting' | 'open' | 'closed';
+
+export interface Bridge {
+  invoke<K extends CommandName>(method: K, ...args: CommandArgs<K>): Promise<CommandResults[K]>;
+  on<E extends EventName>(name: E, cb: (payload: EventPayloads[E]) => void): () => void;
+  /** Voice chunks up (16 kHz s16le PCM), without a reply. */
+  sendAudio?(pcm: ArrayBuffer): void;
+  readonly status: BridgeStatus;
+  onStatus(cb: (status: BridgeStatus) => void): () => void;
+  /**
+   * Called with a fresh snapshot each time the bridge is (re)connected, so the UI rebuilds its
+   * state from the core after any gap in the event stream.
+   */
+  onReady(cb: (snapshot: Snapshot) => void): () => void;
+  close(): void;
+}
+
+/** Why a call failed on the bridge itself (not in the core): translated by the UI. */
+export type BridgeErrorCode =
+  'not_connected' | 'connection_lost' | 'invalid_args' | 'unknown_command' | 'forbidden' | 'failed';
+
+/** A failed command: `message` is the sentence to show the user. */
+export class BridgeError extends Error {
+  constructor(
+    readonly code: BridgeErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BridgeError';
+  }
+}
+
+/** The sentence to show for anything a command rejected with. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (err && typeof err === 'object' && typeof (err as { message?: unknown }).message === 'string')
+    return (err as { message: string }).message;
+  return String(err);
+}

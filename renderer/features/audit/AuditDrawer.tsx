@@ -1,0 +1,118 @@
+/** All fields of one audit record, beside the table. Esc or the close button closes it. */
+import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { AuditRecord } from '../../../app/contract/index.js';
+import { Badge, decisionTone, outcomeTone } from '../../components/Badge.js';
+import { CloseIcon } from '../../components/Icons.js';
+import { formatDateTime, prettyJson } from '../../lib/format.js';
+import { errorCodeText } from '../../lib/labels.js';
+
+export function AuditDrawer({ record, onClose }: { record: AuditRecord; onClose: () => void }) {
+  const { t, i18n } = useTranslation();
+  const ref = useRef<HTMLElement>(null);
+  const titleId = `audit-drawer-${record.seq}`;
+
+  useEffect(() => {
+    ref.current?.querySelector<HTMLElement>('h2')?.focus();
+  }, [record.seq]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      // A permission prompt on top takes Esc for itself.
+      if (e.key === 'Escape' && !ref.current?.closest('[inert]')) onClose();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [onClose]);
+
+  const f = (k: keyof typeof record) => t(`activity.fields.${k}`);
+
+  return (
+    <aside
+      ref={ref}
+      className="drawer"
+      role="dialog"
+      aria-modal="false"
+      aria-labelledby={titleId}
+      data-testid="audit-drawer"
+      data-seq={record.seq}
+    >
+      <header className="drawer-head">
+        <h2 id={titleId} tabIndex={-1}>
+          {t('activity.detail', { seq: record.seq })}
+        </h2>
+        <button
+          type="button"
+          className="icon-button"
+          aria-label={t('common.close')}
+          onClick={onClose}
+        >
+          <CloseIcon />
+        </button>
+      </header>
+      <dl className="facts drawer-facts">
+        <dt>{f('ts')}</dt>
+        <dd>
+          <time dateTime={record.ts}>{formatDateTime(record.ts, i18n.language)}</time>{' '}
+          <code className="muted small">{record.ts}</code>
+        </dd>
+        <dt>{f('connection')}</dt>
+        <dd>{record.connection}</dd>
+        <dt>{f('dialect')}</dt>
+        <dd>
+          <code>{record.dialect}</code>
+        </dd>
+        <dt>{f('callId')}</dt>
+        <dd>
+          <code className="selectable">{record.callId}</code>
+        </dd>
+        <dt>{f('service')}</dt>
+        <dd>
+          <code>{record.service}</code>
+        </dd>
+        <dt>{f('decision')}</dt>
+        <dd>
+          <Badge tone={decisionTone(record.decision)}>{t(`decision.${record.decision}`)}</Badge>
+        </dd>
+        <dt>{f('outcome')}</dt>
+        <dd>
+          <Badge tone={outcomeTone(record.outcome)}>{t(`outcome.${record.outcome}`)}</Badge>
+        </dd>
+        {record.error && (
+          <>
+            <dt>{f('error')}</dt>
+            <dd>
+              {errorCodeText(t, record.error)} <code className="muted">{record.error}</code>
+            </dd>
+          </>
+        )}
+        {record.message && (
+          <>
+            <dt>{f('message')}</dt>
+            <dd>{record.message}</dd>
+          </>
+        )}
+        <dt>{f('durationMs')}</dt>
+        <dd>{t('common.ms', { value: record.durationMs })}</dd>
+      </dl>
+      <h3 className="drawer-sub">{f('params')}</h3>
+      <pre className="drawer-pre" data-testid="audit-drawer-params">
+        {prettyJson(record.params)}
+      </pre>
+      <dl className="facts hashes">
+        <dt>{f('paramsSha256')}</dt>
+        <dd>
+          <code className="hash">{record.paramsSha256}</code>
+        </dd>
+        <dt>{f('prevHash')}</dt>
+        <dd>
+          <code className="hash">{record.prevHash}</code>
+        </dd>
+        <dt>{f('hash')}</dt>
+        <dd>
+          <code className="hash">{record.hash}</code>
+        </dd>
+      </dl>
+    </aside>
+  );
+}

@@ -1,0 +1,64 @@
+import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { PageHeader } from '../../components/PageHeader.js';
+import { activeConnection, useConnections } from '../../store/connection.js';
+import { useChat } from '../../store/chat.js';
+import { Composer } from './Composer.js';
+import { ConnectionBanner } from './ConnectionBanner.js';
+import { moodEmoji, moodKey } from './mood.js';
+import { Timeline } from './Timeline.js';
+import { Welcome } from './Welcome.js';
+
+function MoodFace({ connection }: { connection: string | undefined }) {
+  const { t } = useTranslation();
+  const moods = useChat((s) => s.moods);
+  const mood = useMemo(() => {
+    if (connection && moods[connection]) return moods[connection];
+    // No active connection: the latest mood of any.
+    return Object.values(moods).sort((a, b) => b.at - a.at)[0];
+  }, [moods, connection]);
+  const key = moodKey(mood?.emoji);
+  return (
+    <span
+      className="mood"
+      role="img"
+      aria-label={t('mood.label', { mood: t(`mood.${key}`) })}
+      title={t('mood.label', { mood: t(`mood.${key}`) })}
+      data-testid="mood"
+      data-mood={key}
+      key={`${key}-${mood?.at ?? 0}`}
+    >
+      {moodEmoji(mood?.emoji)}
+    </span>
+  );
+}
+
+export function ChatPage() {
+  const { t } = useTranslation();
+  const connections = useConnections((s) => s.connections);
+  const items = useChat((s) => s.items);
+  const active = activeConnection(connections);
+  const firstRun = connections.length === 0;
+
+  // Label items with their server only when more than one server is in the conversation.
+  const names = useMemo(() => {
+    const known = Object.fromEntries(connections.map((c) => [c.profile.id, c.profile.name]));
+    const ids = new Set(items.map((i) => i.connection).filter((id) => id in known));
+    return ids.size < 2 ? undefined : known;
+  }, [items, connections]);
+
+  return (
+    <div className="page page-chat">
+      <PageHeader title={t('chat.title')} aside={<MoodFace connection={active?.profile.id} />} />
+      {firstRun ? (
+        <Welcome />
+      ) : (
+        <>
+          <ConnectionBanner />
+          <Timeline items={items} names={names} />
+          <Composer active={active} />
+        </>
+      )}
+    </div>
+  );
+}

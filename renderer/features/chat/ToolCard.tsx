@@ -1,0 +1,91 @@
+/** One service call in the timeline: what, with which params, the decision and outcome, time, audit link. */
+import { useTranslation } from 'react-i18next';
+import type { ToolItem } from '../../../app/contract/index.js';
+import { Badge, decisionTone, outcomeTone } from '../../components/Badge.js';
+import { WrenchIcon } from '../../components/Icons.js';
+import { summarizeParams } from '../../lib/format.js';
+import { errorCodeText } from '../../lib/labels.js';
+import { useServices } from '../../store/services.js';
+import { useUi } from '../../store/ui.js';
+
+export function ToolCard({ item }: { item: ToolItem }) {
+  const { t } = useTranslation();
+  const title = useServices((s) => s.services.find((v) => v.name === item.service)?.title);
+  const openAudit = useUi((s) => s.openAudit);
+  const paramText = summarizeParams(item.params);
+  const failed = item.state === 'done' && item.outcome !== undefined && item.outcome !== 'ok';
+
+  return (
+    <article
+      className={`tool-card tool-${item.state}${failed ? ' tool-failed' : ''}`}
+      aria-label={t('tool.label', { service: title ?? item.service })}
+      data-testid="tool-card"
+      data-service={item.service}
+      data-state={item.state}
+      data-call-id={item.callId}
+    >
+      <div className="tool-head">
+        <span className="tool-icon" aria-hidden="true">
+          <WrenchIcon />
+        </span>
+        <span className="tool-title">{title ?? item.service}</span>
+        <code className="tool-name">{item.service}</code>
+        <span className="tool-badges">
+          {item.state === 'running' && (
+            <Badge tone="neutral">
+              <span className="spinner spinner-small" aria-hidden="true" /> {t('tool.running')}
+            </Badge>
+          )}
+          {item.state === 'waiting' && (
+            <Badge tone="accent" testId="tool-waiting">
+              {t('tool.waiting')}
+            </Badge>
+          )}
+          {item.decision && (
+            <Badge tone={decisionTone(item.decision)} testId="tool-decision">
+              {t(`decision.${item.decision}`)}
+            </Badge>
+          )}
+          {item.outcome && (
+            <Badge tone={outcomeTone(item.outcome)} testId="tool-outcome">
+              {t(`outcome.${item.outcome}`)}
+            </Badge>
+          )}
+        </span>
+        <span className="tool-meta">
+          {item.durationMs !== undefined && (
+            <span className="muted">{t('tool.duration', { value: item.durationMs })}</span>
+          )}
+          {item.auditSeq !== undefined && (
+            <button
+              type="button"
+              className="link-button"
+              aria-label={t('tool.auditLabel', { seq: item.auditSeq })}
+              data-testid="tool-audit-link"
+              onClick={() =>
+                openAudit({
+                  seq: item.auditSeq as number,
+                  service: item.service,
+                  callId: item.callId,
+                })
+              }
+            >
+              {t('tool.audit', { seq: item.auditSeq })}
+            </button>
+          )}
+        </span>
+      </div>
+      {item.summary && <p className="tool-summary">{item.summary}</p>}
+      <p className="tool-params" title={paramText}>
+        {paramText || <span className="muted">{t('tool.noParams')}</span>}
+      </p>
+      {failed && (item.code || item.message) && (
+        <p className="tool-error">
+          {item.code && <strong>{errorCodeText(t, item.code)}</strong>}
+          {item.code && item.message && ' — '}
+          {item.message}
+        </p>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,224 @@
+/**
+ * The permission question for the head of the prompt queue. Deny has the focus; Esc and the
+ * close button deny; focus stays inside; the allow buttons wake up a moment after a prompt
+ * appears so a click or keypress meant for something else cannot approve it.
+ */
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { PendingPrompt, PromptAnswer } from '../../../app/contract/index.js';
+import { bridge } from '../../bridge/current.js';
+import { Badge, riskTone } from '../../components/Badge.js';
+import { useFocusTrap, useNow } from '../../components/hooks.js';
+import { CloseIcon, ShieldIcon } from '../../components/Icons.js';
+import { prettyJson, secondsUntil } from '../../lib/format.js';
+import { errorText } from '../../lib/labels.js';
+import { useConnections } from '../../store/connection.js';
+import { usePrompts } from '../../store/prompts.js';
+import { useServices } from '../../store/services.js';
+import { toast } from '../../store/toasts.js';
+
+const ARM_DELAY_MS = 600;
+
+function connectionName(prompt: PendingPrompt, names: Map<string, string>): string {
+  return names.get(prompt.connection) ?? prompt.connection;
+}
+
+function Prompt({ prompt, index, count }: { prompt: PendingPrompt; index: number; count: number }) {
+  const { t } = useTranslation();
+  const ref = useRef<HTMLDivElement>(null);
+  const denyRef = useRef<HTMLButtonElement>(null);
+  const [busy, setBusy] = useState(false);
+  const [armed, setArmed] = useState(false);
+  const remove = usePrompts((s) => s.remove);
+  const service = useServices((s) => s.services.find((v) => v.name === prompt.service));
+  const connections = useConnections((s) => s.connections);
+  const names = new Map<string, string>();
+  for (const c of connections) {
+    names.set(c.profile.id, c.profile.name);
+    names.set(c.profile.name, c.profile.name);
+  }
+  const now = useNow(true, 500);
+  const seconds = secondsUntil(prompt.expiresAt, now);
+  const title = service?.title ?? prompt.service;
+  const escalation = prompt.grantKey !== prompt.service;
+
+  useFocusTrap(ref);
+
+  // Each new prompt: focus on Deny, allow buttons asleep for a moment.
+  useEffect(() => {
+    setArmed(false);
+    setBusy(false);
+    denyRef.current?.focus();
+    const timer = setTimeout(() => setArmed(true), ARM_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [prompt.id]);
+
+  async function answer(a: PromptAnswer) {
+    if (busy) return;
+    if (a !== 'deny' && !armed) return;
+    setBusy(true);
+    try {
+      await bridge().invoke('answerPrompt', prompt.id, a);
+      // The core also sends promptResolved; a stale prompt (already timed out) goes as well.
+      remove(prompt.id);
+    } catch (err) {
+      toast('error', errorText(t, err));
+      setBusy(false);
+    }
+  }
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        void answerRef.current('deny');
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+  const answerRef = useRef(answer);
+  answerRef.current = answer;
+
+  const titleId = `prompt-title-${prompt.id}`;
+  const descId = `prompt-desc-${prompt.id}`;
+
+  return (
+    <div
+      ref={ref}
+      className="modal prompt"
+      role="alertdialog"
+      aria-modal="true"
+      aria-labelledby={titleId}
+      aria-describedby={descId}
+      data-testid="prompt-modal"
+      data-prompt-id={prompt.id}
+      data-service={prompt.service}
+    >
+      <header className="modal-head">
+        <span className="prompt-shield" aria-hidden="true">
+          <ShieldIcon />
+        </span>
+        <h2 id={titleId}>{t('prompt.title', { service: title })}</h2>
+        {count > 1 && (
+          <span className="badge badge-neutral" data-testid="prompt-queue">
+            {t('prompt.queue', { index: index + 1, count })}
+          </span>
+        )}
+        <button
+          type="button"
+          className="icon-button"
+          aria-label={`${t('common.close')} (${t('prompt.deny')})`}
+          onClick={() => void answer('deny')}
+          disabled={busy}
+          data-testid="prompt-close"
+        >
+          <CloseIcon />
+        </button>
+      </header>
+      <div className="modal-body">
+        <div id={descId}>
+          <p className="prompt-summary" data-testid="prompt-summary">
+            {prompt.summary}
+          </p>
+          <p className="muted">
+            {t('prompt.wants', { connection: connectionName(prompt, names) })}
+          </p>
+        </div>
+        <dl className="facts">
+          <dt>{t('prompt.server')}</dt>
+          <dd data-testid="prompt-connection">{connectionName(prompt, names)}</dd>
+          <dt>{t('prompt.service')}</dt>
+          <dd>
+            {title} <code>{prompt.service}</code>{' '}
+            {service && (
+              <Badge tone={riskTone(service.risk)} title={t(`risk.${service.risk}Hint`)}>
+                {t(`risk.${service.risk}`)}
+              </Badge>
+            )}
+            {escalation && <code className="muted"> ({prompt.grantKey})</code>}
+          </dd>
+          {prompt.resolvedPaths.length > 0 && (
+            <>
+              <dt>{t('prompt.paths', { count: prompt.resolvedPaths.length })}</dt>
+              <dd>
+                <ul className="paths" data-testid="prompt-paths">
+                  {prompt.resolvedPaths.map((p) => (
+                    <li key={p}>
+                      <code>{p}</code>
+                    </li>
+                  ))}
+                </ul>
+              </dd>
+            </>
+          )}
+        </dl>
+        <details className="params">
+          <summary>{t('prompt.params')}</summary>
+          <pre data-testid="prompt-params">{prettyJson(prompt.params)}</pre>
+        </details>
+        <p
+          className={`countdown${seconds <= 10 ? ' countdown-soon' : ''}`}
+          data-testid="prompt-countdown"
+        >
+          {t('prompt.countdown', { seconds })}
+        </p>
+      </div>
+      <footer className="modal-actions prompt-actions">
+        <button
+          ref={denyRef}
+          type="button"
+          className="button button-danger"
+          onClick={() => void answer('deny')}
+          disabled={busy}
+          data-testid="prompt-deny"
+        >
+          {t('prompt.deny')}
+        </button>
+        <span className="spacer" />
+        <button
+          type="button"
+          className="button"
+          onClick={() => void answer('always')}
+          disabled={busy || !armed}
+          aria-describedby={`${descId}-always`}
+          data-testid="prompt-always"
+        >
+          {t('prompt.always')}
+        </button>
+        <button
+          type="button"
+          className="button"
+          onClick={() => void answer('session')}
+          disabled={busy || !armed}
+          data-testid="prompt-allow-session"
+        >
+          {t('prompt.session')}
+        </button>
+        <button
+          type="button"
+          className="button button-primary"
+          onClick={() => void answer('once')}
+          disabled={busy || !armed}
+          data-testid="prompt-allow-once"
+        >
+          {t('prompt.once')}
+        </button>
+      </footer>
+      <p className="modal-foot muted" id={`${descId}-always`}>
+        {t('prompt.alwaysHint')} {t('prompt.closeDenies')}
+      </p>
+    </div>
+  );
+}
+
+export function PromptModal() {
+  const prompts = usePrompts((s) => s.prompts);
+  const head = prompts[0];
+  if (!head) return null;
+  return (
+    <div className="modal-backdrop">
+      <Prompt key={head.id} prompt={head} index={0} count={prompts.length} />
+    </div>
+  );
+}

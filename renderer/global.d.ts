@@ -1,0 +1,11 @@
+/** What Electron's preload puts on the window (main/electron/preload): only the contract's names. */
+interface AgentPreload {
+  invoke(method: string, ...args: unknown[]): Promise<unknown>;
+  on(event: string, cb: (payload: unknown) => void): () => void;
+  /** Electron only: the OS folder picker; undefined when the user cancels. */
+  pickFolder?(): Promise<string | null | undefined>;
+}
+
+interface Window {
+  agent?: AgentPreload;
+}

@@ -1,0 +1,68 @@
+/** Human text for the contract's codes and states, in the current language. */
+import type { TFunction } from 'i18next';
+import {
+  type ConnectionState,
+  ERROR_CODES,
+  type ErrorCode,
+  type RegistrationState,
+} from '../../app/contract/index.js';
+import { BridgeError } from '../bridge/types.js';
+import { formatTime, secondsUntil } from './format.js';
+
+/** The sentence for a failed command: bridge problems translated, the core's message as is. */
+export function errorText(t: TFunction, err: unknown): string {
+  if (err instanceof BridgeError) {
+    if (err.code === 'not_connected') return t('bridgeError.not_connected');
+    if (err.code === 'connection_lost') return t('bridgeError.connection_lost');
+    return err.message;
+  }
+  if (err instanceof Error) return err.message;
+  if (err && typeof err === 'object' && typeof (err as { message?: unknown }).message === 'string')
+    return (err as { message: string }).message;
+  return String(err);
+}
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return (ERROR_CODES as readonly string[]).includes(code);
+}
+
+export function errorCodeText(t: TFunction, code: string | undefined): string {
+  if (!code) return '';
+  return isErrorCode(code) ? t(`errorCode.${code}`) : t('errorCode.unknown', { code });
+}
+
+/** A short state label ("Connected", "Reconnecting in 4 s"). */
+export function connStateText(t: TFunction, state: ConnectionState, now: number): string {
+  switch (state.status) {
+    case 'reconnecting': {
+      const seconds = secondsUntil(state.nextAt, now);
+      return seconds > 0
+        ? t('connState.reconnecting', { seconds })
+        : t('connState.reconnectingNow');
+    }
+    case 'offline':
+      return `${t('connState.offline')} · ${t(`offlineReason.${state.reason}`)}`;
+    default:
+      return t(`connState.${state.status}`);
+  }
+}
+
+/** Per-connection registration of one service ("registered at 12:03"). */
+export function registrationText(
+  t: TFunction,
+  reg: RegistrationState | undefined,
+  service: string,
+  lang: string,
+): string | undefined {
+  if (!reg) return undefined;
+  switch (reg.state) {
+    case 'registering':
+      return t('registration.registering');
+    case 'failed':
+      return t('registration.failed', { message: reg.message });
+    case 'registered':
+      return reg.services.includes(service)
+        ? t('registration.registered', { time: formatTime(reg.at, lang) })
+        : t('registration.notOffered');
+  }
+}

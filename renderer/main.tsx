@@ -1,0 +1,21 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App.js';
+import { setBridge } from './bridge/current.js';
+import { startBridge } from './bridge/index.js';
+import { startI18n } from './i18n/index.js';
+import { attachFeed } from './store/feed.js';
+import './styles.css';
+
+startI18n();
+const bridge = startBridge();
+setBridge(bridge);
+attachFeed(bridge);
+
+const root = document.getElementById('root');
+if (root)
+  createRoot(root).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
+  );

@@ -1,0 +1,34 @@
+import { create } from 'zustand';
+import type { ConnectionState, ConnectionView } from '../../app/contract/index.js';
+
+interface ConnectionStore {
+  connections: ConnectionView[];
+  replace(list: ConnectionView[]): void;
+  upsert(view: ConnectionView): void;
+  remove(id: string): void;
+}
+
+/** Replace the view with the same profile id in place, or append it. */
+export function upsertConnection(list: ConnectionView[], view: ConnectionView): ConnectionView[] {
+  const at = list.findIndex((c) => c.profile.id === view.profile.id);
+  if (at < 0) return [...list, view];
+  const next = list.slice();
+  next[at] = view;
+  return next;
+}
+
+/** A connection the core is running (trying, logged in, or waiting to retry). */
+export function isLive(state: ConnectionState): boolean {
+  return state.status !== 'idle' && state.status !== 'offline';
+}
+
+export function activeConnection(list: ConnectionView[]): ConnectionView | undefined {
+  return list.find((c) => c.active);
+}
+
+export const useConnections = create<ConnectionStore>()((set) => ({
+  connections: [],
+  replace: (list) => set({ connections: list }),
+  upsert: (view) => set((s) => ({ connections: upsertConnection(s.connections, view) })),
+  remove: (id) => set((s) => ({ connections: s.connections.filter((c) => c.profile.id !== id) })),
+}));

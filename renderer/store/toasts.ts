@@ -1,0 +1,39 @@
+import { create } from 'zustand';
+
+export type ToastLevel = 'info' | 'warn' | 'error' | 'success';
+
+export interface Toast {
+  id: number;
+  level: ToastLevel;
+  message: string;
+  /** A connection name or id the notice is about. */
+  connection?: string;
+}
+
+interface ToastStore {
+  toasts: Toast[];
+  push(toast: Omit<Toast, 'id'>): number;
+  dismiss(id: number): void;
+}
+
+const MAX_TOASTS = 5;
+let nextId = 1;
+
+export const useToasts = create<ToastStore>()((set) => ({
+  toasts: [],
+  push: (toast) => {
+    const id = nextId++;
+    set((s) => {
+      // The same sentence twice in a row (a flapping connection) shows once.
+      const last = s.toasts[s.toasts.length - 1];
+      if (last && last.message === toast.message && last.level === toast.level) return s;
+      return { toasts: [...s.toasts, { ...toast, id }].slice(-MAX_TOASTS) };
+    });
+    return id;
+  },
+  dismiss: (id) => set((s) => ({ toasts: s.toasts.filter((t) => t.id !== id) })),
+}));
+
+export function toast(level: ToastLevel, message: string): void {
+  useToasts.getState().push({ level, message });
+}
