@@ -35,19 +35,51 @@ export const nodeIo: AuditIo = {
   },
 };
 
+/** Where each appended line landed: its byte offset and byte length, newline excluded. */
+export interface Placed {
+  offsets: number[];
+  lengths: number[];
+}
+
 /**
- * Appends one line durably: a single write of the whole line, then fsync. If the file does not
- * end in a newline (a write torn by a crash), the line starts with one, so the fragment stays a
- * line of its own and never merges with a good record. If the write fails, the file is cut back
- * to its old size so no half record is left behind; should that fail too, the next append's
- * leading newline still isolates the fragment.
+ * Appends to the current month file through one handle kept open: it is opened (and the file's
+ * size and last byte learnt) once, not per record, and reopened when the month changes, after a
+ * failure and after `close()`. Not safe for concurrent use: the log sends one batch at a time.
  */
-export async function appendLine(path: string, line: string, io: AuditIo = nodeIo): Promise<void> {
-  const handle = await io.openAppend(path);
-  try {
-    const { size } = await handle.stat();
-    const lead = size > 0 && (await lastByte(handle, size)) !== 0x0a ? '\n' : '';
-    const data = Buffer.from(lead + line, 'utf8');
+export class MonthWriter {
+  private handle: AppendHandle | undefined;
+  private path = '';
+  private size = 0;
+  private endsInNewline = true;
+  /** The file was empty when opened: its directory entry is made durable after the first write. */
+  private fresh = false;
+
+  constructor(private readonly io: AuditIo) {}
+
+  /**
+   * Appends `lines` (each ending in a newline) to `path` durably: one write of them all, then one
+   * fsync. If the file does not end in a newline (a write torn by a crash), the data starts with
+   * one, so the fragment stays a line of its own and never merges with a good record. If the write
+   * fails, the file is cut back to its old size so no half record is left behind, and the handle
+   * is closed; should the cut fail too, the leading newline of the next append still isolates the
+   * fragment, since reopening learns the file's real end.
+   */
+  async append(path: string, lines: readonly string[]): Promise<Placed> {
+    if (path !== this.path) await this.close();
+    const handle = this.handle ?? (await this.openAt(path));
+    const size = this.size;
+    const lead = size > 0 && !this.endsInNewline ? 1 : 0;
+    const parts: Buffer[] = lead ? [Buffer.from('\n')] : [];
+    const placed: Placed = { offsets: [], lengths: [] };
+    let at = size + lead;
+    for (const line of lines) {
+      const bytes = Buffer.from(line, 'utf8');
+      parts.push(bytes);
+      placed.offsets.push(at);
+      placed.lengths.push(bytes.length - 1);
+      at += bytes.length;
+    }
+    const data = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, at - size);
     try {
       let written = 0;
       // One write call; the loop only covers the short writes a full disk can cause.
@@ -62,11 +94,39 @@ export async function appendLine(path: string, line: string, io: AuditIo = nodeI
         .truncate(size)
         .then(() => handle.sync())
         .catch(() => undefined);
+      await this.close();
       throw err;
     }
-    if (size === 0) await io.syncDir(dirname(path)).catch(() => undefined);
-  } finally {
-    await handle.close().catch(() => undefined);
+    this.size = at;
+    this.endsInNewline = data[data.length - 1] === 0x0a;
+    if (this.fresh) {
+      this.fresh = false;
+      await this.io.syncDir(dirname(path)).catch(() => undefined);
+    }
+    return placed;
+  }
+
+  async close(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    this.path = '';
+    if (handle) await handle.close().catch(() => undefined);
+  }
+
+  private async openAt(path: string): Promise<AppendHandle> {
+    const handle = await this.io.openAppend(path);
+    try {
+      const { size } = await handle.stat();
+      this.size = size;
+      this.endsInNewline = size === 0 || (await lastByte(handle, size)) === 0x0a;
+      this.fresh = size === 0;
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      throw err;
+    }
+    this.handle = handle;
+    this.path = path;
+    return handle;
   }
 }
 

@@ -49,13 +49,13 @@ export function csvCell(value: string | number): string {
 
 /** All records matching `query` (offset and limit ignored), in its order, as one file's text. */
 export async function exportAudit(
-  log: Pick<AuditLog, 'flush' | 'select'>,
+  log: Pick<AuditLog, 'flush' | 'selectAsync'>,
   query: AuditQuery,
   format: AuditExportFormat,
 ): Promise<string> {
   // Include every append requested before the export.
   await log.flush();
-  const records = log.select(query);
+  const records = await log.selectAsync(query);
   switch (format) {
     case 'json':
       return toJson(records);

@@ -39,10 +39,17 @@ export interface MonthFile {
 }
 
 /**
- * Reads one month file. The same rule decides what is a record for loading and for verifying, so
- * the two always agree: a line is a record when it parses and has a record's shape, whether or not
- * a newline follows it (a crash can land just before the newline); anything else is torn.
+ * What one line of a month file is. The same rule decides what is a record for loading (log.ts)
+ * and for verifying (verify.ts), so the two always agree: a blank line is nothing, a line is a
+ * record when it parses and has a record's shape, whether or not a newline follows it (a crash can
+ * land just before the newline); anything else is torn.
  */
+export function classifyLine(line: string): AuditRecord | 'blank' | 'torn' {
+  if (line.trim() === '') return 'blank';
+  return parseRecordLine(line) ?? 'torn';
+}
+
+/** Reads one month file whole (records in memory: for small files and tests). */
 export async function readMonthFile(dir: string, name: string): Promise<MonthFile> {
   const path = join(dir, name);
   let text: string;
@@ -54,10 +61,9 @@ export async function readMonthFile(dir: string, name: string): Promise<MonthFil
   const records: AuditRecord[] = [];
   let tornLines = 0;
   for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    const record = parseRecordLine(line);
-    if (record) records.push(record);
-    else tornLines += 1;
+    const kind = classifyLine(line);
+    if (kind === 'torn') tornLines += 1;
+    else if (kind !== 'blank') records.push(kind);
   }
   return { name, path, records, tornLines };
 }

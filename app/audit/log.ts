@@ -12,10 +12,11 @@ import {
   type AuditVerifyResult,
 } from '../contract/audit.js';
 import { Emitter } from '../events.js';
-import { appendLine, nodeIo, type AuditIo } from './append.js';
+import { MonthWriter, nodeIo, type AuditIo, type Placed } from './append.js';
 import { GENESIS_HASH, recordHash, type UnhashedRecord } from './chain.js';
-import { describeFsError, listMonthFiles, monthFileName, monthOf, readMonthFile } from './files.js';
-import { RecordIndex } from './query.js';
+import { classifyLine, describeFsError, listMonthFiles, monthFileName, monthOf } from './files.js';
+import { MonthReader, runAsync, runSync, scanLines } from './lines.js';
+import { RecordIndex, deepFreeze, hasPlainText } from './query.js';
 import { canonicalJson, redactParams, sha256Hex } from './redact.js';
 import { verifyAudit } from './verify.js';
 
@@ -35,29 +36,59 @@ export interface AuditLogStats {
   tornLines: number;
 }
 
+/** At most this many records, or about this many bytes, go into one write + fsync. */
+const MAX_BATCH = 1000;
+const MAX_BATCH_BYTES = 4 << 20;
+
+/** An append waiting for its batch: the parts of the record that do not depend on the chain. */
+interface Pending {
+  entry: AuditEntry;
+  params: unknown;
+  paramsSha256: string;
+  resolve: (record: AuditRecord) => void;
+  reject: (err: unknown) => void;
+}
+
+interface Built {
+  record: AuditRecord;
+  line: string;
+  pending: Pending;
+}
+
 /**
  * The append-only audit log (DESIGN §3). A class because the chain head, the write queue and the
- * in-memory records are state that must change together: a record is in memory, counted in the
- * chain and announced only once it is on disk.
+ * index are state that must change together: a record is indexed, counted in the chain and
+ * announced only once it is on disk.
+ *
+ * Appends are committed in groups: while one write + fsync is in flight, the appends that arrive
+ * wait, and then all go to disk in the next single write + fsync. Each append's promise resolves
+ * only after the fsync that covers its line, so durability is what it would be one at a time.
+ * Memory stays bounded however long the log: the index (query.ts) keeps a few dozen bytes per
+ * record, and queries read records back from the files.
  */
 export class AuditLog {
   private readonly index = new RecordIndex();
   private readonly events = new Emitter<{ append: AuditRecord }>();
   private readonly files = new Set<string>();
+  private readonly writer: MonthWriter;
   private head: { seq: number; hash: string } = { seq: 0, hash: GENESIS_HASH };
   /** The newest month written; never goes back, so a clock set back cannot reorder the files. */
   private month = '';
   private tornLines = 0;
-  private queue: Promise<unknown> = Promise.resolve();
+  private pending: Pending[] = [];
+  /** The loop writing batches, while there is anything to write. */
+  private writing: Promise<void> | undefined;
   private closed = false;
 
   private constructor(
     readonly dir: string,
     private readonly clock: Pick<Clock, 'now'>,
-    private readonly io: AuditIo,
-  ) {}
+    io: AuditIo,
+  ) {
+    this.writer = new MonthWriter(io);
+  }
 
-  /** Opens (creating if needed) the log in `dir` and loads its records into memory. */
+  /** Opens (creating if needed) the log in `dir` and indexes its records. */
   static async open(options: AuditLogOptions): Promise<AuditLog> {
     const log = new AuditLog(options.dir, options.clock ?? systemClock, options.io ?? nodeIo);
     try {
@@ -69,38 +100,65 @@ export class AuditLog {
         { cause: err },
       );
     }
+    let last: AuditRecord | undefined;
     for (const name of await listMonthFiles(options.dir)) {
-      const file = await readMonthFile(options.dir, name);
+      const path = join(options.dir, name);
+      const file = log.index.fileId(path);
+      await scanLines(path, (text, offset, length) => {
+        const kind = classifyLine(text);
+        if (kind === 'torn') log.tornLines += 1;
+        else if (kind !== 'blank') {
+          log.index.push(kind, file, offset, length, undefined);
+          last = kind;
+        }
+      });
       log.files.add(name);
       log.month = name.slice(0, 7);
-      log.tornLines += file.tornLines;
-      for (const record of file.records) log.index.push(record);
     }
-    const last = log.index.last();
     // The chain continues from the last whole record; verify() is what judges the history.
     if (last) log.head = { seq: last.seq, hash: last.hash };
     return log;
   }
 
   /**
-   * Records one call. Appends run one at a time in call order, so seq and the chain follow the
-   * order the calls were made in. Rejects, with the file and the reason, when the record could
-   * not be written; the log is then unchanged and the next append chains as if it never happened.
+   * Records one call. Records take seq and chain in the order append was called. Rejects, with
+   * the file and the reason, when the record could not be written; the log is then unchanged and
+   * the next append chains as if it never happened.
    */
   append(entry: AuditEntry): Promise<AuditRecord> {
     if (this.closed) return Promise.reject(new Error(`audit log ${this.dir} is closed`));
-    const run = this.queue.then(() => this.write(entry));
-    this.queue = run.catch(() => undefined);
-    return run;
+    let params: unknown;
+    let paramsSha256: string;
+    try {
+      checkEntry(entry);
+      // Redacting and hashing the params needs no chain: done now, while a batch may be on its way.
+      params = redactParams(entry.params);
+      paramsSha256 = sha256Hex(canonicalJson(entry.params));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<AuditRecord>((resolve, reject) => {
+      this.pending.push({ entry, params, paramsSha256, resolve, reject });
+      this.writing ??= this.writeAll();
+    });
   }
 
+  /** One page of the records matching `q` (the page's records are read from the month files). */
   async query(q: AuditQuery = {}): Promise<AuditPage> {
-    return this.index.page(q);
+    return runAsync(this.index.page(q), new MonthReader(this.index.paths));
   }
 
-  /** Every record matching `q`, without paging (for export). */
+  /** Every record matching `q`, without paging (for export), read without blocking. */
+  async selectAsync(q: AuditQuery = {}): Promise<AuditRecord[]> {
+    return runAsync(this.index.select(q), new MonthReader(this.index.paths));
+  }
+
+  /**
+   * Every record matching `q`, without paging. Reads the month files synchronously, blocking the
+   * event loop for as long as that takes: prefer `selectAsync`.
+   */
   select(q: AuditQuery = {}): AuditRecord[] {
-    return this.index.select(q);
+    return runSync(this.index.select(q), new MonthReader(this.index.paths));
   }
 
   /** Calls `listener` with each record once it is on disk; returns the unsubscribe function. */
@@ -112,6 +170,14 @@ export class AuditLog {
     return { records: this.index.size, files: this.files.size, tornLines: this.tornLines };
   }
 
+  /**
+   * Bytes of memory the log holds for its records: the index, plus the bounded cache of recent
+   * records (estimated). Grows by a few dozen bytes per record, never by the records themselves.
+   */
+  memoryBytes(): number {
+    return this.index.memoryBytes();
+  }
+
   /** Checks the files on disk, and that they still reach the newest record this log wrote. */
   async verify(): Promise<AuditVerifyResult> {
     await this.flush();
@@ -120,63 +186,131 @@ export class AuditLog {
 
   /** Resolves when every append made so far has finished (written or failed). */
   async flush(): Promise<void> {
-    let pending: Promise<unknown>;
-    do {
-      pending = this.queue;
-      await pending;
-    } while (pending !== this.queue);
+    while (this.writing) await this.writing;
   }
 
-  /** Refuses new appends and waits for the pending ones. */
+  /** Refuses new appends, waits for the pending ones and closes the file. */
   async close(): Promise<void> {
     this.closed = true;
     await this.flush();
+    await this.writer.close();
   }
 
-  private async write(entry: AuditEntry): Promise<AuditRecord> {
+  /** Writes batches until nothing is pending. */
+  private async writeAll(): Promise<void> {
+    // Appends made in the same tick as the first one join its batch.
+    await Promise.resolve();
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.takeBatch();
+        if (!batch) continue;
+        try {
+          await this.commit(batch.month, batch.built);
+        } catch (err) {
+          // Not a write failure (commit handles those): never leave an append waiting forever.
+          for (const { pending } of batch.built) pending.reject(err);
+        }
+      }
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  /**
+   * Takes the next batch off the queue and gives its records seq, prevHash and hash in arrival
+   * order, continuing the chain from the head (which moves only once they are on disk). The clock
+   * is read once for the batch: it decides the month file they all go to.
+   */
+  private takeBatch(): { month: string; built: Built[] } | undefined {
     const now = this.clock.now();
-    const unhashed = this.build(entry, now);
-    const record: AuditRecord = { ...unhashed, hash: recordHash(unhashed) };
     const clockMonth = monthOf(now);
     const month = clockMonth > this.month ? clockMonth : this.month;
-    const name = monthFileName(month);
-    const path = join(this.dir, name);
-    try {
-      await appendLine(path, `${JSON.stringify(record)}\n`, this.io);
-    } catch (err) {
-      throw new Error(`audit log could not be written to ${path}: ${describeFsError(err)}`, {
-        cause: err,
-      });
+    const built: Built[] = [];
+    let head = this.head;
+    let bytes = 0;
+    let taken = 0;
+    while (taken < this.pending.length && built.length < MAX_BATCH && bytes < MAX_BATCH_BYTES) {
+      const pending = this.pending[taken] as Pending;
+      taken += 1;
+      let record: AuditRecord;
+      try {
+        const unhashed = build(pending, now, head);
+        record = { ...unhashed, hash: recordHash(unhashed) };
+      } catch (err) {
+        pending.reject(err);
+        continue;
+      }
+      const line = `${JSON.stringify(record)}\n`;
+      built.push({ record, line, pending });
+      head = { seq: record.seq, hash: record.hash };
+      bytes += line.length;
     }
-    this.head = { seq: record.seq, hash: record.hash };
-    this.month = month;
-    this.files.add(name);
-    this.index.push(record);
-    this.events.emit('append', record);
-    return record;
+    this.pending.splice(0, taken);
+    return built.length > 0 ? { month, built } : undefined;
   }
 
-  private build(entry: AuditEntry, now: number): UnhashedRecord {
-    checkEntry(entry);
-    const record: UnhashedRecord = {
-      seq: this.head.seq + 1,
-      ts: normalizeTs(entry.ts, now),
-      connection: entry.connection,
-      dialect: entry.dialect,
-      callId: entry.callId,
-      service: entry.service,
-      params: redactParams(entry.params),
-      paramsSha256: sha256Hex(canonicalJson(entry.params)),
-      decision: entry.decision,
-      outcome: entry.outcome,
-      ...(entry.error !== undefined && { error: entry.error }),
-      ...(entry.message !== undefined && { message: entry.message }),
-      durationMs: Number.isFinite(entry.durationMs) ? Math.max(0, entry.durationMs) : 0,
-      prevHash: this.head.hash,
-    };
-    // Hash exactly what a reader will parse back from the line, so verify recomputes the same.
-    return JSON.parse(JSON.stringify(record)) as UnhashedRecord;
+  private async commit(month: string, built: readonly Built[]): Promise<void> {
+    const name = monthFileName(month);
+    const path = join(this.dir, name);
+    let placed: Placed;
+    try {
+      placed = await this.writer.append(
+        path,
+        built.map((b) => b.line),
+      );
+    } catch (err) {
+      for (const { pending } of built) {
+        pending.reject(
+          new Error(`audit log could not be written to ${path}: ${describeFsError(err)}`, {
+            cause: err,
+          }),
+        );
+      }
+      return;
+    }
+    const last = (built[built.length - 1] as Built).record;
+    this.head = { seq: last.seq, hash: last.hash };
+    this.month = month;
+    this.files.add(name);
+    const file = this.index.fileId(path);
+    built.forEach(({ record }, k) => {
+      deepFreeze(record);
+      this.index.push(
+        record,
+        file,
+        placed.offsets[k] as number,
+        placed.lengths[k] as number,
+        hasPlainText(record), // the line is JSON.stringify(record): this log wrote it
+      );
+    });
+    for (const { record, pending } of built) {
+      this.events.emit('append', record);
+      pending.resolve(record);
+    }
   }
+}
+
+/** The record for `pending` as the next after `head`, exactly as a reader will parse it back. */
+function build(pending: Pending, now: number, head: { seq: number; hash: string }): UnhashedRecord {
+  const { entry } = pending;
+  const record: UnhashedRecord = {
+    seq: head.seq + 1,
+    ts: normalizeTs(entry.ts, now),
+    connection: entry.connection,
+    dialect: entry.dialect,
+    callId: entry.callId,
+    service: entry.service,
+    params: pending.params,
+    paramsSha256: pending.paramsSha256,
+    decision: entry.decision,
+    outcome: entry.outcome,
+    ...(entry.error !== undefined && { error: entry.error }),
+    ...(entry.message !== undefined && { message: entry.message }),
+    durationMs: Number.isFinite(entry.durationMs) ? Math.max(0, entry.durationMs) : 0,
+    prevHash: head.hash,
+  };
+  // Hash exactly what a reader will parse back from the line, so verify recomputes the same.
+  return JSON.parse(JSON.stringify(record)) as UnhashedRecord;
 }
 
 function checkEntry(entry: AuditEntry): void {

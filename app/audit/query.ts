@@ -1,102 +1,364 @@
 import type { AuditPage, AuditQuery, AuditRecord } from '../contract/audit.js';
+import { IdColumn, Interner, NumberColumn } from './columns.js';
+import { parseRecordLine } from './files.js';
+import type { ReadPlan } from './lines.js';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
+/** Full records kept for the newest positions, so the newest page (the audit view) needs no read. */
+export const RECENT_RECORDS = 1000;
+/** Reads of lines close together are merged into one, up to this many bytes. */
+const MAX_READ = 1 << 20;
+/** …when no more than this many bytes of other lines lie between them. */
+const MAX_GAP = 64 << 10;
 
 /**
- * The records in memory, oldest first, with what filtering needs precomputed. Loaded once when the
- * log opens and appended to as records are written, so a query never touches the disk: the audit
- * page filters as the user types, over a log that reaches 100 000 records in a busy year.
+ * A compact index of every record (DESIGN §3): per record only what the filters and the order
+ * need (seq, time, where its line is, and small ids for service, connection, decision and
+ * outcome), 34 bytes where the record itself is over a kilobyte in memory. A desktop agent
+ * runs for months, so nothing here may grow with the size of the records themselves.
+ *
+ * Filters run on the index; only the records of the page returned are read back from the month
+ * files (by offset and length). The free-text filter has to look inside records, so it streams
+ * the candidates' lines from disk and keeps none of them.
  */
 export class RecordIndex {
-  private readonly records: AuditRecord[] = [];
-  private readonly times: number[] = [];
-  /** Lower-cased text for the `text` filter, built on first use (most records are never searched). */
-  private readonly haystacks: (string | undefined)[] = [];
+  private n = 0;
+  private readonly seqs = new NumberColumn((length) => new Float64Array(length));
+  /** Epoch ms; NaN when the record's ts does not parse. */
+  private readonly times = new NumberColumn((length) => new Float64Array(length));
+  private readonly offsets = new NumberColumn((length) => new Float64Array(length));
+  /** Bytes of the line, its newline excluded. */
+  private readonly lengths = new NumberColumn((length) => new Uint32Array(length));
+  private readonly fileIds = new IdColumn();
+  private readonly serviceIds = new IdColumn();
+  private readonly connectionIds = new IdColumn();
+  private readonly decisionIds = new IdColumn();
+  private readonly outcomeIds = new IdColumn();
+  /**
+   * Whether the line is exactly what this log writes for its record (see `isPlainLine`): PLAIN for
+   * lines appended here, learnt by the first text search for lines loaded from disk (checking
+   * at load would cost a JSON.stringify per record on every start).
+   */
+  private readonly plain = new IdColumn();
+  private readonly services = new Interner();
+  private readonly connections = new Interner();
+  private readonly decisions = new Interner();
+  private readonly outcomes = new Interner();
+  private readonly files = new Interner();
+  private readonly recent = new RecentRecords(RECENT_RECORDS);
 
   get size(): number {
-    return this.records.length;
+    return this.n;
   }
 
-  last(): AuditRecord | undefined {
-    return this.records[this.records.length - 1];
+  /** Month file paths by file number, for reading lines back. */
+  get paths(): readonly string[] {
+    return this.files.values;
   }
 
-  push(record: AuditRecord): void {
-    this.records.push(deepFreeze(record));
-    this.times.push(Date.parse(record.ts));
+  /** The number of the month file at `path`, registering it on first use. */
+  fileId(path: string): number {
+    return this.files.id(path);
+  }
+
+  /** Indexes `record`, whose line (newline excluded) is `length` bytes at `offset` of `file`. */
+  push(
+    record: AuditRecord,
+    file: number,
+    offset: number,
+    length: number,
+    plain: boolean | undefined,
+  ): void {
+    const i = this.n;
+    this.seqs.set(i, record.seq);
+    this.times.set(i, Date.parse(record.ts));
+    this.offsets.set(i, offset);
+    this.lengths.set(i, length);
+    this.fileIds.set(i, file);
+    this.serviceIds.set(i, this.services.id(record.service));
+    this.connectionIds.set(i, this.connections.id(record.connection));
+    this.decisionIds.set(i, this.decisions.id(record.decision));
+    this.outcomeIds.set(i, this.outcomes.id(record.outcome));
+    this.plain.set(i, plain === undefined ? UNKNOWN : plain ? PLAIN : NOT_PLAIN);
+    this.recent.put(i, record, length);
+    this.n = i + 1;
+  }
+
+  /** What the index holds in memory, in bytes (the recent records estimated from their lines). */
+  memoryBytes(): number {
+    let bytes =
+      this.seqs.bytes +
+      this.times.bytes +
+      this.offsets.bytes +
+      this.lengths.bytes +
+      this.fileIds.bytes +
+      this.serviceIds.bytes +
+      this.connectionIds.bytes +
+      this.decisionIds.bytes +
+      this.outcomeIds.bytes +
+      this.plain.bytes;
+    for (const names of [this.services, this.connections, this.decisions, this.outcomes])
+      bytes += names.bytes;
+    return bytes + this.files.bytes + this.recent.bytes;
   }
 
   /** One page of the records matching `q`, and how many match in all. */
-  page(q: AuditQuery = {}): AuditPage {
+  *page(q: AuditQuery = {}): ReadPlan<AuditPage> {
     const offset = clampInt(q.offset, 0, 0, Number.MAX_SAFE_INTEGER);
     const limit = clampInt(q.limit, DEFAULT_LIMIT, 0, MAX_LIMIT);
-    const records: AuditRecord[] = [];
+    const picked: number[] = [];
     let total = 0;
-    this.scan(q, (record) => {
-      if (total >= offset && total < offset + limit) records.push(record);
+    yield* this.scan(q, (i) => {
+      if (total >= offset && total < offset + limit) picked.push(i);
       total += 1;
     });
-    return { total, records };
+    return { total, records: yield* this.fetch(picked) };
   }
 
   /** Every record matching `q` in its order, offset and limit ignored (for export). */
-  select(q: AuditQuery = {}): AuditRecord[] {
-    const out: AuditRecord[] = [];
-    this.scan(q, (record) => out.push(record));
-    return out;
+  *select(q: AuditQuery = {}): ReadPlan<AuditRecord[]> {
+    const picked: number[] = [];
+    yield* this.scan(q, (i) => picked.push(i));
+    return yield* this.fetch(picked);
   }
 
-  private scan(q: AuditQuery, visit: (record: AuditRecord) => void): void {
+  /** Visits the positions matching `q`, in its order. */
+  private *scan(q: AuditQuery, visit: (i: number) => void): ReadPlan<void> {
     const match = this.matcher(q);
-    const n = this.records.length;
-    if (q.order === 'asc') {
-      for (let i = 0; i < n; i++) if (match(i)) visit(this.records[i] as AuditRecord);
-    } else {
-      for (let i = n - 1; i >= 0; i--) if (match(i)) visit(this.records[i] as AuditRecord);
+    const n = this.n; // appends made while this query reads are not part of it
+    const needle = q.text ? q.text.toLowerCase() : '';
+    const asc = q.order === 'asc';
+    if (!match) return;
+    if (needle === '') {
+      if (asc) {
+        for (let i = 0; i < n; i++) if (match(i)) visit(i);
+      } else {
+        for (let i = n - 1; i >= 0; i--) if (match(i)) visit(i);
+      }
+      return;
     }
+    const found = yield* this.search(needle, match, n);
+    if (asc) for (const i of found) visit(i);
+    else for (let k = found.length - 1; k >= 0; k--) visit(found[k] as number);
   }
 
-  private matcher(q: AuditQuery): (i: number) => boolean {
+  /** The filters other than `text`, on the index alone; undefined when nothing can match. */
+  private matcher(q: AuditQuery): ((i: number) => boolean) | undefined {
     const from = parseBound('from', q.from);
     const to = parseBound('to', q.to);
-    const needle = q.text ? q.text.toLowerCase() : '';
+    const service = wanted(this.services, q.service);
+    const connection = wanted(this.connections, q.connection);
+    const decision = wanted(this.decisions, q.decision);
+    const outcome = wanted(this.outcomes, q.outcome);
+    if (service === NONE || connection === NONE || decision === NONE || outcome === NONE) {
+      return undefined;
+    }
     return (i) => {
-      const r = this.records[i] as AuditRecord;
-      if (q.service !== undefined && r.service !== q.service) return false;
-      if (q.decision !== undefined && r.decision !== q.decision) return false;
-      if (q.outcome !== undefined && r.outcome !== q.outcome) return false;
-      if (q.connection !== undefined && r.connection !== q.connection) return false;
+      if (service !== ANY && this.serviceIds.get(i) !== service) return false;
+      if (decision !== ANY && this.decisionIds.get(i) !== decision) return false;
+      if (outcome !== ANY && this.outcomeIds.get(i) !== outcome) return false;
+      if (connection !== ANY && this.connectionIds.get(i) !== connection) return false;
       if (from !== undefined || to !== undefined) {
         // A record whose ts does not parse has no place in time: a time filter excludes it.
-        const t = this.times[i] as number;
+        const t = this.times.get(i);
         if (Number.isNaN(t)) return false;
         if (from !== undefined && t < from) return false;
         if (to !== undefined && t > to) return false;
       }
-      if (needle !== '' && !this.haystack(i).includes(needle)) return false;
       return true;
     };
   }
 
-  private haystack(i: number): string {
-    let text = this.haystacks[i];
-    if (text === undefined) {
-      const r = this.records[i] as AuditRecord;
-      // NUL between fields so a search can never match across two of them.
-      text = [
-        r.service,
-        r.callId,
-        r.connection,
-        r.message ?? '',
-        r.error ?? '',
-        JSON.stringify(r.params) ?? '',
-      ]
-        .join('\u0000')
-        .toLowerCase();
-      this.haystacks[i] = text;
+  /**
+   * Positions (ascending) among the first `n` that pass `match` and whose text contains `needle`.
+   * Recent records are searched in memory; the rest stream from disk. A line this log wrote is
+   * ruled out cheaply when even its raw, lower-cased JSON lacks the needle (see
+   * `lineCanRuleOut`); everything else is decided on the parsed record, as the filter defines.
+   */
+  private *search(needle: string, match: (i: number) => boolean, n: number): ReadPlan<number[]> {
+    const found: number[] = [];
+    const fromDisk: number[] = [];
+    for (let i = 0; i < n; i++) {
+      if (!match(i)) continue;
+      const record = this.recent.get(i);
+      if (!record) fromDisk.push(i);
+      else if (haystack(record).includes(needle)) found.push(i);
     }
-    return text;
+    const inMemory = found.length;
+    const quick = lineCanRuleOut(needle);
+    yield* this.readLines(fromDisk, (i, line) => {
+      const text = line.toString('utf8');
+      const plain = this.plain.get(i);
+      if (quick && plain === PLAIN && !text.toLowerCase().includes(needle)) return;
+      const record = parseRecordLine(text);
+      if (!record || record.seq !== this.seqs.get(i)) return;
+      if (plain === UNKNOWN) this.plain.set(i, isPlainLine(record, text) ? PLAIN : NOT_PLAIN);
+      if (haystack(record).includes(needle)) found.push(i);
+    });
+    // Memory holds the newest records, so those matched first belong after the ones from disk.
+    return inMemory > 0 ? [...found.slice(inMemory), ...found.slice(0, inMemory)] : found;
+  }
+
+  /** The records at `picked`, in that order: recent ones from memory, the rest read back. */
+  private *fetch(picked: readonly number[]): ReadPlan<AuditRecord[]> {
+    const got = new Map<number, AuditRecord>();
+    const fromDisk: number[] = [];
+    for (const i of picked) {
+      const record = this.recent.get(i);
+      if (record) got.set(i, record);
+      else fromDisk.push(i);
+    }
+    fromDisk.sort((a, b) => a - b);
+    yield* this.readLines(fromDisk, (i, line) => {
+      const record = parseRecordLine(line.toString('utf8'));
+      // A line that no longer holds its record (the file was changed behind the log) is left out.
+      if (record && record.seq === this.seqs.get(i)) got.set(i, deepFreeze(record));
+    });
+    const out: AuditRecord[] = [];
+    for (const i of picked) {
+      const record = got.get(i);
+      if (record) out.push(record);
+    }
+    return out;
+  }
+
+  /**
+   * Calls `visit` with the line of each position in `positions` (ascending), reading lines that
+   * lie close together in one go. A line missing from the file (cut off since) is skipped.
+   */
+  private *readLines(
+    positions: readonly number[],
+    visit: (i: number, line: Buffer) => void,
+  ): ReadPlan<void> {
+    let k = 0;
+    while (k < positions.length) {
+      const first = positions[k] as number;
+      const file = this.fileIds.get(first);
+      const start = this.offsets.get(first);
+      let end = start + this.lengths.get(first);
+      let j = k + 1;
+      for (; j < positions.length; j++) {
+        const i = positions[j] as number;
+        const lineStart = this.offsets.get(i);
+        const lineEnd = lineStart + this.lengths.get(i);
+        if (this.fileIds.get(i) !== file || lineStart < end) break;
+        if (lineStart - end > MAX_GAP || lineEnd - start > MAX_READ) break;
+        end = lineEnd;
+      }
+      const bytes = yield { file, position: start, length: end - start };
+      for (let m = k; m < j; m++) {
+        const i = positions[m] as number;
+        const from = this.offsets.get(i) - start;
+        const to = from + this.lengths.get(i);
+        if (to <= bytes.length) visit(i, bytes.subarray(from, to));
+      }
+      k = j;
+    }
+  }
+}
+
+/**
+ * Whether this log's line for a record is exactly `JSON.stringify(record)` with plain string
+ * message and error: then any match of the text filter shows in the line's lower-cased raw text
+ * too (for needles `lineCanRuleOut` accepts), so the line alone can rule the record out.
+ */
+export function isPlainLine(record: AuditRecord, line: string): boolean {
+  return hasPlainText(record) && JSON.stringify(record) === line;
+}
+
+/** Message and error are strings (or absent), so the text filter sees them as the line shows them. */
+export function hasPlainText(record: AuditRecord): boolean {
+  return (
+    (record.message === undefined || typeof record.message === 'string') &&
+    (record.error === undefined || typeof record.error === 'string')
+  );
+}
+
+/**
+ * A needle can be looked for in the raw line when its characters appear there exactly as in the
+ * fields: JSON escapes only `"`, `\`, control characters and lone surrogates, and lower-casing is
+ * the same wherever a character stands except for Greek sigma (final ς or σ).
+ */
+function lineCanRuleOut(needle: string): boolean {
+  for (let k = 0; k < needle.length; k++) {
+    const c = needle.charCodeAt(k);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || c === 0x3c2 || c === 0x3c3) return false;
+    if (c >= 0xdc00 && c <= 0xdfff) return false; // a low surrogate with no high one before it
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = needle.charCodeAt(k + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
+      k += 1;
+    }
+  }
+  return true;
+}
+
+/** What the text filter searches: NUL between fields so a search never matches across two. */
+function haystack(r: AuditRecord): string {
+  return [
+    r.service,
+    r.callId,
+    r.connection,
+    r.message ?? '',
+    r.error ?? '',
+    JSON.stringify(r.params) ?? '',
+  ]
+    .join('\u0000')
+    .toLowerCase();
+}
+
+const UNKNOWN = 0;
+const PLAIN = 1;
+const NOT_PLAIN = 2;
+
+const ANY = -1;
+const NONE = -2;
+
+function wanted(names: Interner, value: string | undefined): number {
+  if (value === undefined) return ANY;
+  return names.find(value) ?? NONE;
+}
+
+/**
+ * Full records for the newest positions, in a ring: a bounded cache, never a copy of the log.
+ * Records are frozen when handed out: they are shared by every caller that asks for them.
+ */
+class RecentRecords {
+  private readonly positions: Float64Array;
+  private readonly records: (AuditRecord | undefined)[];
+  private readonly lineBytes: Uint32Array;
+  private held = 0;
+  private heldBytes = 0;
+
+  constructor(private readonly capacity: number) {
+    this.positions = new Float64Array(capacity).fill(-1);
+    this.records = new Array<AuditRecord | undefined>(capacity).fill(undefined);
+    this.lineBytes = new Uint32Array(capacity);
+  }
+
+  put(i: number, record: AuditRecord, lineBytes: number): void {
+    const slot = i % this.capacity;
+    if (this.positions[slot] === -1) this.held += 1;
+    this.heldBytes += lineBytes - (this.lineBytes[slot] as number);
+    this.positions[slot] = i;
+    this.records[slot] = record;
+    this.lineBytes[slot] = lineBytes;
+  }
+
+  get(i: number): AuditRecord | undefined {
+    const slot = i % this.capacity;
+    if (this.positions[slot] !== i) return undefined;
+    return deepFreeze(this.records[slot]);
+  }
+
+  /**
+   * The ring itself, plus an estimate of the records as objects: their line's bytes (the strings)
+   * and 1 KiB each for the objects, property slots and string headers (measured: a record with a
+   * 420-byte line took 1.26 KB of heap, one with a 1252-byte line about 1.5 KB).
+   */
+  get bytes(): number {
+    return this.capacity * 20 + this.heldBytes + 1024 * this.held;
   }
 }
 
@@ -116,8 +378,8 @@ function clampInt(value: number | undefined, fallback: number, min: number, max:
   return Math.min(max, Math.max(min, Math.floor(value)));
 }
 
-/** Records handed out by queries are shared with the index: freezing keeps a caller's edit out of it. */
-function deepFreeze<T>(value: T): T {
+/** Records handed out by queries may be shared: freezing keeps a caller's edit out of the others. */
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);

@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import type { AuditRecord, AuditVerifyResult } from '../contract/audit.js';
 import { GENESIS_HASH, recordHash } from './chain.js';
-import { listMonthFiles, readMonthFile } from './files.js';
+import { classifyLine, listMonthFiles } from './files.js';
+import { scanLines } from './lines.js';
 
 export interface ChainHead {
   seq: number;
@@ -31,19 +33,22 @@ export async function verifyAudit(dir: string, expected?: ChainHead): Promise<Au
   let lastPath = dir;
 
   for (const name of names) {
-    const file = await readMonthFile(dir, name);
-    lastPath = file.path;
-    records += file.records.length;
-    tornLines += file.tornLines;
-    if (failure) continue; // keep counting so the result describes the whole log
-    for (const record of file.records) {
-      const reason = checkRecord(record, prev);
-      if (reason) {
-        failure = { firstBadSeq: record.seq, file: file.path, reason };
-        break;
+    const path = join(dir, name);
+    lastPath = path;
+    // Streamed line by line: a month of records is never all in memory at once.
+    await scanLines(path, (line) => {
+      const record = classifyLine(line);
+      if (record === 'blank') return;
+      if (record === 'torn') {
+        tornLines += 1;
+        return;
       }
-      prev = { seq: record.seq, hash: record.hash };
-    }
+      records += 1;
+      if (failure) return; // keep counting so the result describes the whole log
+      const reason = checkRecord(record, prev);
+      if (reason) failure = { firstBadSeq: record.seq, file: path, reason };
+      else prev = { seq: record.seq, hash: record.hash };
+    });
   }
 
   if (!failure && expected && (prev.seq !== expected.seq || prev.hash !== expected.hash)) {

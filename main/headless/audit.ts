@@ -22,7 +22,7 @@ export async function auditCommand(args: AuditArgs, io: CliIo): Promise<number> 
       );
       return 1;
     }
-    const records = log.select({ service: args.service, order: 'asc' });
+    const records = await log.selectAsync({ service: args.service, order: 'asc' });
     for (const r of records)
       io.stdout.write(args.json ? `${JSON.stringify(r)}\n` : `${formatAuditLine(r)}\n`);
     if (!args.json) io.stdout.write(`${records.length} record(s) in ${dir}\n`);

@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CSV_COLUMNS, csvCell, exportAudit, toCsv, toJson } from '../../app/audit/export.js';
-import { AuditLog } from '../../app/audit/log.js';
+import type { AuditLog } from '../../app/audit/log.js';
 import type { AuditRecord } from '../../app/contract/audit.js';
-import { entry, manualClock, useTempDirs } from './helpers.js';
+import { entry, manualClock, useLogs, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs();
+const openLog = useLogs();
 
 /** A strict RFC 4180 reader, to check what a spreadsheet will see. */
 function parseCsv(text: string): string[][] {
@@ -47,7 +48,7 @@ function parseCsv(text: string): string[][] {
 }
 
 async function sampleLog(): Promise<AuditLog> {
-  const log = await AuditLog.open({
+  const log = await openLog({
     dir: await tempDir(),
     clock: manualClock('2026-11-15T10:00:00Z'),
   });

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
+import { AuditLog, type AuditLogOptions } from '../../app/audit/log.js';
 import type { AuditEntry } from '../../app/contract/audit.js';
 
 /** A fresh temp dir per call, removed after the test. */
@@ -14,6 +15,19 @@ export function useTempDirs(): () => Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), 'advent-audit-'));
     dirs.push(dir);
     return dir;
+  };
+}
+
+/** Opens logs that are closed after the test: a log keeps its month file open for appending. */
+export function useLogs(): (options: AuditLogOptions) => Promise<AuditLog> {
+  const logs: AuditLog[] = [];
+  afterEach(async () => {
+    await Promise.all(logs.splice(0).map((log) => log.close()));
+  });
+  return async (options) => {
+    const log = await AuditLog.open(options);
+    logs.push(log);
+    return log;
   };
 }
 

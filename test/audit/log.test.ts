@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { nodeIo, type AppendHandle, type AuditIo } from '../../app/audit/append.js';
 import { GENESIS_HASH, recordHash } from '../../app/audit/chain.js';
-import { AuditLog } from '../../app/audit/log.js';
 import { MASK, canonicalJson, sha256Hex } from '../../app/audit/redact.js';
 import type { AuditRecord } from '../../app/contract/audit.js';
-import { entry, manualClock, useTempDirs } from './helpers.js';
+import { entry, manualClock, useLogs, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs();
+const openLog = useLogs();
 
 async function lines(path: string): Promise<string[]> {
   return (await readFile(path, 'utf8')).split('\n');
@@ -17,7 +17,7 @@ async function lines(path: string): Promise<string[]> {
 describe('AuditLog append', () => {
   it('starts the chain at seq 1 from the genesis hash and hashes the record without its hash', async () => {
     const dir = await tempDir();
-    const log = await AuditLog.open({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
     const r = await log.append(entry({ params: { b: 2, a: 1 } }));
     expect(r.seq).toBe(1);
     expect(r.prevHash).toBe(GENESIS_HASH);
@@ -30,7 +30,7 @@ describe('AuditLog append', () => {
   it('chains across a month boundary into a new file', async () => {
     const dir = await tempDir();
     const clock = manualClock('2026-11-30T23:59:59.900Z');
-    const log = await AuditLog.open({ dir, clock });
+    const log = await openLog({ dir, clock });
     const nov = await log.append(entry({ callId: 'nov' }));
     clock.set('2026-12-01T00:00:00.100Z');
     const dec = await log.append(entry({ callId: 'dec' }));
@@ -45,7 +45,7 @@ describe('AuditLog append', () => {
   it('never moves back to an older month file when the clock is set back', async () => {
     const dir = await tempDir();
     const clock = manualClock('2026-12-01T00:00:01Z');
-    const log = await AuditLog.open({ dir, clock });
+    const log = await openLog({ dir, clock });
     await log.append(entry());
     clock.set('2026-11-30T23:59:00Z');
     await log.append(entry());
@@ -56,13 +56,13 @@ describe('AuditLog append', () => {
   it('continues seq and chain after a reopen', async () => {
     const dir = await tempDir();
     const clock = manualClock('2026-11-15T10:00:00Z');
-    const first = await AuditLog.open({ dir, clock });
+    const first = await openLog({ dir, clock });
     await first.append(entry({ callId: 'a' }));
     const b = await first.append(entry({ callId: 'b' }));
     await first.close();
 
     clock.set('2027-01-02T00:00:00Z');
-    const second = await AuditLog.open({ dir, clock });
+    const second = await openLog({ dir, clock });
     expect(second.stats()).toEqual({ records: 2, files: 1, tornLines: 0 });
     const c = await second.append(entry({ callId: 'c' }));
     expect(c.seq).toBe(3);
@@ -78,14 +78,14 @@ describe('AuditLog append', () => {
   it('skips a torn last line on open and starts the next record on a fresh line', async () => {
     const dir = await tempDir();
     const clock = manualClock('2026-11-15T10:00:00Z');
-    const first = await AuditLog.open({ dir, clock });
+    const first = await openLog({ dir, clock });
     await first.append(entry({ callId: 'a' }));
     const b = await first.append(entry({ callId: 'b' }));
     await first.close();
     const file = join(dir, '2026-11.jsonl');
     await appendFile(file, '{"seq":3,"ts":"2026-11-15T10:0'); // the crash: no newline
 
-    const second = await AuditLog.open({ dir, clock });
+    const second = await openLog({ dir, clock });
     expect(second.stats()).toEqual({ records: 2, files: 1, tornLines: 1 });
     const c = await second.append(entry({ callId: 'c' }));
     expect(c.seq).toBe(3);
@@ -94,7 +94,7 @@ describe('AuditLog append', () => {
     const text = await lines(file);
     expect(text[2]).toBe('{"seq":3,"ts":"2026-11-15T10:0');
     expect(text[3]).toBe(JSON.stringify(c));
-    const third = await AuditLog.open({ dir, clock });
+    const third = await openLog({ dir, clock });
     expect(third.stats()).toEqual({ records: 3, files: 1, tornLines: 1 });
     expect(await third.verify()).toEqual({ ok: true, records: 3, files: 1, tornLines: 1 });
   });
@@ -102,13 +102,13 @@ describe('AuditLog append', () => {
   it('keeps a record whose newline was lost in the crash and chains after it', async () => {
     const dir = await tempDir();
     const clock = manualClock('2026-11-15T10:00:00Z');
-    const first = await AuditLog.open({ dir, clock });
+    const first = await openLog({ dir, clock });
     await first.append(entry());
     await first.close();
     const file = join(dir, '2026-11.jsonl');
     await writeFile(file, (await readFile(file, 'utf8')).trimEnd());
 
-    const second = await AuditLog.open({ dir, clock });
+    const second = await openLog({ dir, clock });
     expect(second.stats()).toMatchObject({ records: 1, tornLines: 0 });
     await second.append(entry());
     expect(await second.verify()).toEqual({ ok: true, records: 2, files: 1, tornLines: 0 });
@@ -116,7 +116,7 @@ describe('AuditLog append', () => {
 
   it('never rewrites what is already in the file', async () => {
     const dir = await tempDir();
-    const log = await AuditLog.open({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
     const file = join(dir, '2026-11.jsonl');
     let before = '';
     for (let i = 0; i < 5; i++) {
@@ -129,7 +129,7 @@ describe('AuditLog append', () => {
 
   it('keeps call order, seq and chain for concurrent appends', async () => {
     const dir = await tempDir();
-    const log = await AuditLog.open({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) => log.append(entry({ callId: `c${i}` }))),
     );
@@ -146,7 +146,7 @@ describe('AuditLog append', () => {
 
   it('stores redacted params with the sha256 of the full params', async () => {
     const dir = await tempDir();
-    const log = await AuditLog.open({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
     const long = 'a'.repeat(1000);
     const full1 = { path: 'notes.txt', content: `${long}1`, token: 'sk-secret-1' };
     const full2 = { path: 'notes.txt', content: `${long}2`, token: 'sk-secret-2' };
@@ -169,7 +169,7 @@ describe('AuditLog append', () => {
 
   it('fills a missing or unparseable ts from the clock and normalizes the rest to UTC', async () => {
     const dir = await tempDir();
-    const log = await AuditLog.open({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
     expect((await log.append(entry({ ts: '' }))).ts).toBe('2026-11-15T10:00:00.000Z');
     expect((await log.append(entry({ ts: 'soon' }))).ts).toBe('2026-11-15T10:00:00.000Z');
     expect((await log.append(entry({ ts: '2026-11-15T12:00:00+02:00' }))).ts).toBe(
@@ -179,7 +179,7 @@ describe('AuditLog append', () => {
 
   it('rejects an entry with an unknown decision without touching the chain', async () => {
     const dir = await tempDir();
-    const log = await AuditLog.open({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
     const a = await log.append(entry());
     await expect(log.append(entry({ decision: 'maybe' as never }))).rejects.toThrow(
       /unknown decision "maybe"/,
@@ -190,7 +190,7 @@ describe('AuditLog append', () => {
 
   it('tells listeners about each written record until they unsubscribe', async () => {
     const dir = await tempDir();
-    const log = await AuditLog.open({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
     const seen: number[] = [];
     const off = log.onAppend((r) => seen.push(r.seq));
     log.onAppend(() => {
@@ -213,7 +213,7 @@ describe('AuditLog append', () => {
 
   it('flush waits for pending appends and close refuses new ones', async () => {
     const dir = await tempDir();
-    const log = await AuditLog.open({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
     void log.append(entry());
     void log.append(entry());
     await log.close();
@@ -226,7 +226,7 @@ describe('AuditLog write failures', () => {
   it('rejects with the file and reason when the month file cannot be opened, then chains on', async () => {
     const dir = await tempDir();
     const clock = manualClock('2026-11-30T23:00:00Z');
-    const log = await AuditLog.open({ dir, clock });
+    const log = await openLog({ dir, clock });
     const nov = await log.append(entry());
     const listener: AuditRecord[] = [];
     log.onAppend((r) => listener.push(r));
@@ -251,16 +251,17 @@ describe('AuditLog write failures', () => {
   it('rolls back a half-written record when the disk fills, then chains on', async () => {
     const dir = await tempDir();
     let failNext = false;
+    // The log keeps its file open across appends, so the failure is armed per write, not per open.
     const io: AuditIo = {
       ...nodeIo,
-      openAppend: async (path) => {
-        const real = await nodeIo.openAppend(path);
-        if (!failNext) return real;
-        failNext = false;
-        return halfWriteThenFail(real, 'ENOSPC');
-      },
+      openAppend: async (path) =>
+        halfWriteThenFail(await nodeIo.openAppend(path), 'ENOSPC', () => {
+          const fail = failNext;
+          failNext = false;
+          return fail;
+        }),
     };
-    const log = await AuditLog.open({ dir, clock: manualClock('2026-11-15T10:00:00Z'), io });
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z'), io });
     const a = await log.append(entry());
     const file = join(dir, '2026-11.jsonl');
     const before = await readFile(file, 'utf8');
@@ -282,14 +283,15 @@ describe('AuditLog write failures', () => {
     const io: AuditIo = {
       ...nodeIo,
       openAppend: async (path) => {
-        const real = await nodeIo.openAppend(path);
-        if (!failNext) return real;
-        failNext = false;
-        const failing = halfWriteThenFail(real, 'EIO');
+        const failing = halfWriteThenFail(await nodeIo.openAppend(path), 'EIO', () => {
+          const fail = failNext;
+          failNext = false;
+          return fail;
+        });
         return { ...failing, truncate: () => Promise.reject(new Error('cannot truncate either')) };
       },
     };
-    const log = await AuditLog.open({ dir, clock: manualClock('2026-11-15T10:00:00Z'), io });
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z'), io });
     const a = await log.append(entry());
     failNext = true;
     await expect(log.append(entry())).rejects.toThrow(/input\/output error/);
@@ -306,7 +308,7 @@ describe('AuditLog write failures', () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'plain'), 'x');
     const bad = join(dir, 'plain', 'audit');
-    await expect(AuditLog.open({ dir: bad })).rejects.toThrow(
+    await expect(openLog({ dir: bad })).rejects.toThrow(
       `audit log directory ${bad} could not be created: part of the path is a file, not a directory (ENOTDIR)`,
     );
   });
@@ -321,7 +323,7 @@ describe('AuditLog write failures', () => {
           ? Promise.reject(Object.assign(new Error('EACCES'), { code: 'EACCES' }))
           : nodeIo.openAppend(path),
     };
-    const log = await AuditLog.open({ dir, clock: manualClock('2026-11-15T10:00:00Z'), io });
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z'), io });
     await expect(log.append(entry())).rejects.toThrow(/permission denied \(EACCES\)/);
     fail = false;
     const r = await log.append(entry());
@@ -331,8 +333,12 @@ describe('AuditLog write failures', () => {
   });
 });
 
-/** A handle whose first write lands half the bytes, then fails like a full disk would. */
-function halfWriteThenFail(real: AppendHandle, code: string): AppendHandle {
+/** A handle whose write, when `fail()` says so, lands half the bytes, then fails like a full disk would. */
+export function halfWriteThenFail(
+  real: AppendHandle,
+  code: string,
+  fail: () => boolean,
+): AppendHandle {
   return {
     stat: () => real.stat(),
     read: (...args) => real.read(...args),
@@ -340,6 +346,7 @@ function halfWriteThenFail(real: AppendHandle, code: string): AppendHandle {
     truncate: (len) => real.truncate(len),
     close: () => real.close(),
     write: async (buffer, offset, length) => {
+      if (!fail()) return real.write(buffer, offset, length);
       await real.write(buffer, offset, Math.floor(length / 2));
       throw Object.assign(new Error(`${code}: simulated`), { code });
     },

@@ -2,19 +2,20 @@ import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { GENESIS_HASH, recordHash } from '../../app/audit/chain.js';
-import { AuditLog } from '../../app/audit/log.js';
+import type { AuditLog } from '../../app/audit/log.js';
 import { MAX_LIMIT } from '../../app/audit/query.js';
 import { canonicalJson, sha256Hex } from '../../app/audit/redact.js';
 import type { AuditRecord } from '../../app/contract/audit.js';
-import { entry, manualClock, useTempDirs } from './helpers.js';
+import { entry, manualClock, useLogs, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs();
+const openLog = useLogs();
 
 describe('AuditLog query', () => {
   let log: AuditLog;
 
   beforeEach(async () => {
-    log = await AuditLog.open({ dir: await tempDir(), clock: manualClock('2026-11-15T10:00:00Z') });
+    log = await openLog({ dir: await tempDir(), clock: manualClock('2026-11-15T10:00:00Z') });
     await log.append(
       entry({
         ts: '2026-11-01T08:00:00Z',
@@ -151,7 +152,7 @@ describe('AuditLog query at scale', () => {
     await writeFile(file, `${chunks.join('\n')}\n`);
     await appendFile(file, 'not a record\n'); // damage: skipped and counted, never fatal
 
-    const log = await AuditLog.open({ dir, clock: manualClock('2026-11-30T00:00:00Z') });
+    const log = await openLog({ dir, clock: manualClock('2026-11-30T00:00:00Z') });
     expect(log.stats()).toEqual({ records: total, files: 1, tornLines: 1 });
     expect((await log.query()).total).toBe(total);
     expect((await log.query({ service: 'create_file' })).total).toBe(total / 4);

@@ -2,18 +2,19 @@ import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recordHash } from '../../app/audit/chain.js';
-import { AuditLog } from '../../app/audit/log.js';
+import type { AuditLog } from '../../app/audit/log.js';
 import { verifyAudit } from '../../app/audit/verify.js';
 import type { AuditRecord } from '../../app/contract/audit.js';
-import { entry, manualClock, useTempDirs } from './helpers.js';
+import { entry, manualClock, useLogs, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs();
+const openLog = useLogs();
 
 /** Five records: seq 1-2 in November's file, 3-5 in December's. */
 async function twoMonths(): Promise<{ dir: string; log: AuditLog; nov: string; dec: string }> {
   const dir = await tempDir();
   const clock = manualClock('2026-11-20T00:00:00Z');
-  const log = await AuditLog.open({ dir, clock });
+  const log = await openLog({ dir, clock });
   for (let i = 1; i <= 5; i++) {
     if (i === 3) clock.set('2026-12-02T00:00:00Z');
     await log.append(entry({ callId: `c${i}`, params: { n: i } }));

@@ -343,7 +343,7 @@ async function componentsOn(medium: Medium, n: number): Promise<Component[]> {
     // The audit append alone (build, hash, one line written + fsync'd), in a log of its own.
     const log = await AuditLog.open({ dir: path.join(dir, 'audit-only') });
     out.push({
-      label: 'audit: AuditLog.append (open, write, fsync, close)',
+      label: 'audit: AuditLog.append (group commit: one write + fsync per batch)',
       medium: medium.name,
       latency: await timeAsync(n, (i) =>
         log.append({
