@@ -1,0 +1,168 @@
+/**
+ * Guarded IPC (DESIGN §4). Every channel the renderer can call goes through `handle()`, which
+ * refuses anything but our own page's main frame and never throws across the boundary: callers
+ * get `{ok:true, value}` or `{ok:false, error:{code, message}}`. Command names and arguments are
+ * checked against the contract's schemas before the core sees them.
+ */
+import {
+  type BrowserWindow,
+  type IpcMainInvokeEvent,
+  type OpenDialogOptions,
+  dialog,
+  ipcMain,
+} from 'electron';
+import type { CoreApi } from '../../app/api.js';
+import {
+  type AgentApi,
+  type CommandError,
+  EVENT_NAMES,
+  type EventName,
+  type EventPayloads,
+} from '../../app/contract/commands.js';
+import { checkCommand } from '../../app/contract/validate.js';
+import { isOwnOrigin, originOf } from './origin.js';
+
+export const INVOKE_CHANNEL = 'agent:invoke';
+export const EVENT_CHANNEL = 'agent:event';
+export const PICK_FOLDER_CHANNEL = 'agent:pickFolder';
+
+export type IpcReply = { ok: true; value: unknown } | { ok: false; error: CommandError };
+
+/** A refusal with a stable code, thrown inside a handler and turned into `{ok:false}` by handle(). */
+export class CommandFailure extends Error {
+  constructor(
+    readonly code: CommandError['code'],
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CommandFailure';
+  }
+}
+
+type SenderEvent = Pick<IpcMainInvokeEvent, 'sender' | 'senderFrame'>;
+
+/** Why a sender may not call us, or undefined when it is our page's main frame. */
+export function senderRefusal(event: SenderEvent): string | undefined {
+  let frame: IpcMainInvokeEvent['senderFrame'];
+  try {
+    frame = event.senderFrame;
+  } catch {
+    frame = null;
+  }
+  if (!frame) return 'the calling frame is gone';
+  if (frame.parent !== null || frame !== event.sender.mainFrame)
+    return 'only the main frame of the app window may call the agent';
+  if (!isOwnOrigin(frame.url))
+    return `calls from ${originOf(frame.url) ?? 'an unknown origin'} are not allowed`;
+  return undefined;
+}
+
+function errorMessage(err: unknown): string {
+  if (err instanceof Error && err.message) return err.message;
+  return typeof err === 'string' && err ? err : 'the command failed';
+}
+
+/** The one guarded handler. `fn` gets the caller's arguments only after the sender passed. */
+export function handle(
+  channel: string,
+  fn: (...args: unknown[]) => unknown,
+  onRefused?: (message: string) => void,
+): () => void {
+  ipcMain.handle(channel, async (event, ...args: unknown[]): Promise<IpcReply> => {
+    const refusal = senderRefusal(event);
+    if (refusal) {
+      onRefused?.(`${channel}: ${refusal}`);
+      return { ok: false, error: { code: 'forbidden', message: refusal } };
+    }
+    try {
+      return { ok: true, value: await fn(...args) };
+    } catch (err) {
+      const code = err instanceof CommandFailure ? err.code : 'failed';
+      return { ok: false, error: { code, message: errorMessage(err) } };
+    }
+  });
+  return () => ipcMain.removeHandler(channel);
+}
+
+/** A contract command: name and arguments checked by the contract's schemas, then the api. */
+export async function invokeCommand(
+  api: AgentApi,
+  method: unknown,
+  args: unknown[],
+): Promise<unknown> {
+  const checked = checkCommand(method, args);
+  if (!checked.ok) throw new CommandFailure(checked.code, checked.message);
+  const fn = api[checked.name] as (...a: unknown[]) => Promise<unknown>;
+  return fn.apply(api, checked.args);
+}
+
+export type EventSource = Pick<CoreApi, 'events'>;
+
+/** Our page in `win`, ready to receive: not destroyed and still on our origin. */
+function receiver(win: BrowserWindow | undefined): BrowserWindow['webContents'] | undefined {
+  if (!win || win.isDestroyed()) return undefined;
+  const contents = win.webContents;
+  if (contents.isDestroyed() || !isOwnOrigin(contents.getURL())) return undefined;
+  return contents;
+}
+
+/** Forward every contract event to the window (ArrayBuffers travel by structured clone). */
+export function forwardEvents(
+  api: EventSource,
+  getWindow: () => BrowserWindow | undefined,
+  onError?: (message: string) => void,
+): () => void {
+  const offs = EVENT_NAMES.map((name: EventName) =>
+    api.events.on(name, (payload: EventPayloads[typeof name]) => {
+      const contents = receiver(getWindow());
+      if (!contents) return;
+      try {
+        contents.send(EVENT_CHANNEL, name, payload);
+      } catch (err) {
+        onError?.(`could not send the '${name}' event to the window: ${errorMessage(err)}`);
+      }
+    }),
+  );
+  return () => offs.forEach((off) => off());
+}
+
+/** The window answers permission prompts while it exists (closing it cancels pending ones). */
+export function attachWindow(api: Pick<CoreApi, 'attachUi'>, win: BrowserWindow): () => void {
+  const detach = api.attachUi('window');
+  let attached = true;
+  const release = (): void => {
+    if (!attached) return;
+    attached = false;
+    detach();
+  };
+  win.once('closed', release);
+  return release;
+}
+
+export async function pickFolder(win: BrowserWindow | undefined): Promise<string | null> {
+  const options: OpenDialogOptions = {
+    title: 'Choose a folder',
+    properties: ['openDirectory', 'createDirectory'],
+  };
+  const result =
+    win && !win.isDestroyed()
+      ? await dialog.showOpenDialog(win, options)
+      : await dialog.showOpenDialog(options);
+  return result.canceled ? null : (result.filePaths[0] ?? null);
+}
+
+export interface IpcHost {
+  api: AgentApi & EventSource;
+  getWindow: () => BrowserWindow | undefined;
+  warn?: (message: string) => void;
+}
+
+/** Register every channel and event forwarder; returns the function that removes them. */
+export function wireIpc({ api, getWindow, warn }: IpcHost): () => void {
+  const disposers = [
+    handle(INVOKE_CHANNEL, (method, ...args) => invokeCommand(api, method, args), warn),
+    handle(PICK_FOLDER_CHANNEL, () => pickFolder(getWindow()), warn),
+    forwardEvents(api, getWindow, warn),
+  ];
+  return () => disposers.forEach((dispose) => dispose());
+}

@@ -1,0 +1,65 @@
+/**
+ * A permission prompt must be seen to be answered before it times out: when one arrives while
+ * the window is hidden, minimised or in the background, raise an OS notification and bring the
+ * window forward. Clicking the notification focuses the window too.
+ */
+import { Notification } from 'electron';
+import type { CoreApi } from '../../app/api.js';
+import type { PendingPrompt } from '../../app/contract/policy.js';
+
+export interface WindowState {
+  isVisible(): boolean;
+  isFocused(): boolean;
+  isMinimized(): boolean;
+}
+
+export interface NotifyOptions {
+  api: Pick<CoreApi, 'events'>;
+  /** The window, or undefined when there is none right now. */
+  getWindow: () => WindowState | undefined;
+  /** Show (creating if needed), restore and focus the window. */
+  showWindow: () => void;
+  iconPath?: string;
+}
+
+export function promptTitle(prompt: Pick<PendingPrompt, 'connection' | 'service'>): string {
+  return `${prompt.connection} wants to run ${prompt.service}`;
+}
+
+/** True when the user is already looking at the window, so the in-app prompt is enough. */
+export function userIsLooking(win: WindowState | undefined): boolean {
+  return !!win && win.isVisible() && !win.isMinimized() && win.isFocused();
+}
+
+/** Subscribe; returns the unsubscribe function. */
+export function notifyPrompts({ api, getWindow, showWindow, iconPath }: NotifyOptions): () => void {
+  const shown = new Map<string, Notification>();
+  const offPrompt = api.events.on('prompt', (prompt) => {
+    if (userIsLooking(getWindow())) return;
+    if (Notification.isSupported()) {
+      const note = new Notification({
+        title: promptTitle(prompt),
+        body: prompt.summary,
+        ...(iconPath ? { icon: iconPath } : {}),
+        timeoutType: 'never',
+        urgency: 'critical',
+      });
+      note.on('click', () => showWindow());
+      note.on('close', () => shown.delete(prompt.id));
+      shown.set(prompt.id, note);
+      note.show();
+    }
+    showWindow();
+  });
+  // An answered or expired prompt takes its notification with it.
+  const offResolved = api.events.on('promptResolved', ({ id }) => {
+    shown.get(id)?.close();
+    shown.delete(id);
+  });
+  return () => {
+    offPrompt();
+    offResolved();
+    for (const note of shown.values()) note.close();
+    shown.clear();
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * Tokens for the Electron host, encrypted with the OS's own protection through Electron's
+ * safeStorage (Keychain on macOS, DPAPI on Windows, the Secret Service or KWallet on Linux) and
+ * kept as base64 ciphertexts in one JSON file in userData: mode 0600, replaced atomically. No
+ * plaintext value ever reaches the disk, a message, or this object's printed form.
+ */
+import { readFile } from 'node:fs/promises';
+import { inspect } from 'node:util';
+import { safeStorage } from 'electron';
+import { errorText, writeFileAtomic } from '../../app/settings/atomic.js';
+import type { SecretStore } from '../../app/settings/secrets.js';
+
+/** The part of Electron's safeStorage we use; injectable so tests run without Electron. */
+export interface SafeStorageLike {
+  isEncryptionAvailable(): boolean;
+  encryptString(plainText: string): Buffer;
+  decryptString(encrypted: Buffer): string;
+  /** Linux only; 'basic_text' means no keyring was found and a fixed key protects the data. */
+  getSelectedStorageBackend?(): string;
+}
+
+export const WEAK_PROTECTION_WARNING =
+  'Secrets are stored with weak protection because no system keyring was found (Secret Service ' +
+  'or KWallet). Anyone who can read your user folder can recover saved tokens. Install and unlock ' +
+  'a keyring (for example gnome-keyring), then enter the tokens again.';
+
+export const ENCRYPTION_UNAVAILABLE =
+  "Tokens cannot be saved: the system's encryption service is not available (Electron safeStorage).";
+
+export interface SafeStorageSecretStoreOptions {
+  safeStorage?: SafeStorageLike;
+  platform?: NodeJS.Platform;
+}
+
+interface CipherFile {
+  version: 1;
+  /** key → base64 of safeStorage.encryptString(value). */
+  secrets: Record<string, string>;
+}
+
+function checkKey(key: unknown): asserts key is string {
+  if (typeof key !== 'string' || key.length === 0)
+    throw new TypeError('A secret key must be a non-empty string.');
+}
+
+export class SafeStorageSecretStore implements SecretStore {
+  readonly kind: 'os-keychain' | 'basic_text';
+  /** Shown in Settings (CoreApiOptions.secretsWarning) when the protection is weak. */
+  readonly warning: string | undefined;
+  readonly file: string;
+  // TS-private rather than #private: Electronegativity cannot parse #fields in the built JS and
+  // would skip this file. Nothing here is plaintext, and toString/toJSON/inspect show no entries.
+  /** Ciphertexts only; values are decrypted on demand and never cached. */
+  private ciphers: ReadonlyMap<string, string>;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly storage: SafeStorageLike;
+
+  private constructor(
+    file: string,
+    ciphers: Map<string, string>,
+    storage: SafeStorageLike,
+    platform: NodeJS.Platform,
+  ) {
+    this.file = file;
+    this.ciphers = ciphers;
+    this.storage = storage;
+    const weak = platform === 'linux' && storage.getSelectedStorageBackend?.() === 'basic_text';
+    this.kind = weak ? 'basic_text' : 'os-keychain';
+    this.warning = weak ? WEAK_PROTECTION_WARNING : undefined;
+  }
+
+  /** Call after the app is ready: safeStorage cannot tell its backend before. */
+  static async open(
+    file: string,
+    {
+      safeStorage: storage = safeStorage,
+      platform = process.platform,
+    }: SafeStorageSecretStoreOptions = {},
+  ): Promise<SafeStorageSecretStore> {
+    let text: string | undefined;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new Error(`Cannot read the secrets file ${file} (${errorText(err)}).`, {
+          cause: err,
+        });
+    }
+    // A damaged file loses only ciphertexts: the tokens must be entered again, nothing leaks.
+    const ciphers = (text !== undefined && parseCiphers(text)) || new Map<string, string>();
+    return new SafeStorageSecretStore(file, ciphers, storage, platform);
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    checkKey(key);
+    const cipher = this.ciphers.get(key);
+    if (cipher === undefined) return undefined;
+    if (!this.storage.isEncryptionAvailable()) return undefined;
+    try {
+      return this.storage.decryptString(Buffer.from(cipher, 'base64'));
+    } catch {
+      // Encrypted under another key (a reset keyring, a copied profile): as good as absent.
+      return undefined;
+    }
+  }
+
+  async set(key: string, value: string): Promise<void> {
+    checkKey(key);
+    if (typeof value !== 'string') throw new TypeError('A secret value must be a string.');
+    if (!this.storage.isEncryptionAvailable()) throw new Error(ENCRYPTION_UNAVAILABLE);
+    let cipher: string;
+    try {
+      cipher = this.storage.encryptString(value).toString('base64');
+    } catch (err) {
+      // The message of an encryption failure is about the service, never the value.
+      throw new Error(`Could not encrypt the token (${errorText(err)}).`, { cause: err });
+    }
+    return this.change((next) => next.set(key, cipher));
+  }
+
+  async delete(key: string): Promise<void> {
+    checkKey(key);
+    if (!this.ciphers.has(key)) return;
+    return this.change((next) => next.delete(key));
+  }
+
+  /** Serialized copy-on-write: memory adopts the new map only once the file holds it. */
+  change(edit: (next: Map<string, string>) => void): Promise<void> {
+    const run = async (): Promise<void> => {
+      const next = new Map(this.ciphers);
+      edit(next);
+      const body: CipherFile = { version: 1, secrets: Object.fromEntries(next) };
+      try {
+        await writeFileAtomic(this.file, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
+      } catch (err) {
+        throw new Error(`Could not save the secrets file ${this.file} (${errorText(err)}).`, {
+          cause: err,
+        });
+      }
+      this.ciphers = next;
+    };
+    const result = this.queue.then(run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  toString(): string {
+    const n = this.ciphers.size;
+    return `SecretStore(${this.kind} ${this.file}, ${n} key${n === 1 ? '' : 's'})`;
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+
+  [inspect.custom](): string {
+    return this.toString();
+  }
+}
+
+function parseCiphers(text: string): Map<string, string> | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof data !== 'object' || data === null) return undefined;
+  const { version, secrets } = data as Partial<CipherFile>;
+  if (version !== 1 || typeof secrets !== 'object' || secrets === null || Array.isArray(secrets))
+    return undefined;
+  const out = new Map<string, string>();
+  for (const [key, value] of Object.entries(secrets))
+    if (key && typeof value === 'string') out.set(key, value);
+  return out;
+}
