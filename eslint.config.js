@@ -15,7 +15,7 @@ const uiAndHosts = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'docs/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'docs/**', '.tmp/**', 'release/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
