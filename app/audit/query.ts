@@ -1,4 +1,9 @@
-import type { AuditPage, AuditQuery, AuditRecord } from '../contract/audit.js';
+import {
+  type AuditPage,
+  type AuditQuery,
+  type AuditRecord,
+  auditHaystack,
+} from '../contract/audit.js';
 import { IdColumn, Interner, NumberColumn } from './columns.js';
 import { parseRecordLine } from './files.js';
 import type { ReadPlan } from './lines.js';
@@ -183,7 +188,7 @@ export class RecordIndex {
       if (!match(i)) continue;
       const record = this.recent.get(i);
       if (!record) fromDisk.push(i);
-      else if (haystack(record).includes(needle)) found.push(i);
+      else if (auditHaystack(record).includes(needle)) found.push(i);
     }
     const inMemory = found.length;
     const quick = lineCanRuleOut(needle);
@@ -194,7 +199,7 @@ export class RecordIndex {
       const record = parseRecordLine(text);
       if (!record || record.seq !== this.seqs.get(i)) return;
       if (plain === UNKNOWN) this.plain.set(i, isPlainLine(record, text) ? PLAIN : NOT_PLAIN);
-      if (haystack(record).includes(needle)) found.push(i);
+      if (auditHaystack(record).includes(needle)) found.push(i);
     });
     // Memory holds the newest records, so those matched first belong after the ones from disk.
     return inMemory > 0 ? [...found.slice(inMemory), ...found.slice(0, inMemory)] : found;
@@ -292,20 +297,6 @@ function lineCanRuleOut(needle: string): boolean {
     }
   }
   return true;
-}
-
-/** What the text filter searches: NUL between fields so a search never matches across two. */
-function haystack(r: AuditRecord): string {
-  return [
-    r.service,
-    r.callId,
-    r.connection,
-    r.message ?? '',
-    r.error ?? '',
-    JSON.stringify(r.params) ?? '',
-  ]
-    .join('\u0000')
-    .toLowerCase();
 }
 
 const UNKNOWN = 0;

@@ -84,3 +84,35 @@ export type AuditVerifyResult =
       file: string;
       reason: string;
     };
+
+/**
+ * What the free-text filter searches, lower-cased: NUL between fields so a search never matches
+ * across two. One definition for the core's query and the UI's live updates.
+ */
+export function auditHaystack(r: AuditRecord): string {
+  return [
+    r.service,
+    r.callId,
+    r.connection,
+    r.message ?? '',
+    r.error ?? '',
+    JSON.stringify(r.params) ?? '',
+  ]
+    .join('\u0000')
+    .toLowerCase();
+}
+
+/** Whether one record passes a query's filters (paging and order aside). */
+export function matchesAuditQuery(r: AuditRecord, q: AuditQuery): boolean {
+  if (q.service !== undefined && r.service !== q.service) return false;
+  if (q.decision !== undefined && r.decision !== q.decision) return false;
+  if (q.outcome !== undefined && r.outcome !== q.outcome) return false;
+  if (q.connection !== undefined && r.connection !== q.connection) return false;
+  if (q.from || q.to) {
+    const t = Date.parse(r.ts);
+    if (Number.isNaN(t)) return false;
+    if (q.from && t < Date.parse(q.from)) return false;
+    if (q.to && t > Date.parse(q.to)) return false;
+  }
+  return !q.text || auditHaystack(r).includes(q.text.toLowerCase());
+}

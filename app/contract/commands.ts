@@ -138,7 +138,8 @@ export function isCommandName(name: unknown): name is CommandName {
 // ---------------------------------------------------------------------------------------------
 // Views the UI renders (results and event payloads)
 
-export interface ProfileView {
+/** An Advent server profile as saved. The token is not here: it lives in the SecretStore. */
+export interface AdventProfile {
   id: string;
   kind: 'advent';
   name: string;
@@ -151,6 +152,9 @@ export interface ProfileView {
   mode?: 'manual' | 'vad' | 'auto';
   emojiMode?: string;
   autoConnect?: boolean;
+}
+
+export interface ProfileView extends AdventProfile {
   /** The built-in simulator, started for a first look; not saved. */
   demo?: boolean;
   hasToken: boolean;

@@ -1,21 +1,9 @@
 import type { JSONSchemaType } from 'ajv';
+import type { AdventProfile } from '../contract/commands.js';
 import type { Policy } from '../contract/policy.js';
 
-/** An Advent server profile. The token is not here: it lives in the SecretStore under `profile:<id>:token`. */
-export interface AdventProfile {
-  id: string;
-  kind: 'advent';
-  name: string;
-  host: string;
-  port: number;
-  voiceId?: string;
-  lang?: string;
-  format?: 'pcm' | 'opus';
-  inputAudioFormat?: 'pcm' | 'opus';
-  mode?: 'manual' | 'vad' | 'auto';
-  emojiMode?: string;
-  autoConnect?: boolean;
-}
+/** Profiles are defined by the contract (the UI edits them); the token lives in the SecretStore under `profile:<id>:token`. */
+export type { AdventProfile };
 
 export interface ServiceSettings {
   enabled?: boolean;

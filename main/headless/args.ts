@@ -2,6 +2,7 @@
  * The terminal host's command line (issue: exact interface). Parsing is pure: it returns a value
  * or a usage error, and the caller prints and exits.
  */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Policy } from '../../app/contract/policy.js';
 
@@ -311,4 +312,21 @@ export function parseServer(text: string): { host: string; port: number } | Erro
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     return new Error(`--server port must be 1-65535 (got '${m[2]}')`);
   return { host: m[1]!, port };
+}
+
+/** The run-only overrides both `run` and `ui` pass to the agent (never saved). */
+export function overridesOf(
+  args: Pick<RunArgs, 'files' | 'promptTimeoutSec' | 'policies' | 'disabled'>,
+): {
+  filesRoots?: string[];
+  promptTimeoutSec?: number;
+  policies: Record<string, Policy>;
+  disabled: string[];
+} {
+  return {
+    filesRoots: args.files.length ? args.files.map((f) => path.resolve(f)) : undefined,
+    promptTimeoutSec: args.promptTimeoutSec,
+    policies: args.policies,
+    disabled: args.disabled,
+  };
 }

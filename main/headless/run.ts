@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { Agent } from '../../app/agent.js';
 import type { PendingPrompt, PromptAnswer } from '../../app/contract/policy.js';
 import { FileSecretStore } from '../../app/settings/secrets.js';
-import type { RunArgs } from './args.js';
+import { type RunArgs, overridesOf } from './args.js';
 import type { CliIo } from './io.js';
 import { Printer } from './printer.js';
 import { readTokenFlag } from './token.js';
@@ -26,12 +26,7 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
       dataDir,
       defaultFilesRoot: io.filesRoot(),
       secrets,
-      overrides: {
-        filesRoots: args.files.length ? args.files.map((f) => path.resolve(f)) : undefined,
-        promptTimeoutSec: args.promptTimeoutSec,
-        policies: args.policies,
-        disabled: args.disabled,
-      },
+      overrides: overridesOf(args),
       timing: io.timing,
     });
   } catch (err) {

@@ -10,7 +10,7 @@ import { CoreApi } from '../../app/api.js';
 import type { ProfileInput } from '../../app/contract/commands.js';
 import { checkCommand } from '../../app/contract/validate.js';
 import { FileSecretStore } from '../../app/settings/secrets.js';
-import type { UiArgs } from './args.js';
+import { type UiArgs, overridesOf } from './args.js';
 import type { CliIo } from './io.js';
 import { openInBrowser } from './open-browser.js';
 import { RunSecretStore } from './run-secrets.js';
@@ -41,12 +41,7 @@ export async function startUi(args: UiArgs, io: CliIo): Promise<RunningUi> {
     secrets,
     host: 'browser',
     version: io.version,
-    overrides: {
-      filesRoots: args.files.length ? args.files.map((f) => path.resolve(f)) : undefined,
-      promptTimeoutSec: args.promptTimeoutSec,
-      policies: args.policies,
-      disabled: args.disabled,
-    },
+    overrides: overridesOf(args),
     timing: io.timing,
   });
 

@@ -5,7 +5,13 @@
  * earlier stay valid as new calls arrive. Pages are fetched for what the table shows.
  */
 import { create } from 'zustand';
-import type { AuditQuery, AuditRecord, Decision, Outcome } from '../../app/contract/index.js';
+import {
+  type AuditQuery,
+  type AuditRecord,
+  type Decision,
+  type Outcome,
+  matchesAuditQuery,
+} from '../../app/contract/index.js';
 import { bridge } from '../bridge/current.js';
 import { errorMessage } from '../bridge/types.js';
 
@@ -55,33 +61,8 @@ export function queryOf(f: AuditFilters): AuditQuery {
   return q;
 }
 
-/** The core's filter (app/audit/query.ts) applied to one live record. */
-export function matchesQuery(r: AuditRecord, q: AuditQuery): boolean {
-  if (q.service !== undefined && r.service !== q.service) return false;
-  if (q.decision !== undefined && r.decision !== q.decision) return false;
-  if (q.outcome !== undefined && r.outcome !== q.outcome) return false;
-  if (q.connection !== undefined && r.connection !== q.connection) return false;
-  if (q.from || q.to) {
-    const t = Date.parse(r.ts);
-    if (Number.isNaN(t)) return false;
-    if (q.from && t < Date.parse(q.from)) return false;
-    if (q.to && t > Date.parse(q.to)) return false;
-  }
-  if (q.text) {
-    const hay = [
-      r.service,
-      r.callId,
-      r.connection,
-      r.message ?? '',
-      r.error ?? '',
-      JSON.stringify(r.params) ?? '',
-    ]
-      .join('\u0000')
-      .toLowerCase();
-    if (!hay.includes(q.text.toLowerCase())) return false;
-  }
-  return true;
-}
+/** The core's filter applied to one live record (one definition, in the contract). */
+export const matchesQuery = matchesAuditQuery;
 
 /** Sparse rows by rank (0 = oldest matching record). Mutated in place; `version` signals changes. */
 export class AuditRows {
