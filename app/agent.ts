@@ -24,6 +24,7 @@ import { Registry } from './services/registry.js';
 import type { Service } from './services/service.js';
 import type { SecretStore } from './settings/secrets.js';
 import { type AdventProfile, type Settings, defaultSettings } from './settings/schema.js';
+import { type DataDirLock, lockDataDir } from './settings/lock.js';
 import { SettingsStore } from './settings/store.js';
 import { AdventSession, type SessionEvents } from './wire/advent/session.js';
 import type { Timing } from './wire/advent/connection.js';
@@ -76,6 +77,7 @@ export class Agent {
   readonly broker: Broker;
   readonly gate: Dispatcher;
   private readonly sessions = new Map<string, AdventSession>();
+  private lock: DataDirLock | undefined;
   readonly clockSource: Clock;
   readonly ids: IdSource;
 
@@ -148,6 +150,20 @@ export class Agent {
 
   static async open(options: AgentOptions): Promise<Agent> {
     const clock = options.clock ?? systemClock;
+    const lock = await lockDataDir(options.dataDir);
+    try {
+      return await Agent.openLocked(options, clock, lock);
+    } catch (err) {
+      await lock.release();
+      throw err;
+    }
+  }
+
+  private static async openLocked(
+    options: AgentOptions,
+    clock: Clock,
+    lock: DataDirLock,
+  ): Promise<Agent> {
     const settings = await SettingsStore.open(
       path.join(options.dataDir, 'settings.json'),
       defaultSettings(options.defaultFilesRoot),
@@ -155,6 +171,7 @@ export class Agent {
     );
     const audit = await AuditLog.open({ dir: path.join(options.dataDir, 'audit'), clock });
     const agent = new Agent(options, settings, audit);
+    agent.lock = lock;
     for (const warning of settings.warnings)
       agent.events.emit('notice', { level: 'warn', message: warning });
     return agent;
@@ -334,6 +351,7 @@ export class Agent {
     await this.gate.drain();
     await this.audit.flush();
     await this.audit.close();
+    await this.lock?.release();
   }
 
   private async remember(key: string, scope: 'session' | 'always'): Promise<void> {

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { type BrowserWindow, app, dialog, nativeTheme, session } from 'electron';
 import { CoreApi } from '../../app/api.js';
-import { systemFilesRoot } from '../../app/settings/paths.js';
+import { systemDataDir, systemFilesRoot } from '../../app/settings/paths.js';
 import { attachWindow, wireIpc } from './ipc.js';
 import { type Log, setupLog } from './log.js';
 import { notifyPrompts } from './notify.js';
@@ -92,11 +92,14 @@ export async function startHost(paths: HostPaths): Promise<Host | undefined> {
   serveApp(paths.renderer);
   hardenSession(session.defaultSession);
 
-  const userData = app.getPath('userData');
-  const secrets = await SafeStorageSecretStore.open(path.join(userData, 'secrets.json'));
+  // The same data folder as the terminal and browser hosts (one audit log, one set of settings;
+  // the data-folder lock keeps two agents from using it at once). Electron's own userData keeps
+  // Chromium's state. Secrets are encrypted here, so they live in a file of their own.
+  const dataDir = systemDataDir();
+  const secrets = await SafeStorageSecretStore.open(path.join(dataDir, 'secrets.safe.json'));
   if (secrets.warning) log.warn(secrets.warning);
   core.opening = CoreApi.open({
-    dataDir: userData,
+    dataDir,
     defaultFilesRoot: systemFilesRoot(),
     secrets,
     secretsWarning: secrets.warning,

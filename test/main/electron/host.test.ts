@@ -45,14 +45,21 @@ function mainWindow(): FakeBrowserWindow {
   return win;
 }
 
+let savedXdg: string | undefined;
+
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'advent-host-'));
   electron.app.paths = { userData: path.join(dir, 'userData'), logs: path.join(dir, 'logs') };
+  // The desktop app shares the platform data folder with the other hosts: keep it in the temp dir.
+  savedXdg = process.env.XDG_DATA_HOME;
+  process.env.XDG_DATA_HOME = path.join(dir, 'xdg');
 });
 
 afterAll(async () => {
   // Normally closed by the quit test; a second close is harmless.
   await host?.api.close().catch(() => undefined);
+  if (savedXdg === undefined) delete process.env.XDG_DATA_HOME;
+  else process.env.XDG_DATA_HOME = savedXdg;
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -105,7 +112,7 @@ describe('the Electron host', () => {
         version: '0.1.0-test',
         settings: {
           host: 'electron',
-          dataDir: path.join(dir, 'userData'),
+          dataDir: path.join(dir, 'xdg', 'advent-agent'),
           logDir: path.join(dir, 'logs'),
           secrets: { kind: 'os-keychain' },
         },
@@ -113,7 +120,7 @@ describe('the Electron host', () => {
     });
   });
 
-  it('keeps tokens encrypted by safeStorage in userData', async () => {
+  it('keeps tokens encrypted by safeStorage in the data folder', async () => {
     const saved = await invoke('saveConnection', {
       kind: 'advent',
       name: 'Home',
@@ -126,12 +133,13 @@ describe('the Electron host', () => {
       ok: true,
       value: undefined,
     });
-    const raw = await readFile(path.join(dir, 'userData', 'secrets.json'), 'utf8');
+    const raw = await readFile(path.join(dir, 'xdg', 'advent-agent', 'secrets.safe.json'), 'utf8');
     expect(raw).toContain(`profile:${id}:token`);
     expect(raw).not.toContain('tok-PLAINTEXT-123');
-    const settings = await readFile(path.join(dir, 'userData', 'settings.json'), 'utf8').catch(
-      () => '',
-    );
+    const settings = await readFile(
+      path.join(dir, 'xdg', 'advent-agent', 'settings.json'),
+      'utf8',
+    ).catch(() => '');
     expect(settings).not.toContain('tok-PLAINTEXT-123');
   });
 
