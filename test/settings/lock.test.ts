@@ -43,7 +43,9 @@ describe('data folder lock', () => {
   it('takes over a lock left by a process that no longer exists', async () => {
     await writeFile(path.join(dir, 'agent.lock'), `${deadPid()}\n`);
     const lock = await lockDataDir(dir);
-    expect((await readFile(path.join(dir, 'agent.lock'), 'utf8')).split(' ')[0]).toBe(String(process.pid));
+    expect((await readFile(path.join(dir, 'agent.lock'), 'utf8')).split(' ')[0]).toBe(
+      String(process.pid),
+    );
     await lock.release();
   });
 
