@@ -264,6 +264,7 @@ export class Agent {
         mode: profile.mode,
         emoji_mode: profile.emojiMode,
       },
+      voice: { opusLengthOrder: profile.opusLengthOrder ?? 'be' },
       gate: this.gate,
       services: () =>
         Object.fromEntries(

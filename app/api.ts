@@ -47,7 +47,10 @@ export class CoreApi implements AgentApi {
   private readonly tokens = new Set<string>();
   private active: string | undefined;
   private demo: { sim: AdventSim; profile: AdventProfile } | undefined;
-  private voiceTask: { connection: string; taskId: string; bytes: number } | undefined;
+  private voiceTask:
+    { connection: string; taskId: string; bytes: number; logged: boolean } | undefined;
+  /** The last voice turn closed by the UI, so a late chunk is refused with a clear reason. */
+  private closedVoice: { taskId: string; why: 'ended' | 'cancelled' } | undefined;
 
   private constructor(
     readonly agent: Agent,
@@ -62,20 +65,39 @@ export class CoreApi implements AgentApi {
       this.registrations.set(id, registration);
       this.emitConnection(id);
     });
-    e.on('audio', ({ id, taskId, seq, data }) => {
+    e.on('audio', ({ id, taskId, seq, data, sampleRate }) => {
       // A copy: the event crosses a bridge and the buffer may be a view into a socket chunk.
       const pcm = data.buffer.slice(
         data.byteOffset,
         data.byteOffset + data.byteLength,
       ) as ArrayBuffer;
-      this.events.emit('audio', { connection: id, taskId, seq, sampleRate: 16_000, pcm });
+      // The session has already turned Opus into PCM; its rate is the decoder's.
+      this.events.emit('audio', {
+        connection: id,
+        taskId,
+        seq,
+        sampleRate: sampleRate ?? 16_000,
+        pcm,
+      });
     });
     e.on('mood', ({ id, taskId, emoji }) =>
       this.events.emit('mood', { connection: id, taskId, emoji }),
     );
-    e.on('listen', ({ id, taskId, message }) =>
-      this.events.emit('listen', { connection: id, taskId, message }),
-    );
+    e.on('listen', ({ id, taskId, message }) => {
+      // Hands-free: the server's LISTEN stop ends the user's input, so it joins the timeline now.
+      const task = this.voiceTask;
+      if (
+        task &&
+        !task.logged &&
+        task.connection === id &&
+        task.taskId === taskId &&
+        (message as { state?: unknown } | null)?.state === 'stop'
+      ) {
+        task.logged = true;
+        this.timeline.user(id, taskId, '', Math.round(task.bytes / 32));
+      }
+      this.events.emit('listen', { connection: id, taskId, message });
+    });
     e.on('services', (list) => this.events.emit('services', list));
     e.on('prompt', (p) => this.events.emit('prompt', p));
     e.on('promptResolved', ({ id, resolution }) =>
@@ -251,35 +273,56 @@ export class CoreApi implements AgentApi {
     return { taskId: sent.taskId };
   }
 
+  /**
+   * Start a voice turn on the active connection. With `mode: 'vad'` this sends LISTEN start and
+   * the server ends the input (LISTEN stop); a new voiceStart while a reply plays is a barge-in.
+   */
   async voiceStart(): Promise<{ taskId: string }> {
     const { id, session } = this.activeSession();
     const started = session.voiceStart();
     if (!started.ok) throw new Error(started.message);
-    this.voiceTask = { connection: id, taskId: started.taskId, bytes: 0 };
+    this.voiceTask = { connection: id, taskId: started.taskId, bytes: 0, logged: false };
+    this.closedVoice = undefined;
     return { taskId: started.taskId };
   }
 
+  /** PCM s16le 16 kHz mono from the microphone; the session adapts it to the server's format. */
   async voiceChunk(chunk: ArrayBuffer | Uint8Array): Promise<void> {
     const task = this.voiceTask;
-    if (!task) throw new Error('no voice turn is open; start one first');
+    if (!task) {
+      const closed = this.closedVoice;
+      throw new Error(
+        closed
+          ? `voice turn '${closed.taskId}' was ${closed.why === 'ended' ? 'ended' : 'cancelled'}; this audio was not sent (start a new turn first)`
+          : 'no voice turn is open; start one first',
+      );
+    }
     const bytes = chunk instanceof Uint8Array ? chunk : new Uint8Array(chunk);
-    task.bytes += bytes.byteLength;
-    this.agent.session(task.connection)?.voiceChunk(task.taskId, bytes);
+    const session = this.agent.session(task.connection);
+    if (!session) throw new Error('the connection of this voice turn is gone; start a new one');
+    const sent = session.voiceChunk(task.taskId, bytes);
+    if (!sent.ok) throw new Error(sent.message);
+    if (!sent.ignored) task.bytes += bytes.byteLength;
   }
 
   async voiceEnd(): Promise<void> {
     const task = this.voiceTask;
     this.voiceTask = undefined;
     if (!task) return;
+    this.closedVoice = { taskId: task.taskId, why: 'ended' };
     this.agent.session(task.connection)?.voiceEnd(task.taskId);
     // 16 kHz, 16-bit mono: 32 bytes per millisecond.
-    this.timeline.user(task.connection, task.taskId, '', Math.round(task.bytes / 32));
+    if (!task.logged)
+      this.timeline.user(task.connection, task.taskId, '', Math.round(task.bytes / 32));
   }
 
+  /** Stop the upload without END_FRAME and drop the turn's reply. */
   async voiceCancel(): Promise<void> {
     const task = this.voiceTask;
     this.voiceTask = undefined;
-    if (task) this.agent.session(task.connection)?.interrupt();
+    if (!task) return;
+    this.closedVoice = { taskId: task.taskId, why: 'cancelled' };
+    this.agent.session(task.connection)?.voiceCancel(task.taskId);
   }
 
   // --- services, prompts, audit ----------------------------------------------------------------

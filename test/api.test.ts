@@ -8,6 +8,7 @@ import type { ConnectionView, EventPayloads } from '../app/contract/commands.js'
 import { MemorySecretStore } from '../app/settings/secrets.js';
 import { AdventSim } from '../app/sim/advent-sim.js';
 import { FAST } from './helpers/agent-harness.js';
+import { voiceLike } from './audio/correlation.js';
 import { nextEvent, until } from './helpers/wait.js';
 
 let dir: string;
@@ -237,5 +238,75 @@ describe('core API', () => {
       (c) => c.kind === 'tool' && c.state === 'done' && c.outcome === 'ok',
     );
     detach();
+  });
+
+  it('a voice turn with the demo: PCM up, a spoken answer down, late chunks refused', async () => {
+    await api.startDemo();
+    await until(() => api.agent.session('demo')?.state.status === 'ready', 'ready');
+    const audio: EventPayloads['audio'][] = [];
+    api.events.on('audio', (a) => audio.push(a));
+    const done = nextEvent(api.events, 'chat', (c) => c.kind === 'assistant' && c.state === 'done');
+    const { taskId } = await api.voiceStart();
+    const pcm = voiceLike(600);
+    for (let at = 0; at < pcm.length; at += 960) await api.voiceChunk(pcm.subarray(at, at + 960));
+    await api.voiceEnd();
+    await expect(api.voiceChunk(new Uint8Array(640))).rejects.toThrow(
+      `voice turn '${taskId}' was ended; this audio was not sent`,
+    );
+    const reply = await done;
+    expect(reply.kind === 'assistant' && reply.text).toBe('I heard 600 ms of audio.');
+    const spoken = audio.filter((a) => a.taskId === taskId);
+    expect(spoken.every((a) => a.sampleRate === 16_000)).toBe(true);
+    // The demo's spoken reply is about a second of speech-like sound, not a 300 ms beep.
+    expect(spoken.reduce((n, a) => n + a.pcm.byteLength, 0)).toBeGreaterThan(16_000 * 2 * 0.8);
+    expect((await api.snapshot()).chat[0]).toMatchObject({ kind: 'user', voiceMs: 600 });
+
+    await api.voiceStart();
+    await api.voiceCancel();
+    await expect(api.voiceChunk(new Uint8Array(640))).rejects.toThrow(/was cancelled/);
+  });
+
+  it('hands-free with Opus both ways: LISTEN stop ends the input, the reply is PCM', async () => {
+    const sim = await AdventSim.start({ demo: true, vadStopAfterMs: 300, opusLengthOrder: 'le' });
+    sims.push(sim);
+    const profile = await api.saveConnection({
+      kind: 'advent',
+      name: 'VAD server',
+      host: '127.0.0.1',
+      port: sim.port,
+      mode: 'vad',
+      format: 'opus',
+      inputAudioFormat: 'opus',
+      opusLengthOrder: 'le',
+    });
+    await api.setSecret(profile.id, 'tok');
+    const up = ready(profile.id);
+    await api.connect(profile.id);
+    await up;
+    expect(sim.lastAuth()?.params).toMatchObject({
+      mode: 'vad',
+      format: 'opus',
+      input_audio_format: 'opus',
+    });
+    const audio: EventPayloads['audio'][] = [];
+    api.events.on('audio', (a) => audio.push(a));
+    const stop = nextEvent(
+      api.events,
+      'listen',
+      (l) => (l.message as { state?: string }).state === 'stop',
+    );
+    const done = nextEvent(api.events, 'chat', (c) => c.kind === 'assistant' && c.state === 'done');
+    const { taskId } = await api.voiceStart();
+    const pcm = voiceLike(480);
+    for (let at = 0; at < pcm.length; at += 1920) await api.voiceChunk(pcm.subarray(at, at + 1920));
+    expect((await stop).taskId).toBe(taskId);
+    await api.voiceChunk(new Uint8Array(1920)); // late: ignored, not an error
+    const reply = await done;
+    expect(reply.kind === 'assistant' && reply.text).toMatch(/^I heard \d+ ms of audio\.$/);
+    expect(audio.length).toBeGreaterThan(0);
+    expect(audio.every((a) => a.sampleRate === 16_000 && a.pcm.byteLength % 2 === 0)).toBe(true);
+    await api.voiceEnd();
+    expect((await api.snapshot()).chat.filter((c) => c.kind === 'user')).toHaveLength(1);
+    expect(sim.violations).toEqual([]);
   });
 });

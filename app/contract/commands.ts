@@ -38,6 +38,8 @@ export const ProfileInputSchema = Type.Object(
     lang: Type.Optional(LoginValue),
     format: Type.Optional(Type.Union([Type.Literal('pcm'), Type.Literal('opus')])),
     inputAudioFormat: Type.Optional(Type.Union([Type.Literal('pcm'), Type.Literal('opus')])),
+    /** Byte order of the 2-byte Opus packet length (protocol §6.2: unknown; 'be' is the guess). */
+    opusLengthOrder: Type.Optional(Type.Union([Type.Literal('be'), Type.Literal('le')])),
     mode: Type.Optional(
       Type.Union([Type.Literal('manual'), Type.Literal('vad'), Type.Literal('auto')]),
     ),
@@ -149,6 +151,8 @@ export interface AdventProfile {
   lang?: string;
   format?: 'pcm' | 'opus';
   inputAudioFormat?: 'pcm' | 'opus';
+  /** Byte order of the 2-byte Opus packet length (protocol §6.2: unknown); default 'be'. */
+  opusLengthOrder?: 'be' | 'le';
   mode?: 'manual' | 'vad' | 'auto';
   emojiMode?: string;
   autoConnect?: boolean;

@@ -81,6 +81,7 @@ export const settingsSchema: JSONSchemaType<Settings> = {
           lang: { type: 'string', nullable: true, pattern: '^(?!.*##).*$' },
           format: { type: 'string', enum: ['pcm', 'opus'], nullable: true },
           inputAudioFormat: { type: 'string', enum: ['pcm', 'opus'], nullable: true },
+          opusLengthOrder: { type: 'string', enum: ['be', 'le'], nullable: true },
           mode: { type: 'string', enum: ['manual', 'vad', 'auto'], nullable: true },
           emojiMode: { type: 'string', nullable: true, pattern: '^(?!.*##).*$' },
           autoConnect: { type: 'boolean', nullable: true },

@@ -39,6 +39,15 @@ export interface AdventSimOptions {
   splitUtf8?: boolean;
   writeMode?: WriteMode;
   garbageBetweenFrames?: boolean;
+  /** Byte order of Opus packet lengths, both ways (AUTH does not carry it); default 'be'. */
+  opusLengthOrder?: 'be' | 'le';
+  /**
+   * Hands-free (`mode:vad` / `auto` in AUTH): the simulated VAD ends the user's input after this
+   * much received audio (deterministic, unlike real silence detection). Default 1500 ms.
+   */
+  vadStopAfterMs?: number;
+  /** …or when no audio has come for this long after some did (the user went quiet). Default 800. */
+  vadQuietMs?: number;
   /** Answers finished turns; without one the canned demo answers (unless `demo: false`). */
   onTurn?: TurnHandler;
   demo?: boolean;
@@ -112,6 +121,11 @@ export class AdventSim {
         flushMs: 20,
       },
       maxFrameBytes: options.maxFrameBytes,
+      voice: {
+        opusLengthOrder: options.opusLengthOrder ?? 'be',
+        vadStopAfterMs: options.vadStopAfterMs ?? 1500,
+        vadQuietMs: options.vadQuietMs ?? 800,
+      },
       welcome: options.welcome,
       decideAuth: (token, params) => this.decideAuth(token, params),
       record: (frame) => {
@@ -293,6 +307,7 @@ export class AdventSim {
       splitUtf8: this.options.splitUtf8 ?? false,
       writeMode: this.options.writeMode ?? 'normal',
       garbageBetweenFrames: this.options.garbageBetweenFrames ?? false,
+      opusLengthOrder: this.options.opusLengthOrder ?? 'be',
       onCall: (call) => this.events.emit('call', call),
     });
     const session = new Session(conn, socket, peer, timers, realTimers, this.sessionHost);

@@ -1,6 +1,6 @@
 import type { SimPeer } from './peer.js';
 import type { Turn, TurnHandler } from './records.js';
-import { PCM_BYTES_PER_MS, sineTone } from './tone.js';
+import { PCM_BYTES_PER_MS, sineTone, speechLike } from './tone.js';
 
 /**
  * The canned conversation of the demo server: enough to see a turn, an MCP call with the user's
@@ -22,7 +22,7 @@ export function createDemo(options: DemoOptions = {}): TurnHandler {
   const now = options.now ?? Date.now;
   return async (turn, peer) => {
     const text = turn.text.trim();
-    if (text === '') return reply(peer, turn.taskId, heard(turn, peer));
+    if (text === '') return reply(peer, turn.taskId, heard(turn), 'happy', speechLike());
     if (TIME.test(text)) return tellTime(turn, peer);
     if (NOTE.test(text)) return writeNote(turn, peer, text, now());
     return reply(
@@ -33,10 +33,8 @@ export function createDemo(options: DemoOptions = {}): TurnHandler {
   };
 }
 
-function heard(turn: Turn, peer: SimPeer): string {
-  if (peer.authParams?.input_audio_format === 'opus') {
-    return `I heard ${turn.audio.length} bytes of Opus audio.`;
-  }
+/** `turn.audio` is PCM whatever the upload format (the session decodes Opus). */
+function heard(turn: Turn): string {
   return `I heard ${Math.round(turn.audio.length / PCM_BYTES_PER_MS)} ms of audio.`;
 }
 
@@ -99,14 +97,16 @@ async function ask(
 }
 
 /**
- * A reply as the real server streams one: the text in a few pieces, the mood, a short voice, then
- * END_FRAME, all on the turn's task. Nothing is sent once the connection is gone.
+ * A reply as the real server streams one: the text in a few pieces, the mood, a short voice (in
+ * the format AUTH asked for), then END_FRAME, all on the turn's task. Nothing is sent once the
+ * connection is gone.
  */
 export async function reply(
   peer: SimPeer,
   taskId: string,
   text: string,
   emoji = 'happy',
+  voice: Buffer = sineTone(300, 440, 0.1),
 ): Promise<void> {
   if (peer.closed) return;
   // A TEXT payload cannot carry the frame end marker; the user may well have typed it.
@@ -114,7 +114,7 @@ export async function reply(
   await Promise.all([
     peer.text(taskId, pieces(safe)),
     peer.emoji(taskId, emoji),
-    peer.audio(taskId, sineTone(300, 440, 0.1)),
+    peer.speech(taskId, voice),
     peer.end(taskId),
   ]);
 }

@@ -11,7 +11,9 @@ import {
 } from '../wire/advent/frame.js';
 import type { CallResult } from './checks.js';
 import type { TimerSet } from './timers.js';
+import type { ByteOrder } from '../audio/opus.js';
 import { pcmChunks } from './tone.js';
+import { opusPayloads } from './voice.js';
 
 export type WriteMode = 'normal' | 'one-byte';
 
@@ -41,6 +43,8 @@ export interface PeerContext {
   splitUtf8: boolean;
   writeMode: WriteMode;
   garbageBetweenFrames: boolean;
+  /** Byte order of Opus packet lengths in reply audio (AUTH does not say; a sim option). */
+  opusLengthOrder: ByteOrder;
   onCall(call: { conn: number; callId: string; method: string; params: unknown }): void;
 }
 
@@ -119,6 +123,16 @@ export class SimPeer {
   /** PCM as AUDIO_FRAMEs, each chunk nudged so no frame marker hides inside the samples. */
   audio(taskId: string, pcm: Buffer, chunkBytes = 640): Promise<void> {
     return settleAll(pcmChunks(pcm, chunkBytes).map((c) => this.frame(FrameType.AUDIO, taskId, c)));
+  }
+
+  /**
+   * Reply speech in the format this connection's AUTH asked for: PCM s16le 16 kHz, or with
+   * `format:opus` 60 ms Opus packets behind 2-byte lengths, three packets per AUDIO_FRAME.
+   */
+  speech(taskId: string, pcm: Buffer): Promise<void> {
+    if (this.authParams?.format !== 'opus') return this.audio(taskId, pcm);
+    const payloads = opusPayloads(pcm, this.ctx.opusLengthOrder);
+    return settleAll(payloads.map((p) => this.frame(FrameType.AUDIO, taskId, p)));
   }
 
   /** Emoji mode: type 9 `{"emoji": key}` on the turn's task, seq 0000 (protocol §6.5). */

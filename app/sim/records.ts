@@ -18,12 +18,20 @@ export interface ReceivedFrame {
   at: number;
 }
 
-/** A finished input turn: TEXT and/or AUDIO_FRAMEs on one task, then END_FRAME. */
+/**
+ * A finished input turn: TEXT and/or AUDIO_FRAMEs on one task, then END_FRAME — or, hands-free,
+ * the audio heard until the simulated VAD said stop.
+ */
 export interface Turn {
   conn: number;
   taskId: string;
   text: string;
+  /** The user's audio as PCM s16le 16 kHz mono (Opus uploads decoded). */
   audio: Buffer;
+  /** With `input_audio_format:opus`: the AUDIO_FRAME payloads as received. */
+  opus?: Buffer;
+  /** Ended by the simulated VAD (`mode:vad` or `auto`) rather than END_FRAME. */
+  vad?: 'vad' | 'auto';
 }
 
 export type TurnHandler = (turn: Turn, peer: SimPeer) => void | Promise<void>;

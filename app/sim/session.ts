@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import type { ByteOrder } from '../audio/opus.js';
 import type { Clock } from '../clock.js';
 import {
   type DecodeIssue,
@@ -21,6 +22,7 @@ import {
 import type { SimPeer } from './peer.js';
 import type { AuthDecision, ReceivedFrame, SimEvents, Turn } from './records.js';
 import type { TimerSet } from './timers.js';
+import { VoiceInput } from './voice.js';
 
 export interface SessionTimings {
   authTimeoutMs: number;
@@ -35,6 +37,7 @@ export interface SessionHost {
   clock: Clock;
   timings: SessionTimings;
   maxFrameBytes: number | undefined;
+  voice: { opusLengthOrder: ByteOrder; vadStopAfterMs: number; vadQuietMs: number };
   welcome: string | undefined;
   decideAuth(token: string, params: Record<string, string>): AuthDecision;
   record(frame: ReceivedFrame): void;
@@ -49,9 +52,18 @@ type Phase = 'auth' | 'open' | 'mute' | 'refused';
 
 interface InputTurn {
   text: Buffer[];
-  audio: Buffer[];
+  voice: VoiceInput;
+  /** Any AUDIO_FRAME at all (a VoiceInput is emptied per hands-free segment). */
+  hadAudio: boolean;
   nextSeq: number;
+  /** Hands-free: the simulated VAD, not END_FRAME, ends the input. */
+  vad?: 'vad' | 'auto';
+  /** Hands-free: fires when the client stops sending audio for a while (the user went quiet). */
+  quiet?: ReturnType<TimerSet['set']>;
 }
+
+/** STATUS the server sends when LISTEN start arrives (protocol §6.3: "listening started"). */
+export const LISTENING_STATUS = '开始监听';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const name = (type: number): string => FRAME_TYPE_NAMES[type] ?? `type ${type}`;
@@ -78,6 +90,8 @@ export class Session {
   private readonly badSeq = new BadSeqScanner();
   private readonly inputs = new Map<string, InputTurn>();
   private readonly ended = new Set<string>();
+  /** Hands-free tasks the VAD stopped: late audio on them is expected and ignored. */
+  private readonly vadStopped = new Set<string>();
   private authLate = false;
   /** Bytes outside any frame since the last frame, reported as one violation. */
   private garbage = 0;
@@ -123,6 +137,8 @@ export class Session {
     this.timers.clearAll();
     this.realTimers.clearAll();
     this.decoder.reset(); // closed sessions stay listed: do not keep their buffers
+    for (const input of this.inputs.values()) input.voice.close();
+    this.inputs.clear();
     this.peer.onSocketClosed();
   }
 
@@ -213,9 +229,13 @@ export class Session {
       case FrameType.AUDIO:
       case FrameType.END:
         return this.onInput(frame, payload);
-      case FrameType.LISTEN:
-        for (const problem of checkListen(json)) this.violation(problem);
+      case FrameType.LISTEN: {
+        const problems = checkListen(json);
+        for (const problem of problems) this.violation(problem);
+        if (problems.length === 0 && (json as { state: string }).state === 'start')
+          this.onListenStart(frame);
         return;
+      }
       case FrameType.EMOJI:
         this.violation('EMOJI is sent by the server, never by the client');
         return;
@@ -316,6 +336,68 @@ export class Session {
     }
   }
 
+  /** `mode:vad` (§6.3): LISTEN start opens a hands-free turn on its task. */
+  private onListenStart(frame: Frame): void {
+    const key = taskKey(frame.taskId);
+    if (key === SYSTEM_TASK || this.ended.has(key) || this.inputs.has(key)) {
+      this.violation(
+        `LISTEN start on task ${show(frame.taskId)}: a hands-free turn needs a fresh task id`,
+      );
+      return;
+    }
+    if (this.auth?.params.mode !== 'vad')
+      this.violation(`LISTEN start on task ${show(frame.taskId)} without mode:vad in AUTH`);
+    this.inputs.set(key, this.newInput('vad'));
+    if (this.phase === 'open')
+      void this.peer.frame(FrameType.STATUS, frame.taskId, LISTENING_STATUS);
+  }
+
+  private newInput(vad?: 'vad' | 'auto'): InputTurn {
+    const voice = new VoiceInput(
+      this.auth?.params.input_audio_format,
+      this.host.voice.opusLengthOrder,
+    );
+    return { text: [], voice, hadAudio: false, nextSeq: 0, ...(vad ? { vad } : {}) };
+  }
+
+  /**
+   * The simulated VAD: once enough audio has come, LISTEN detecting then stop, and the turn is
+   * answered. `auto` keeps the task open for the next utterance; `vad` closes it.
+   */
+  private vadCheck(key: string, taskId: string, input: InputTurn, quiet = false): void {
+    if (!input.vad) return;
+    this.timers.clear(input.quiet);
+    input.quiet = undefined;
+    if (!quiet && input.voice.ms < this.host.voice.vadStopAfterMs) {
+      input.quiet = this.timers.set(
+        () => this.vadCheck(key, taskId, input, true),
+        this.host.voice.vadQuietMs,
+      );
+      return;
+    }
+    if (input.voice.ms === 0) return;
+    const answer = this.phase === 'open';
+    if (answer) {
+      void this.peer.listen(taskId, 'detecting', input.vad);
+      void this.peer.listen(taskId, 'stop', input.vad);
+    }
+    const { pcm, raw } = input.voice.take();
+    if (input.vad === 'vad') {
+      input.voice.close();
+      this.inputs.delete(key);
+      this.vadStopped.add(key);
+    }
+    const turn: Turn = {
+      conn: this.conn,
+      taskId,
+      text: '',
+      audio: pcm,
+      ...(input.voice.isOpus ? { opus: raw } : {}),
+      vad: input.vad,
+    };
+    this.host.turn(turn, this.peer, answer);
+  }
+
   /** TEXT and AUDIO_FRAMEs gather on their task until END_FRAME completes the turn. */
   private onInput(frame: Frame, payload: Buffer): void {
     const key = taskKey(frame.taskId);
@@ -328,9 +410,16 @@ export class Session {
       this.violation(`${what} after its END_FRAME (a turn needs a fresh task id)`);
       return;
     }
+    if (this.vadStopped.has(key)) {
+      // The client learns of LISTEN stop a round trip late: audio in flight is fine, the rest not.
+      if (frame.type !== FrameType.AUDIO) this.violation(`${what} after LISTEN stop`);
+      return;
+    }
     let input = this.inputs.get(key);
     if (!input) {
-      input = { text: [], audio: [], nextSeq: 0 };
+      // `mode:auto` has no LISTEN start: the first audio opens the hands-free stream.
+      const auto = this.auth?.params.mode === 'auto' && frame.type === FrameType.AUDIO;
+      input = this.newInput(auto ? 'auto' : undefined);
       this.inputs.set(key, input);
     }
     if (frame.seq !== input.nextSeq) {
@@ -338,12 +427,18 @@ export class Session {
     }
     input.nextSeq = (frame.seq + 1) % 10_000;
     if (frame.type === FrameType.TEXT) input.text.push(payload);
-    if (frame.type === FrameType.AUDIO) input.audio.push(payload);
+    if (frame.type === FrameType.AUDIO) {
+      input.voice.push(payload);
+      input.hadAudio = true;
+      this.vadCheck(key, frame.taskId, input);
+    }
     if (frame.type !== FrameType.END) return;
 
     this.inputs.delete(key);
     this.ended.add(key);
-    if (input.text.length === 0 && input.audio.length === 0) {
+    this.timers.clear(input.quiet);
+    input.voice.close();
+    if (input.text.length === 0 && !input.hadAudio) {
       this.violation(
         `END_FRAME on task ${show(frame.taskId)} with no TEXT or AUDIO_FRAME before it`,
       );
@@ -357,11 +452,13 @@ export class Session {
       this.violation(`TEXT on task ${show(frame.taskId)} is not valid UTF-8`);
       text = textBytes.toString('utf8');
     }
+    const { pcm, raw } = input.voice.take();
     const turn: Turn = {
       conn: this.conn,
       taskId: frame.taskId,
       text,
-      audio: Buffer.concat(input.audio),
+      audio: pcm,
+      ...(input.voice.isOpus ? { opus: raw } : {}),
     };
     this.host.turn(turn, this.peer, this.phase === 'open');
   }

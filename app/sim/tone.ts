@@ -20,6 +20,33 @@ export function sineTone(ms = 300, hz = 440, volume = 0.1, rate = PCM_RATE): Buf
   return pcm;
 }
 
+/**
+ * A few "syllables" of a voice-like sound (a gliding fundamental with harmonics under a rounded
+ * envelope, short gaps between), so the demo's spoken reply sounds like speech, not a beep.
+ * Used when no recorded fixture is at hand; deterministic.
+ */
+export function speechLike(syllables = 4, volume = 0.12, rate = PCM_RATE): Buffer {
+  const parts: Buffer[] = [];
+  for (let s = 0; s < syllables; s++) {
+    const ms = 160 + ((s * 37) % 80);
+    const n = Math.round((ms * rate) / 1000);
+    const f0 = 170 + ((s * 53) % 60);
+    const syllable = Buffer.alloc(n * 2);
+    for (let i = 0; i < n; i++) {
+      const t = i / rate;
+      const envelope = Math.sin((Math.PI * i) / n);
+      const f = f0 * (1 + 0.1 * (i / n)); // a slight rise, as in speech
+      const v =
+        0.6 * Math.sin(2 * Math.PI * f * t) +
+        0.25 * Math.sin(2 * Math.PI * 2 * f * t) +
+        0.15 * Math.sin(2 * Math.PI * 3 * f * t);
+      syllable.writeInt16LE(Math.round(v * envelope * volume * 32767), i * 2);
+    }
+    parts.push(syllable, Buffer.alloc(Math.round((60 * rate) / 1000) * 2));
+  }
+  return Buffer.concat(parts);
+}
+
 /** Cut PCM into frame-sized chunks, each made safe to send (no `##END`/`##START` inside). */
 export function pcmChunks(pcm: Buffer, chunkBytes: number): Buffer[] {
   if (!(chunkBytes > 0)) throw new RangeError(`chunkBytes must be positive: ${chunkBytes}`);

@@ -15,7 +15,7 @@ import type { CallRequest, DispatchResult } from '../../dispatch.js';
 import { Emitter } from '../../events.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
 import { AdventConnection, type AdventConnectionOptions } from './connection.js';
-import { type Frame, FrameType, MCP_TASK, nudgePcmMarkers, taskKey } from './frame.js';
+import { type Frame, FrameType, MCP_TASK, taskKey } from './frame.js';
 import {
   type RegisterService,
   badCallResult,
@@ -24,6 +24,7 @@ import {
   resultMessage,
 } from './mcp.js';
 import { Turns, type TurnEvents, preview } from './turns.js';
+import { ReplyDecoder, type VoiceOptions, VoiceUpload, closedMessage } from './voice.js';
 
 export interface Gate {
   dispatch(call: CallRequest): Promise<DispatchResult>;
@@ -37,6 +38,11 @@ export interface AdventSessionOptions extends Omit<AdventConnectionOptions, 'clo
   services: () => Record<string, RegisterService>;
   clock?: Clock;
   ids?: IdSource;
+  /**
+   * Voice settings the AUTH parameters do not carry (Opus byte order, downlink rate). Formats
+   * and mode default to `authParams`, which is what the server was told.
+   */
+  voice?: VoiceOptions;
 }
 
 export type SessionEvents = TurnEvents & {
@@ -49,6 +55,8 @@ export type SessionEvents = TurnEvents & {
 };
 
 export type SendResult = { ok: true; taskId: string } | { ok: false; message: string };
+/** `ignored`: the server already ended this input (VAD stop), so a late chunk is dropped. */
+export type ChunkResult = { ok: true; ignored?: true } | { ok: false; message: string };
 
 /** How many answered call ids are remembered to answer repeats without running them again. */
 const ANSWERED_MEMORY = 256;
@@ -62,7 +70,11 @@ export class AdventSession {
   private readonly running = new Set<string>();
   private readonly answered = new Map<string, string>();
   private registration: RegistrationState = { state: 'registering' };
-  private uploadSeq = 0;
+  private readonly voice: Required<VoiceOptions>;
+  /** The current voice upload, kept after it closes so a late chunk gets a clear refusal. */
+  private upload: VoiceUpload | undefined;
+  /** Opus reply decoders per task, freed when the reply ends or is dropped. */
+  private readonly replyDecoders = new Map<string, ReplyDecoder>();
 
   constructor(private readonly options: AdventSessionOptions) {
     const ids = options.ids ?? cryptoIds;
@@ -71,12 +83,24 @@ export class AdventSession {
       clock: options.clock ?? systemClock,
       ids,
     });
-    this.turns = new Turns(ids);
+    const auth = options.authParams ?? {};
+    this.voice = {
+      inputFormat: options.voice?.inputFormat ?? auth.input_audio_format ?? 'pcm',
+      outputFormat: options.voice?.outputFormat ?? auth.format ?? 'pcm',
+      mode: options.voice?.mode ?? auth.mode ?? 'manual',
+      opusLengthOrder: options.voice?.opusLengthOrder ?? 'be',
+      opusDownlinkRate: options.voice?.opusDownlinkRate ?? 16_000,
+    };
+    this.turns = new Turns(ids, this.voice.outputFormat === 'opus');
 
     const c = this.connection.events;
     c.on('state', (s) => {
       // Frames of a lost link never arrive: close its replies instead of leaving them open.
-      if (s.status === 'reconnecting' || s.status === 'offline') this.turns.interruptAll();
+      if (s.status === 'reconnecting' || s.status === 'offline') {
+        this.turns.interruptAll();
+        // The server forgot the half-sent turn with the link; a new link needs a new turn.
+        this.closeUpload('lost');
+      }
       this.events.emit('state', s);
       if (s.status === 'authenticating') this.register();
     });
@@ -92,15 +116,16 @@ export class AdventSession {
 
     const forward = <K extends keyof TurnEvents>(name: K) =>
       this.turns.events.on(name, (payload) => this.events.emit(name, payload as SessionEvents[K]));
-    for (const name of [
-      'replyDelta',
-      'replyDone',
-      'replyInterrupted',
-      'mood',
-      'audio',
-      'listen',
-    ] as const)
+    for (const name of ['replyDelta', 'replyDone', 'replyInterrupted', 'mood'] as const)
       forward(name);
+    this.turns.events.on('audio', (a) => this.onReplyAudio(a));
+    this.turns.events.on('listen', ({ taskId, message }) => this.onListen(taskId, message));
+    const freeDecoder = ({ taskId }: { taskId: string }) => {
+      this.replyDecoders.get(taskId)?.close();
+      this.replyDecoders.delete(taskId);
+    };
+    this.turns.events.on('replyDone', freeDecoder);
+    this.turns.events.on('replyInterrupted', freeDecoder);
     this.turns.events.on('odd', ({ message }) =>
       this.events.emit('log', { level: 'warn', message }),
     );
@@ -123,8 +148,11 @@ export class AdventSession {
   }
 
   async stop(): Promise<void> {
+    this.closeUpload('cancelled');
     this.turns.supersede();
     await this.connection.stop();
+    for (const d of this.replyDecoders.values()) d.close();
+    this.replyDecoders.clear();
   }
 
   /** A text turn: TEXT (seq 0000) then END_FRAME (seq 0001) under a fresh task id. */
@@ -148,22 +176,68 @@ export class AdventSession {
     return { ok: true, taskId };
   }
 
-  /** Start a voice turn: later chunks go under this task id until `voiceEnd`. */
+  /**
+   * Start a voice turn under a fresh task id; the previous turn is superseded, so a reply still
+   * playing stops and its late frames are dropped (barge-in).
+   *
+   * - `manual` (push-to-talk, §6.2): chunks, then END_FRAME on `voiceEnd`.
+   * - `vad` (§6.3): LISTEN `start` (seq 0000) first; the server decides when the user is done and
+   *   says so with LISTEN `detecting` then `stop`; after `stop` late chunks are dropped here, and
+   *   the reply comes under the same task. No END_FRAME: the doc has none in this flow.
+   * - `auto` (§6.3, v2.5 guide): audio is streamed under the task with no END_FRAME at all; the
+   *   server segments the speech itself and sends LISTEN messages. The UI keeps sending until the
+   *   user switches hands-free off (`voiceEnd` then only flushes the encoder).
+   */
   voiceStart(): SendResult {
     if (!this.connection.isReady) return { ok: false, message: notReady(this.connection.state) };
-    this.uploadSeq = 0;
-    return { ok: true, taskId: this.turns.begin() };
+    this.closeUpload('superseded');
+    const taskId = this.turns.begin();
+    this.upload = new VoiceUpload(taskId, this.voice.inputFormat, this.voice.opusLengthOrder);
+    if (this.voice.mode === 'vad') {
+      this.connection.send(
+        FrameType.LISTEN,
+        taskId,
+        0,
+        JSON.stringify({ taskid: taskId, type: 'listen', state: 'start' }),
+      );
+    }
+    return { ok: true, taskId };
   }
 
-  /** One chunk of s16le PCM for the current voice turn (markers nudged away). */
-  voiceChunk(taskId: string, pcm: Uint8Array): boolean {
-    const seq = this.uploadSeq;
-    this.uploadSeq = (this.uploadSeq + 1) % 10_000;
-    return this.connection.send(FrameType.AUDIO, taskId, seq, nudgePcmMarkers(pcm));
+  /**
+   * One chunk of s16le 16 kHz mono PCM from the UI, sent as the profile's input format (PCM in
+   * 20–60 ms frames with markers nudged away, or 60 ms Opus packets).
+   */
+  voiceChunk(taskId: string, pcm: Uint8Array): ChunkResult {
+    const upload = this.upload;
+    if (!upload || upload.taskId !== taskId)
+      return { ok: false, message: `no voice turn '${taskId}' is open; start one with voiceStart` };
+    if (upload.closedBecause === 'stopped') return { ok: true, ignored: true };
+    if (!upload.open) return { ok: false, message: closedMessage(upload) };
+    if (!this.connection.isReady) return { ok: false, message: notReady(this.connection.state) };
+    for (const payload of upload.push(pcm)) this.sendAudio(upload, payload);
+    return { ok: true };
   }
 
-  voiceEnd(taskId: string): boolean {
-    return this.connection.send(FrameType.END, taskId, this.uploadSeq);
+  /** The user stopped talking: the rest is flushed, then END_FRAME (manual mode only). */
+  voiceEnd(taskId: string): ChunkResult {
+    const upload = this.upload;
+    if (!upload || upload.taskId !== taskId)
+      return { ok: false, message: `no voice turn '${taskId}' is open` };
+    if (upload.closedBecause === 'stopped') return { ok: true, ignored: true };
+    if (!upload.open) return { ok: false, message: closedMessage(upload) };
+    if (this.connection.isReady) {
+      for (const payload of upload.flush()) this.sendAudio(upload, payload);
+      if (this.voice.mode === 'manual') this.connection.send(FrameType.END, taskId, upload.seq());
+    }
+    upload.close('ended');
+    return { ok: true };
+  }
+
+  /** Stop uploading without END_FRAME and drop the turn's reply (the user changed their mind). */
+  voiceCancel(taskId?: string): void {
+    if (taskId === undefined || this.upload?.taskId === taskId) this.closeUpload('cancelled');
+    this.turns.supersede();
   }
 
   /** Barge-in: the reply being played stops and its late frames are dropped. */
@@ -207,6 +281,51 @@ export class AdventSession {
   private setRegistration(state: RegistrationState): void {
     this.registration = state;
     this.events.emit('registration', state);
+  }
+
+  private sendAudio(upload: VoiceUpload, payload: Buffer): void {
+    this.connection.send(FrameType.AUDIO, upload.taskId, upload.seq(), payload);
+  }
+
+  private closeUpload(because: NonNullable<VoiceUpload['closedBecause']>): void {
+    this.upload?.close(because);
+  }
+
+  /**
+   * LISTEN `stop` for the task being uploaded (`mode:vad`): the server has what it needs (§6.3).
+   * In `mode:auto` a stop only ends one utterance: the stream goes on under the same task.
+   */
+  private onListen(taskId: string, message: unknown): void {
+    this.events.emit('listen', { taskId, message });
+    const state = (message as { state?: unknown } | null)?.state;
+    if (state === 'stop' && this.voice.mode === 'vad' && this.upload?.taskId === taskId)
+      this.closeUpload('stopped');
+  }
+
+  /** Reply audio to the UI as PCM, whatever the server sent. */
+  private onReplyAudio(a: { taskId: string; seq: number; data: Buffer }): void {
+    if (this.voice.outputFormat !== 'opus') {
+      this.events.emit('audio', { ...a, sampleRate: 16_000 });
+      return;
+    }
+    let decoder = this.replyDecoders.get(a.taskId);
+    if (!decoder) {
+      decoder = new ReplyDecoder(this.voice.opusLengthOrder, this.voice.opusDownlinkRate);
+      this.replyDecoders.set(a.taskId, decoder);
+    }
+    const { pcm, bad } = decoder.push(a.data);
+    if (bad)
+      this.events.emit('log', {
+        level: 'warn',
+        message: `${bad} Opus packet(s) of task '${a.taskId}' could not be decoded`,
+      });
+    if (pcm.length)
+      this.events.emit('audio', {
+        taskId: a.taskId,
+        seq: a.seq,
+        data: pcm,
+        sampleRate: decoder.rate,
+      });
   }
 
   private onFrame(frame: Frame): void {

@@ -15,8 +15,11 @@ export type TurnEvents = {
   /** A newer turn replaced this one before its reply finished. */
   replyInterrupted: { taskId: string; text: string };
   mood: { taskId: string; emoji: string };
-  /** PCM (or Opus) bytes of the reply, whole 16-bit samples only. */
-  audio: { taskId: string; seq: number; data: Buffer };
+  /**
+   * Reply audio. From Turns: the AUDIO_FRAME bytes (whole 16-bit samples unless `rawAudio`).
+   * From the session: always PCM s16le mono at `sampleRate` (Opus is decoded in between).
+   */
+  audio: { taskId: string; seq: number; data: Buffer; sampleRate?: number };
   listen: { taskId: string; message: unknown };
   /** A frame we could not make sense of, for the log. */
   odd: { message: string };
@@ -38,7 +41,11 @@ export class Turns {
   private readonly replies = new Map<string, Reply>();
   private readonly superseded = new Set<string>();
 
-  constructor(private readonly ids: IdSource) {}
+  constructor(
+    private readonly ids: IdSource,
+    /** Opus replies: pass the bytes as they come (a packet may have any length). */
+    private readonly rawAudio = false,
+  ) {}
 
   get activeTask(): string | undefined {
     return this.active;
@@ -103,7 +110,7 @@ export class Turns {
           data = Buffer.concat([reply.carry, data]);
           reply.carry = undefined;
         }
-        if (data.length % 2 === 1) {
+        if (!this.rawAudio && data.length % 2 === 1) {
           reply.carry = Buffer.from(data.subarray(data.length - 1));
           data = data.subarray(0, data.length - 1);
         }

@@ -1,0 +1,161 @@
+/**
+ * Voice on an Advent session (protocols/advent.md §6.2–6.4; DESIGN §3 Voice): the UI only ever
+ * hands us PCM s16le 16 kHz mono and only ever gets PCM back. Here it becomes what the profile
+ * asked the server for — PCM in 20–60 ms AUDIO_FRAMEs, or 60 ms Opus packets each behind a 2-byte
+ * length — and the server's reply audio becomes PCM again.
+ */
+import {
+  type ByteOrder,
+  OpusDecoder,
+  OpusEncoder,
+  type OpusRate,
+  OpusUnframer,
+  frameOpusPackets,
+} from '../../audio/opus.js';
+import { nudgePcmMarkers } from './frame.js';
+
+export type AudioFormat = 'pcm' | 'opus';
+export type VoiceMode = 'manual' | 'vad' | 'auto';
+
+export interface VoiceOptions {
+  /** AUTH `input_audio_format`: what goes up. */
+  inputFormat?: AudioFormat;
+  /** AUTH `format`: what comes down. */
+  outputFormat?: AudioFormat;
+  mode?: VoiceMode;
+  /** The 2-byte Opus length prefix's byte order (unknown: big-endian is the guess). */
+  opusLengthOrder?: ByteOrder;
+  /** The rate the server's Opus packets are decoded at (unknown: 16 kHz is the guess). */
+  opusDownlinkRate?: OpusRate;
+}
+
+/** 16 kHz s16 mono: 32 bytes per ms. PCM goes up in 20–60 ms frames (§6.2). */
+export const PCM_BYTES_PER_MS = 32;
+const MIN_PCM_FRAME = 20 * PCM_BYTES_PER_MS;
+const MAX_PCM_FRAME = 60 * PCM_BYTES_PER_MS;
+
+/**
+ * One voice upload under one task id. It turns the UI's chunks (any size) into AUDIO_FRAME
+ * payloads and knows when it is over, so nothing is ever sent on a closed task.
+ */
+export class VoiceUpload {
+  /** Why no more audio is taken, once it is over. */
+  closedBecause: 'ended' | 'cancelled' | 'stopped' | 'superseded' | 'lost' | undefined;
+  /** Received PCM bytes, for the timeline's duration. */
+  pcmBytes = 0;
+  private nextSeq = 0;
+  private pending: Buffer = Buffer.alloc(0);
+  private readonly encoder: OpusEncoder | undefined;
+
+  constructor(
+    readonly taskId: string,
+    private readonly format: AudioFormat,
+    private readonly byteOrder: ByteOrder,
+    firstSeq = 0,
+  ) {
+    this.nextSeq = firstSeq;
+    this.encoder = format === 'opus' ? new OpusEncoder() : undefined;
+  }
+
+  get open(): boolean {
+    return this.closedBecause === undefined;
+  }
+
+  seq(): number {
+    const seq = this.nextSeq;
+    this.nextSeq = (this.nextSeq + 1) % 10_000;
+    return seq;
+  }
+
+  /** Payloads ready to send for this chunk (may be none: a partial frame waits). */
+  push(pcm: Uint8Array): Buffer[] {
+    this.pcmBytes += pcm.byteLength;
+    if (this.encoder) {
+      // Every whole 60 ms packet now; several in one frame when the UI sent a long chunk.
+      const packets = this.encoder.encodePcm(pcm);
+      return packets.length ? [frameOpusPackets(packets, this.byteOrder)] : [];
+    }
+    this.pending = Buffer.concat([this.pending, pcm]);
+    const out: Buffer[] = [];
+    while (this.pending.length >= MAX_PCM_FRAME) {
+      out.push(this.pcmFrame(MAX_PCM_FRAME));
+    }
+    if (this.pending.length >= MIN_PCM_FRAME) out.push(this.pcmFrame(this.pending.length & ~1));
+    return out;
+  }
+
+  /** What is still held back: the last partial Opus frame padded with silence, or short PCM. */
+  flush(): Buffer[] {
+    if (this.encoder) {
+      const packets = this.encoder.flush();
+      return packets.length ? [frameOpusPackets(packets, this.byteOrder)] : [];
+    }
+    const bytes = this.pending.length & ~1;
+    return bytes > 0 ? [this.pcmFrame(bytes)] : [];
+  }
+
+  close(because: NonNullable<VoiceUpload['closedBecause']>): void {
+    this.closedBecause ??= because;
+    this.pending = Buffer.alloc(0);
+    this.encoder?.close();
+  }
+
+  private pcmFrame(bytes: number): Buffer {
+    const chunk = nudgePcmMarkers(this.pending.subarray(0, bytes));
+    this.pending = this.pending.subarray(bytes);
+    return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  }
+}
+
+/** The user-facing reason a chunk for a closed upload is refused. */
+export function closedMessage(upload: VoiceUpload): string {
+  const task = `voice turn '${upload.taskId}'`;
+  switch (upload.closedBecause) {
+    case 'ended':
+      return `${task} has ended (voiceEnd was called); start a new one with voiceStart`;
+    case 'cancelled':
+      return `${task} was cancelled; start a new one with voiceStart`;
+    case 'superseded':
+      return `${task} was replaced by a newer turn; send audio for that one`;
+    case 'lost':
+      return `${task} ended when the connection was lost; start a new one once it is back`;
+    default:
+      return `${task} is closed`;
+  }
+}
+
+/**
+ * Reply audio of one task, Opus → PCM. A decoder keeps state between packets, so each task has
+ * its own; `close` frees its WASM memory when the reply ends or is dropped.
+ */
+export class ReplyDecoder {
+  private readonly unframer: OpusUnframer;
+  private readonly decoder: OpusDecoder;
+
+  constructor(
+    byteOrder: ByteOrder,
+    readonly rate: OpusRate,
+  ) {
+    this.unframer = new OpusUnframer(byteOrder);
+    this.decoder = new OpusDecoder(rate);
+  }
+
+  /** PCM for every whole packet in this payload; a packet cut across frames waits for its rest. */
+  push(payload: Uint8Array): { pcm: Buffer; bad: number } {
+    const out: Buffer[] = [];
+    let bad = 0;
+    for (const packet of this.unframer.push(payload)) {
+      try {
+        out.push(this.decoder.decodePacket(packet));
+      } catch {
+        // A corrupt packet (or a byte-order guess that is wrong) costs 60 ms, not the reply.
+        bad += 1;
+      }
+    }
+    return { pcm: Buffer.concat(out), bad };
+  }
+
+  close(): void {
+    this.decoder.close();
+  }
+}

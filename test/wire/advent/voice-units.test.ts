@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { OpusEncoder, frameOpusPackets } from '../../../app/audio/opus.js';
+import { ReplyDecoder, VoiceUpload, closedMessage } from '../../../app/wire/advent/voice.js';
+
+describe('VoiceUpload (PCM)', () => {
+  it('holds tiny chunks until 20 ms, cuts long ones at 60 ms, and flushes the rest', () => {
+    const up = new VoiceUpload('task0001', 'pcm', 'be');
+    expect(up.push(Buffer.alloc(320))).toEqual([]); // 10 ms: too short to send alone
+    expect(up.push(Buffer.alloc(320)).map((b) => b.length)).toEqual([640]);
+    expect(up.push(Buffer.alloc(5000)).map((b) => b.length)).toEqual([1920, 1920, 1160]);
+    expect(up.push(Buffer.alloc(101))).toEqual([]);
+    expect(up.flush().map((b) => b.length)).toEqual([100]); // whole samples only
+    expect([up.seq(), up.seq()]).toEqual([0, 1]);
+    up.close('ended');
+    expect(up.open).toBe(false);
+    expect(closedMessage(up)).toMatch(/voice turn 'task0001' has ended/);
+  });
+});
+
+describe('ReplyDecoder (Opus down)', () => {
+  it('decodes at the server rate (48 kHz here) across split frames, counting bad packets', () => {
+    const enc = new OpusEncoder(48_000);
+    const dec = new ReplyDecoder('be', 48_000);
+    try {
+      const packets = enc.encodePcm(Buffer.alloc(enc.frameBytes * 2));
+      const bytes = frameOpusPackets([...packets, Buffer.from([0xff, 0xff, 0xff])]);
+      const a = dec.push(bytes.subarray(0, 5));
+      const b = dec.push(bytes.subarray(5));
+      expect(a.pcm.length + b.pcm.length).toBe(2 * 48 * 60 * 2);
+      expect(a.bad + b.bad).toBe(1);
+    } finally {
+      enc.close();
+      dec.close();
+    }
+  });
+});
