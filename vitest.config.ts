@@ -4,8 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['node_modules', 'dist', 'test/bench/**'],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     // Wire tests open real sockets; keep each file in its own worker so a leak shows up as a hang.
     pool: 'forks',
   },

@@ -167,5 +167,5 @@ describe('AuditLog query at scale', () => {
     const next = await log.append(entry());
     expect(next).toMatchObject({ seq: total + 1, prevHash });
     expect((await log.query()).total).toBe(total + 1);
-  });
+  }, 120_000);
 });
