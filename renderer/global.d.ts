@@ -9,3 +9,9 @@ interface AgentPreload {
 interface Window {
   agent?: AgentPreload;
 }
+
+/** Vite: a module bundled as a separate same-origin script; the import is its URL. */
+declare module '*?worker&url' {
+  const url: string;
+  export default url;
+}

@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App.js';
 import { setBridge } from './bridge/current.js';
 import { startBridge } from './bridge/index.js';
+import { voice } from './features/voice/voice.js';
 import { startI18n } from './i18n/index.js';
 import { attachFeed } from './store/feed.js';
 import './styles.css';
@@ -11,6 +12,7 @@ startI18n();
 const bridge = startBridge();
 setBridge(bridge);
 attachFeed(bridge);
+voice.attach(bridge);
 
 const root = document.getElementById('root');
 if (root)

@@ -3,6 +3,8 @@ import { useTranslation } from 'react-i18next';
 import { PageHeader } from '../../components/PageHeader.js';
 import { activeConnection, useConnections } from '../../store/connection.js';
 import { useChat } from '../../store/chat.js';
+import { useUi } from '../../store/ui.js';
+import { SpeakBox } from '../voice/SpeakBox.js';
 import { Composer } from './Composer.js';
 import { ConnectionBanner } from './ConnectionBanner.js';
 import { moodEmoji, moodKey } from './mood.js';
@@ -39,6 +41,8 @@ export function ChatPage() {
   const items = useChat((s) => s.items);
   const active = activeConnection(connections);
   const firstRun = connections.length === 0;
+  const bridgeOpen = useUi((s) => s.bridgeStatus === 'open');
+  const ready = bridgeOpen && active?.state.status === 'ready';
 
   // Label items with their server only when more than one server is in the conversation.
   const names = useMemo(() => {
@@ -57,6 +61,7 @@ export function ChatPage() {
           <ConnectionBanner />
           <Timeline items={items} names={names} />
           <Composer active={active} />
+          <SpeakBox ready={ready} />
         </>
       )}
     </div>

@@ -6,6 +6,8 @@ import { bridge } from '../../bridge/current.js';
 import { SendIcon } from '../../components/Icons.js';
 import { errorText } from '../../lib/labels.js';
 import { toast } from '../../store/toasts.js';
+import { voice } from '../voice/voice.js';
+import { MicButton } from '../voice/MicButton.js';
 import { useUi } from '../../store/ui.js';
 
 const MAX_TEXT = 8000;
@@ -39,7 +41,8 @@ export function Composer({ active }: { active: ConnectionView | undefined }) {
     if (!message || !ready || sending) return;
     setSending(true);
     try {
-      await bridge().invoke('sendText', message.slice(0, MAX_TEXT));
+      const { taskId } = await bridge().invoke('sendText', message.slice(0, MAX_TEXT));
+      voice.expectReply(taskId);
       setText('');
     } catch (err) {
       toast('error', errorText(t, err));
@@ -81,6 +84,7 @@ export function Composer({ active }: { active: ConnectionView | undefined }) {
         onKeyDown={onKeyDown}
         data-testid="chat-input"
       />
+      <MicButton active={active} ready={ready} />
       <button
         type="submit"
         className="button button-primary send-button"

@@ -24,13 +24,28 @@ const Item = memo(function Item({
     case 'user':
       return (
         <div className="msg msg-user" data-testid="chat-user" data-id={item.id}>
-          <div className="bubble">
-            {item.voiceMs !== undefined && (
-              <span className="voice-tag">
+          <div className={item.voiceMs !== undefined ? 'bubble bubble-voice' : 'bubble'}>
+            {item.voiceMs !== undefined && !item.text && (
+              <span className="voice-tag" data-testid="voice-bubble" data-ms={item.voiceMs}>
+                <span className="voice-wave" aria-hidden="true">
+                  <i />
+                  <i />
+                  <i />
+                  <i />
+                </span>
                 {t('chat.voiceTurn', { seconds: (item.voiceMs / 1000).toFixed(1) })}
               </span>
             )}
-            {item.text && <span className="bubble-text">{item.text}</span>}
+            {item.text && (
+              <span className="bubble-text">
+                {item.voiceMs !== undefined && (
+                  <span className="voice-mark" role="img" aria-label={t('chat.voiceTranscript')}>
+                    🎙{' '}
+                  </span>
+                )}
+                {item.text}
+              </span>
+            )}
           </div>
           <span className="msg-meta">
             <span className="sr-only">{t('chat.you')} </span>

@@ -14,6 +14,7 @@ import { applyTheme } from '../../lib/theme.js';
 import { useAction } from '../../lib/useAction.js';
 import { useSettings } from '../../store/settings.js';
 import { toast } from '../../store/toasts.js';
+import { VoiceSettings } from '../voice/VoiceSettings.js';
 
 function FolderSettings({ settings }: { settings: SettingsView }) {
   const { t } = useTranslation();
@@ -274,6 +275,7 @@ export function SettingsPage() {
       <div className="settings">
         <Appearance settings={settings} />
         <FolderSettings settings={settings} />
+        <VoiceSettings />
         <Storage settings={settings} />
       </div>
     </div>

@@ -1,0 +1,195 @@
+/**
+ * The page's audio: one AudioContext with the capture and playback worklets, the microphone
+ * stream of the current turn, device choices (remembered in localStorage) and the counters tests
+ * read from `window.__adventAudio`. PCM only (DESIGN §3): formats are the core's business.
+ */
+export { type Capture, MicError, counters, devicePrefs } from './shared.js';
+import captureUrl from './capture-worklet.ts?worker&url';
+import playbackUrl from './playback-worklet.ts?worker&url';
+import { Resampler, s16ToFloat } from './resample.js';
+import {
+  type Capture,
+  MicError,
+  type VoiceEngine,
+  counters,
+  devicePrefs,
+  micProblem,
+} from './shared.js';
+import { CAPTURE_PROCESSOR, PLAYBACK_PROCESSOR } from './worklet-types.js';
+
+export function supportsOutputChoice(): boolean {
+  return typeof AudioContext !== 'undefined' && 'setSinkId' in AudioContext.prototype;
+}
+
+export async function listDevices(): Promise<{
+  inputs: MediaDeviceInfo[];
+  outputs: MediaDeviceInfo[];
+}> {
+  const all = (await navigator.mediaDevices?.enumerateDevices?.()) ?? [];
+  return {
+    inputs: all.filter((d) => d.kind === 'audioinput'),
+    outputs: all.filter((d) => d.kind === 'audiooutput'),
+  };
+}
+
+const MAX_KEPT_CHUNKS = 1500; // 30 s
+
+type PlaybackState = { type: 'state'; played: number; buffered: number; playing: boolean };
+
+export class AudioEngine implements VoiceEngine {
+  private ctx: AudioContext | undefined;
+  private ready: Promise<AudioContext> | undefined;
+  private player: AudioWorkletNode | undefined;
+  private resampler: { taskId: string; rate: number; r: Resampler } | undefined;
+  private playing = false;
+  private buffered = 0;
+  onPlaybackState: ((state: { playing: boolean; buffered: number }) => void) | undefined;
+
+  /** The context with both worklets loaded; created on first use (ideally in a user gesture). */
+  context(): Promise<AudioContext> {
+    if (!this.ready) {
+      this.ready = (async () => {
+        const ctx = new AudioContext({ latencyHint: 'interactive' });
+        await ctx.audioWorklet.addModule(captureUrl);
+        await ctx.audioWorklet.addModule(playbackUrl);
+        const player = new AudioWorkletNode(ctx, PLAYBACK_PROCESSOR, {
+          numberOfInputs: 0,
+          numberOfOutputs: 1,
+          outputChannelCount: [1],
+        });
+        player.port.onmessage = (ev: MessageEvent<PlaybackState>) => {
+          if (ev.data?.type !== 'state') return;
+          counters.playedSamples = ev.data.played;
+          this.playing = ev.data.playing;
+          this.buffered = ev.data.buffered;
+          this.onPlaybackState?.({ playing: this.playing, buffered: this.buffered });
+        };
+        player.connect(ctx.destination);
+        this.ctx = ctx;
+        this.player = player;
+        const sink = devicePrefs.output();
+        if (sink) await this.setOutput(sink).catch(() => undefined);
+        return ctx;
+      })();
+      this.ready.catch(() => {
+        this.ready = undefined;
+      });
+    }
+    return this.ready.then((ctx) => {
+      // Not awaited: without a user gesture yet, resume() waits for one (audio then plays late
+      // or is flushed, and `idle` does not hold the UI in "speaking" meanwhile).
+      if (ctx.state === 'suspended') ctx.resume().catch(() => undefined);
+      return ctx;
+    });
+  }
+
+  get idle(): boolean {
+    if (this.ctx?.state !== 'running') return true;
+    return !this.playing && this.buffered === 0;
+  }
+
+  async setOutput(deviceId: string): Promise<void> {
+    const ctx = this.ctx as
+      (AudioContext & { setSinkId?: (id: string) => Promise<void> }) | undefined;
+    if (ctx?.setSinkId) await ctx.setSinkId(deviceId);
+  }
+
+  /** Open the microphone and stream 20 ms chunks of 16 kHz s16le to `onChunk`. */
+  async openCapture(
+    onChunk: (pcm: ArrayBuffer) => void,
+    onLevel: (level: number) => void,
+    opts: { echoCancellation: boolean },
+  ): Promise<Capture> {
+    if (!navigator.mediaDevices?.getUserMedia)
+      throw new MicError('unsupported', 'this page cannot use a microphone');
+    const deviceId = devicePrefs.input();
+    const constraints: MediaTrackConstraints = {
+      channelCount: 1,
+      echoCancellation: opts.echoCancellation,
+      noiseSuppression: opts.echoCancellation,
+      autoGainControl: opts.echoCancellation,
+    };
+    // The context and its worklets first, so capture starts the moment the microphone opens.
+    let ctx: AudioContext;
+    try {
+      ctx = await this.context();
+    } catch (err) {
+      throw new MicError('failed', (err as Error)?.message ?? String(err));
+    }
+    let stream: MediaStream;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({
+        audio: deviceId ? { ...constraints, deviceId: { ideal: deviceId } } : constraints,
+      });
+    } catch (err) {
+      throw new MicError(micProblem(err), (err as Error)?.message ?? String(err));
+    }
+    const source = ctx.createMediaStreamSource(stream);
+    const node = new AudioWorkletNode(ctx, CAPTURE_PROCESSOR, {
+      numberOfInputs: 1,
+      numberOfOutputs: 1,
+      outputChannelCount: [1],
+    });
+    counters.captured = [];
+    let stopped: (() => void) | undefined;
+    node.port.onmessage = (
+      ev: MessageEvent<{ type: string; pcm?: ArrayBuffer; level?: number }>,
+    ) => {
+      const msg = ev.data;
+      if (msg.type === 'chunk' && msg.pcm) {
+        counters.capturedChunks++;
+        if (counters.captured.length < MAX_KEPT_CHUNKS) counters.captured.push(msg.pcm.slice(0));
+        onLevel(msg.level ?? 0);
+        onChunk(msg.pcm);
+      } else if (msg.type === 'stopped') stopped?.();
+    };
+    source.connect(node);
+    // Pulled through a silent output so the graph keeps running it.
+    const mute = ctx.createGain();
+    mute.gain.value = 0;
+    node.connect(mute).connect(ctx.destination);
+
+    let done: Promise<void> | undefined;
+    return {
+      stop: () =>
+        (done ??= new Promise<void>((resolve) => {
+          const timer = setTimeout(() => resolve(), 300);
+          stopped = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          node.port.postMessage({ type: 'stop' });
+        }).finally(() => {
+          onLevel(0);
+          source.disconnect();
+          node.disconnect();
+          mute.disconnect();
+          node.port.onmessage = null;
+          for (const track of stream.getTracks()) track.stop();
+        })),
+    };
+  }
+
+  /** Queue reply audio (s16le mono at `sampleRate`) for `taskId`. */
+  async play(taskId: string, sampleRate: number, pcm: ArrayBuffer): Promise<void> {
+    const samples = s16ToFloat(pcm);
+    counters.receivedSamples += samples.length;
+    const ctx = await this.context();
+    const player = this.player;
+    if (!player) return;
+    if (!this.resampler || this.resampler.taskId !== taskId || this.resampler.rate !== sampleRate)
+      this.resampler = { taskId, rate: sampleRate, r: new Resampler(sampleRate, ctx.sampleRate) };
+    const data = sampleRate === ctx.sampleRate ? samples : this.resampler.r.process(samples);
+    this.buffered += data.length;
+    player.port.postMessage({ type: 'push', data, src: samples.length }, [data.buffer]);
+  }
+
+  /** Stop playback at once (barge-in): everything queued is dropped. */
+  flush(): void {
+    counters.flushes++;
+    this.resampler = undefined;
+    this.buffered = 0;
+    this.playing = false;
+    this.player?.port.postMessage({ type: 'flush' });
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * Settings → Voice: the active connection's voice options (mode, input and output format — saved
+ * on its profile), the microphone and speaker of this computer (kept in this browser), echo
+ * cancellation for hands-free, and local voice detection (not available yet).
+ */
+import { useCallback, useEffect, useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import {
+  type ProfileInput,
+  ProfileInputSchema,
+  type ProfileView,
+} from '../../../app/contract/index.js';
+import { bridge } from '../../bridge/current.js';
+import { devicePrefs, listDevices, supportsOutputChoice } from '../../audio/engine.js';
+import { useAction } from '../../lib/useAction.js';
+import { activeConnection, useConnections } from '../../store/connection.js';
+import { toast } from '../../store/toasts.js';
+import { voice } from './voice.js';
+
+type VoiceFields = Pick<ProfileInput, 'mode' | 'format' | 'inputAudioFormat'>;
+
+/** The profile as saveConnection takes it, with `patch` applied. */
+export function profileInput(profile: ProfileView, patch: VoiceFields): ProfileInput {
+  const input: Record<string, unknown> = {};
+  for (const key of Object.keys(ProfileInputSchema.properties)) {
+    const value = (profile as unknown as Record<string, unknown>)[key];
+    if (value !== undefined) input[key] = value;
+  }
+  return { ...(input as ProfileInput), ...patch };
+}
+
+function ConnectionVoice({ profile }: { profile: ProfileView }) {
+  const { t } = useTranslation();
+  const id = useId();
+  const { busy, run } = useAction();
+
+  async function save(patch: VoiceFields) {
+    const saved = await run(() => bridge().invoke('saveConnection', profileInput(profile, patch)));
+    if (saved) toast('success', t('voice.settings.saved', { name: saved.name }));
+  }
+
+  const locked = busy || profile.demo === true;
+  return (
+    <>
+      {profile.demo && (
+        <p className="help" role="note">
+          {t('voice.settings.demoFixed')}
+        </p>
+      )}
+      <div className="form-grid">
+        <div className="field">
+          <label htmlFor={`${id}-mode`}>{t('voice.settings.mode')}</label>
+          <select
+            id={`${id}-mode`}
+            value={profile.mode ?? 'manual'}
+            disabled={locked}
+            onChange={(e) => void save({ mode: e.target.value as VoiceFields['mode'] })}
+            data-testid="voice-mode"
+          >
+            <option value="manual">{t('voice.settings.modeManual')}</option>
+            <option value="vad">{t('voice.settings.modeVad')}</option>
+            <option value="auto">{t('voice.settings.modeAuto')}</option>
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-in`}>{t('voice.settings.inputFormat')}</label>
+          <select
+            id={`${id}-in`}
+            value={profile.inputAudioFormat ?? 'pcm'}
+            disabled={locked}
+            onChange={(e) =>
+              void save({ inputAudioFormat: e.target.value as VoiceFields['inputAudioFormat'] })
+            }
+            data-testid="voice-input-format"
+          >
+            <option value="pcm">PCM</option>
+            <option value="opus">Opus</option>
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-out`}>{t('voice.settings.outputFormat')}</label>
+          <select
+            id={`${id}-out`}
+            value={profile.format ?? 'pcm'}
+            disabled={locked}
+            onChange={(e) => void save({ format: e.target.value as VoiceFields['format'] })}
+            data-testid="voice-output-format"
+          >
+            <option value="pcm">PCM</option>
+            <option value="opus">Opus</option>
+          </select>
+        </div>
+      </div>
+    </>
+  );
+}
+
+function Devices() {
+  const { t } = useTranslation();
+  const id = useId();
+  const [inputs, setInputs] = useState<MediaDeviceInfo[]>([]);
+  const [outputs, setOutputs] = useState<MediaDeviceInfo[]>([]);
+  const [input, setInput] = useState(devicePrefs.input());
+  const [output, setOutput] = useState(devicePrefs.output());
+  const [echo, setEcho] = useState(devicePrefs.echoCancellation());
+  const canOutput = supportsOutputChoice();
+
+  const refresh = useCallback(() => {
+    listDevices().then(
+      (d) => {
+        setInputs(d.inputs);
+        setOutputs(d.outputs);
+      },
+      () => undefined,
+    );
+  }, []);
+  useEffect(() => {
+    refresh();
+    const media = navigator.mediaDevices;
+    media?.addEventListener?.('devicechange', refresh);
+    return () => media?.removeEventListener?.('devicechange', refresh);
+  }, [refresh]);
+
+  const label = (d: MediaDeviceInfo, i: number, kind: 'mic' | 'speaker') =>
+    d.label || t(kind === 'mic' ? 'voice.settings.micN' : 'voice.settings.speakerN', { n: i + 1 });
+
+  return (
+    <div className="form-grid">
+      <div className="field">
+        <label htmlFor={`${id}-mic`}>{t('voice.settings.microphone')}</label>
+        <select
+          id={`${id}-mic`}
+          value={input}
+          onChange={(e) => {
+            setInput(e.target.value);
+            devicePrefs.setInput(e.target.value);
+          }}
+          data-testid="voice-mic"
+        >
+          <option value="">{t('voice.settings.systemDefault')}</option>
+          {inputs
+            .filter((d) => d.deviceId && d.deviceId !== 'default')
+            .map((d, i) => (
+              <option key={d.deviceId} value={d.deviceId}>
+                {label(d, i, 'mic')}
+              </option>
+            ))}
+        </select>
+      </div>
+      {canOutput && (
+        <div className="field">
+          <label htmlFor={`${id}-spk`}>{t('voice.settings.speaker')}</label>
+          <select
+            id={`${id}-spk`}
+            value={output}
+            onChange={(e) => {
+              setOutput(e.target.value);
+              devicePrefs.setOutput(e.target.value);
+              voice.engine.setOutput(e.target.value).catch(() => undefined);
+            }}
+            data-testid="voice-speaker"
+          >
+            <option value="">{t('voice.settings.systemDefault')}</option>
+            {outputs
+              .filter((d) => d.deviceId && d.deviceId !== 'default')
+              .map((d, i) => (
+                <option key={d.deviceId} value={d.deviceId}>
+                  {label(d, i, 'speaker')}
+                </option>
+              ))}
+          </select>
+        </div>
+      )}
+      <div className="field">
+        <label className="check-label">
+          <input
+            type="checkbox"
+            checked={echo}
+            onChange={(e) => {
+              setEcho(e.target.checked);
+              devicePrefs.setEchoCancellation(e.target.checked);
+            }}
+            data-testid="voice-echo"
+          />{' '}
+          {t('voice.settings.echo')}
+        </label>
+        <p className="help">{t('voice.settings.echoHelp')}</p>
+      </div>
+      <div className="field">
+        <label className="check-label">
+          <input type="checkbox" checked={false} disabled data-testid="voice-local-vad" />{' '}
+          {t('voice.settings.localVad')}
+        </label>
+        <p className="help">{t('voice.settings.localVadLater')}</p>
+      </div>
+    </div>
+  );
+}
+
+export function VoiceSettings() {
+  const { t } = useTranslation();
+  const id = useId();
+  const active = activeConnection(useConnections((s) => s.connections));
+  return (
+    <section
+      className="card settings-section"
+      aria-labelledby={`${id}-h`}
+      data-testid="voice-settings"
+    >
+      <h2 id={`${id}-h`}>{t('voice.settings.title')}</h2>
+      {active ? (
+        <>
+          <p className="help">{t('voice.settings.forConnection', { name: active.profile.name })}</p>
+          <ConnectionVoice profile={active.profile} />
+        </>
+      ) : (
+        <p className="help">{t('voice.settings.noConnection')}</p>
+      )}
+      <h3>{t('voice.settings.devices')}</h3>
+      <Devices />
+    </section>
+  );
+}

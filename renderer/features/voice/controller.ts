@@ -1,0 +1,263 @@
+/**
+ * Voice turns (protocol §6.2/6.3) as the page runs them: push-to-talk (hold; short presses are
+ * cancelled), hands-free (stream until the server's LISTEN stop, then the next turn), barge-in
+ * (talking while a reply plays flushes it at once, and that reply's late audio is dropped), and
+ * reply audio played as it streams. Chunks go up as binary frames when the bridge has them.
+ */
+import type { Bridge } from '../../bridge/types.js';
+import {
+  type Capture,
+  MicError,
+  type VoiceEngine,
+  counters,
+  devicePrefs,
+} from '../../audio/shared.js';
+import { useVoice } from '../../store/voice.js';
+
+/** Presses shorter than this are taken as a slip and cancelled, not sent. */
+export const MIN_PRESS_MS = 300;
+
+interface Turn {
+  startedAt: number;
+  handsFree: boolean;
+  taskId?: string;
+  capture?: Capture;
+  pending: ArrayBuffer[];
+  released: boolean;
+  heldMs: number;
+  finishing: boolean;
+}
+
+export class VoiceController {
+  private bridge: Bridge | undefined;
+  private turn: Turn | undefined;
+  /** The task whose reply audio plays; others are dropped. */
+  private replyTask: string | undefined;
+  private replyDone = false;
+  /** Tasks interrupted by the user: their late audio is never played. */
+  private readonly blocked = new Set<string>();
+  private thinkingTimer: ReturnType<typeof setTimeout> | undefined;
+  private offs: (() => void)[] = [];
+
+  constructor(
+    readonly engine: VoiceEngine,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  attach(bridge: Bridge): () => void {
+    this.bridge = bridge;
+    this.engine.onPlaybackState = () => this.maybeIdle();
+    this.offs = [
+      bridge.on('audio', (ev) => this.onAudio(ev.taskId, ev.sampleRate, ev.pcm)),
+      bridge.on('listen', (ev) => this.onListen(ev.taskId, ev.message)),
+      bridge.on('chat', (item) => {
+        if (
+          item.kind === 'assistant' &&
+          item.taskId === this.replyTask &&
+          item.state !== 'streaming'
+        ) {
+          this.replyDone = true;
+          this.maybeIdle();
+        }
+      }),
+    ];
+    return () => {
+      for (const off of this.offs) off();
+      this.offs = [];
+      this.bridge = undefined;
+    };
+  }
+
+  get busy(): boolean {
+    return this.turn !== undefined;
+  }
+
+  /** Start talking (button or Space down, or the next hands-free turn). */
+  async press(handsFree = false): Promise<void> {
+    if (this.turn || !this.bridge) return;
+    // Pressing talk interrupts a reply at once. A hands-free turn that starts while a reply plays
+    // (echo cancellation) leaves it playing: the server's LISTEN tells when the user cuts in.
+    if (!handsFree) this.bargeIn();
+    const turn: Turn = {
+      startedAt: this.now(),
+      handsFree,
+      pending: [],
+      released: false,
+      heldMs: 0,
+      finishing: false,
+    };
+    this.turn = turn;
+    const voice = useVoice.getState();
+    voice.setProblem(undefined);
+    voice.setPhase('listening');
+    try {
+      turn.capture = await this.engine.openCapture(
+        (pcm) => this.onChunk(turn, pcm),
+        (level) => useVoice.getState().setLevel(Math.min(1, level * 4)),
+        { echoCancellation: handsFree && devicePrefs.echoCancellation() },
+      );
+    } catch (err) {
+      this.turn = undefined;
+      voice.setPhase('idle');
+      voice.setHandsFree(false);
+      voice.setProblem(err instanceof MicError ? err.problem : 'failed');
+      return;
+    }
+    if (turn.released && turn.heldMs < MIN_PRESS_MS) {
+      // Let go before the microphone was even open: nothing to send.
+      await this.finish(turn);
+      return;
+    }
+    try {
+      const { taskId } = await this.bridge.invoke('voiceStart');
+      turn.taskId = taskId;
+      if (!handsFree) {
+        this.replyTask = taskId;
+        this.replyDone = false;
+      }
+      for (const pcm of turn.pending.splice(0)) this.send(pcm);
+    } catch (err) {
+      console.warn('[voice] voiceStart failed', err);
+      await turn.capture.stop();
+      if (this.turn === turn) this.turn = undefined;
+      useVoice.getState().setPhase('idle');
+      useVoice.getState().setHandsFree(false);
+      return;
+    }
+    if (turn.released) await this.finish(turn);
+  }
+
+  /** Stop talking (button or Space up). */
+  async release(): Promise<void> {
+    const turn = this.turn;
+    if (!turn || turn.released || turn.handsFree) return;
+    turn.released = true;
+    turn.heldMs = this.now() - turn.startedAt;
+    // Still opening the mic or starting the turn: press() finishes it when that is done.
+    if (turn.capture && turn.taskId) await this.finish(turn);
+  }
+
+  async setHandsFree(on: boolean): Promise<void> {
+    useVoice.getState().setHandsFree(on);
+    const turn = this.turn;
+    if (on) {
+      if (!turn) await this.press(true);
+      return;
+    }
+    if (turn?.handsFree) {
+      turn.released = true;
+      turn.heldMs = this.now() - turn.startedAt;
+      if (turn.capture && turn.taskId) await this.finish(turn);
+    }
+  }
+
+  /** Speak or play anything: reply audio of a new task (a text or SPEAK turn) takes over. */
+  expectReply(taskId: string): void {
+    if (this.replyTask && this.replyTask !== taskId) this.bargeIn();
+    this.replyTask = taskId;
+    this.replyDone = false;
+  }
+
+  private async finish(turn: Turn): Promise<void> {
+    if (turn.finishing) return;
+    turn.finishing = true;
+    await turn.capture?.stop();
+    if (this.turn === turn) this.turn = undefined;
+    const b = this.bridge;
+    const voice = useVoice.getState();
+    if (!turn.taskId || !b) {
+      voice.setPhase('idle');
+      return;
+    }
+    if (!turn.handsFree && turn.heldMs < MIN_PRESS_MS) {
+      if (this.replyTask === turn.taskId) this.replyTask = undefined;
+      voice.setPhase('idle');
+      await b.invoke('voiceCancel').catch((err: unknown) => console.warn('[voice] cancel', err));
+      return;
+    }
+    for (const pcm of turn.pending.splice(0)) this.send(pcm);
+    // This turn's reply is the one to play now; an older one still going is superseded.
+    if (this.replyTask !== turn.taskId) {
+      if (this.replyTask) this.bargeIn();
+      this.replyTask = turn.taskId;
+      this.replyDone = false;
+    }
+    voice.setPhase('thinking');
+    clearTimeout(this.thinkingTimer);
+    this.thinkingTimer = setTimeout(() => {
+      if (useVoice.getState().phase === 'thinking') {
+        this.replyDone = true;
+        this.maybeIdle();
+      }
+    }, 30_000);
+    await b.invoke('voiceEnd').catch((err: unknown) => {
+      console.warn('[voice] voiceEnd failed', err);
+      voice.setPhase('idle');
+    });
+    // Echo cancellation lets the next hands-free turn listen while this reply plays.
+    if (turn.handsFree && useVoice.getState().handsFree && devicePrefs.echoCancellation())
+      void this.press(true);
+  }
+
+  private onChunk(turn: Turn, pcm: ArrayBuffer): void {
+    if (turn.finishing && !turn.taskId) return;
+    if (turn.taskId) this.send(pcm);
+    else turn.pending.push(pcm);
+  }
+
+  private send(pcm: ArrayBuffer): void {
+    const b = this.bridge;
+    if (!b) return;
+    if (b.sendAudio) b.sendAudio(pcm);
+    else void b.invoke('voiceChunk', pcm).catch(() => undefined);
+  }
+
+  private bargeIn(): void {
+    if (this.replyTask) this.blocked.add(this.replyTask);
+    this.replyTask = undefined;
+    this.replyDone = false;
+    this.engine.flush();
+    if (this.blocked.size > 200) this.blocked.delete(this.blocked.values().next().value!);
+  }
+
+  private onAudio(taskId: string, sampleRate: number, pcm: ArrayBuffer): void {
+    const listening = this.turn && !this.turn.handsFree;
+    if (taskId !== this.replyTask) {
+      if (this.blocked.has(taskId) || listening) {
+        counters.droppedSamples += pcm.byteLength >> 1;
+        return;
+      }
+      // A reply nobody announced (a typed message's): it supersedes the one playing.
+      this.expectReply(taskId);
+    }
+    if (!this.turn) useVoice.getState().setPhase('speaking');
+    void this.engine
+      .play(taskId, sampleRate, pcm)
+      .catch((err: unknown) => console.warn('[voice] playback failed', err));
+  }
+
+  private onListen(taskId: string, message: unknown): void {
+    const state = (message as { state?: unknown } | null)?.state;
+    const turn = this.turn;
+    if (!turn || turn.taskId !== taskId) return;
+    if (state === 'detecting' || state === 'start') {
+      // The user started talking over a reply (hands-free with echo cancellation): barge in.
+      if (!this.engine.idle) this.engine.flush();
+    } else if (state === 'stop' && turn.handsFree) {
+      turn.released = true;
+      turn.heldMs = this.now() - turn.startedAt;
+      void this.finish(turn);
+    }
+  }
+
+  private maybeIdle(): void {
+    const voice = useVoice.getState();
+    if (this.turn) return;
+    if (voice.phase !== 'thinking' && voice.phase !== 'speaking') return;
+    if (!this.replyDone || !this.engine.idle) return;
+    clearTimeout(this.thinkingTimer);
+    voice.setPhase('idle');
+    // Without echo cancellation the next hands-free turn waits for the reply to finish.
+    if (voice.handsFree && !devicePrefs.echoCancellation()) void this.press(true);
+  }
+}

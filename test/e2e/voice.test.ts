@@ -1,0 +1,324 @@
+/**
+ * End-to-end voice, as a user does it: Chromium's fake microphone plays a spoken WAV
+ * (test/fixtures/what-time-is-it.wav); the page captures it (AudioWorklet → 16 kHz s16le),
+ * streams it through the browser host to the core and on to the server, and plays the reply's
+ * audio. Push-to-talk against the demo, fidelity of what the server received, barge-in, and a
+ * blocked microphone.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sineTone } from '../../app/sim/tone.js';
+import { en } from '../../renderer/i18n/en.js';
+import {
+  by,
+  connectThroughUi,
+  dismissToasts,
+  findChromium,
+  goTo,
+  openApp,
+  repo,
+  startSim,
+  text,
+} from './harness.js';
+
+const FIXTURE = path.join(repo, 'test', 'fixtures', 'what-time-is-it.wav');
+
+/** The harness's Chromium plus the fake microphone (and, unless `denied`, its auto-accepted prompt). */
+function launchVoiceBrowser(denied = false): Promise<Browser> {
+  return chromium.launch({
+    executablePath: findChromium(),
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+      '--autoplay-policy=no-user-gesture-required',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-audio-capture=${FIXTURE}%noloop`,
+      ...(denied ? [] : ['--use-fake-ui-for-media-stream']),
+    ],
+  });
+}
+
+/** The samples of a 16-bit mono WAV. */
+function wavSamples(file: string): Int16Array {
+  const buf = readFileSync(file);
+  let at = 12;
+  while (at + 8 <= buf.length) {
+    const id = buf.toString('ascii', at, at + 4);
+    const size = buf.readUInt32LE(at + 4);
+    if (id === 'data') {
+      const data = buf.subarray(at + 8, at + 8 + size);
+      return new Int16Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.length));
+    }
+    at += 8 + size + (size % 2);
+  }
+  throw new Error(`${file}: no data chunk`);
+}
+
+function pcmSamples(buf: Buffer): Int16Array {
+  return new Int16Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + (buf.length & ~1)));
+}
+
+/**
+ * The best normalized correlation of `ref` against `sig` over every lag that keeps most of `ref`
+ * inside `sig` (the capture may start a little late or early).
+ */
+function bestCorrelation(sig: Int16Array, ref: Int16Array): number {
+  let best = 0;
+  const minOverlap = Math.floor(ref.length * 0.8);
+  for (let lag = -(ref.length - minOverlap); lag <= sig.length - minOverlap; lag++) {
+    let sxy = 0;
+    let sxx = 0;
+    let syy = 0;
+    const from = Math.max(0, -lag);
+    const to = Math.min(ref.length, sig.length - lag);
+    if (to - from < minOverlap) continue;
+    for (let i = from; i < to; i++) {
+      const x = ref[i]!;
+      const y = sig[i + lag]!;
+      sxy += x * y;
+      sxx += x * x;
+      syy += y * y;
+    }
+    if (sxx > 0 && syy > 0) best = Math.max(best, sxy / Math.sqrt(sxx * syy));
+  }
+  return best;
+}
+
+interface Counters {
+  receivedSamples: number;
+  playedSamples: number;
+  droppedSamples: number;
+  capturedChunks: number;
+  flushes: number;
+}
+
+function counters(page: Page): Promise<Counters> {
+  return page.evaluate(() => {
+    const a = (globalThis as unknown as { __adventAudio: Counters }).__adventAudio;
+    return {
+      receivedSamples: a.receivedSamples,
+      playedSamples: a.playedSamples,
+      droppedSamples: a.droppedSamples,
+      capturedChunks: a.capturedChunks,
+      flushes: a.flushes,
+    };
+  });
+}
+
+/** Press the mic button with the mouse (held until `release`). */
+async function pressMic(page: Page): Promise<() => Promise<void>> {
+  const box = await page.getByTestId('mic-button').boundingBox();
+  if (!box) throw new Error('the mic button is not on screen');
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  return () => page.mouse.up();
+}
+
+async function holdMic(page: Page, ms: number): Promise<void> {
+  const release = await pressMic(page);
+  await page.waitForTimeout(ms);
+  await release();
+}
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchVoiceBrowser();
+}, 30_000);
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('voice', { timeout: 60_000 }, () => {
+  it('push-to-talk with the demo: a 2 s hold becomes a voice message of about 2 s, and the reply is heard', async () => {
+    const { page, errors } = await openApp(browser);
+    await page.getByTestId('demo-start').click();
+    await page.locator(by('connection-banner', { state: 'ready' })).waitFor();
+    const mic = page.getByTestId('mic-button');
+    expect(await mic.getAttribute('aria-pressed')).toBe('false');
+
+    const release = await pressMic(page);
+    await page.locator(by('mic-button', { phase: 'listening' })).waitFor();
+    expect(await mic.getAttribute('aria-pressed')).toBe('true');
+    await page.waitForTimeout(2000);
+    await release();
+
+    const bubble = page.getByTestId('voice-bubble');
+    await bubble.waitFor();
+    const ms = Number(await bubble.getAttribute('data-ms'));
+    // What was held (2 s, give or take how late a busy machine delivers the release), less the
+    // moment it takes the microphone to open: exactly every 20 ms the page captured.
+    expect(ms).toBeGreaterThan(1000);
+    expect(ms).toBeLessThan(3000);
+    expect(Math.abs(ms - (await counters(page)).capturedChunks * 20)).toBeLessThanOrEqual(40);
+    expect(await text(bubble)).toBe(
+      en.chat.voiceTurn.replace('{{seconds}}', (ms / 1000).toFixed(1)),
+    );
+
+    // The demo says how much it heard: all of it.
+    const reply = page.locator(by('chat-assistant', { state: 'done' }));
+    await reply.waitFor();
+    const heard = /I heard (\d+) ms of audio\./.exec(await text(reply.locator('.bubble-text')));
+    expect(heard).not.toBeNull();
+    expect(Math.abs(Number(heard![1]) - ms)).toBeLessThanOrEqual(25);
+
+    // Its voice (300 ms at 16 kHz) is played through.
+    await expect
+      .poll(() => counters(page), { timeout: 10_000 })
+      .toSatisfy(
+        (c: Counters) => c.receivedSamples >= 4800 && c.playedSamples >= 0.9 * c.receivedSamples,
+      );
+    await page.locator(by('mic-button', { phase: 'idle' })).waitFor();
+    expect(errors).toEqual([]);
+  });
+
+  it('what the server receives is the microphone: it correlates with the spoken file', async () => {
+    const sim = await startSim({ demo: true });
+    const { page, errors } = await openApp(browser);
+    await connectThroughUi(page, sim);
+
+    await holdMic(page, 2200);
+    await expect.poll(() => sim.turns.length, { timeout: 10_000 }).toBe(1);
+    const received = pcmSamples(sim.turns[0]!.audio);
+    const fixture = wavSamples(FIXTURE);
+    expect(received.length).toBeGreaterThan(fixture.length);
+    // Chunks of 20 ms, as the protocol asks.
+    expect(sim.turns[0]!.audio.length % 640).toBe(0);
+    const r = bestCorrelation(received, fixture);
+    expect(r).toBeGreaterThanOrEqual(0.9);
+
+    // The page sent exactly what it captured.
+    const captured = await page.evaluate(() =>
+      (
+        globalThis as unknown as { __adventAudio: { captured: ArrayBuffer[] } }
+      ).__adventAudio.captured.reduce((n, b) => n + b.byteLength, 0),
+    );
+    expect(captured).toBe(sim.turns[0]!.audio.length);
+    expect(errors).toEqual([]);
+  });
+
+  it('a press shorter than 300 ms is cancelled, not sent', async () => {
+    const sim = await startSim({ demo: true });
+    const { page, errors } = await openApp(browser);
+    await connectThroughUi(page, sim);
+
+    await holdMic(page, 100);
+    await page.locator(by('mic-button', { phase: 'idle' })).waitFor();
+    await page.waitForTimeout(300);
+    expect(sim.turns).toEqual([]);
+    expect(await page.getByTestId('voice-bubble').count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('Space held outside the text box talks (a space typed in it does not); the voice mode set in Settings enables hands-free', async () => {
+    const sim = await startSim({ demo: true });
+    const { page, errors } = await openApp(browser);
+    await connectThroughUi(page, sim);
+
+    const input = page.getByTestId('chat-input');
+    await input.focus();
+    await page.keyboard.press('Space');
+    expect(await input.inputValue()).toBe(' ');
+    expect(await page.getByTestId('mic-button').getAttribute('data-phase')).toBe('idle');
+    await input.fill('');
+    await page.evaluate('document.activeElement && document.activeElement.blur()');
+
+    await page.keyboard.down('Space');
+    await page.locator(by('mic-button', { phase: 'listening' })).waitFor();
+    await page.waitForTimeout(1200);
+    await page.keyboard.up('Space');
+    await expect.poll(() => sim.turns.length, { timeout: 10_000 }).toBe(1);
+    expect(sim.turns[0]!.audio.length).toBeGreaterThan(0.8 * 32_000);
+    await page.getByTestId('voice-bubble').waitFor();
+
+    const handsFree = page.getByTestId('hands-free');
+    expect(await handsFree.isDisabled()).toBe(true);
+    await goTo(page, 'settings');
+    await page.getByTestId('voice-mode').selectOption('vad');
+    await expect
+      .poll(() => page.getByTestId('voice-mode').inputValue(), { timeout: 10_000 })
+      .toBe('vad');
+    await dismissToasts(page);
+    await goTo(page, 'chat');
+    await page.locator(by('connection-banner', { state: 'ready' })).waitFor();
+    await expect.poll(() => handsFree.isDisabled(), { timeout: 10_000 }).toBe(false);
+    expect(errors).toEqual([]);
+  });
+
+  it('barge-in: talking while a reply plays stops it at once, and its late audio is not played', async () => {
+    const sim = await startSim({
+      demo: false,
+      // A long spoken reply, streamed over about two seconds (faster than it plays).
+      onTurn: async (turn, peer) => {
+        await peer.text(turn.taskId, ['A long answer.']);
+        const tone = sineTone(4000, 330, 0.2);
+        for (let at = 0; at < tone.length && !peer.closed; at += 3200) {
+          await peer.audio(turn.taskId, tone.subarray(at, at + 3200));
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        await peer.end(turn.taskId);
+      },
+    });
+    const { page, errors } = await openApp(browser);
+    await connectThroughUi(page, sim);
+
+    await holdMic(page, 600);
+    await page.locator(by('mic-button', { phase: 'speaking' })).waitFor({ timeout: 10_000 });
+    await expect
+      .poll(async () => (await counters(page)).playedSamples, { timeout: 10_000 })
+      .toBeGreaterThan(4000);
+
+    const release = await pressMic(page);
+    await page.locator(by('mic-button', { phase: 'listening' })).waitFor();
+    await page.waitForTimeout(150);
+    const a = await counters(page);
+    await page.waitForTimeout(500);
+    const b = await counters(page);
+    await release();
+
+    expect(a.flushes).toBeGreaterThan(0);
+    // Cut short, and nothing more was played while the user talked, though the server was still
+    // streaming the old reply (dropped by the core or by the page, never heard).
+    expect(a.playedSamples).toBeLessThan(4000 * 16);
+    expect(b.playedSamples).toBe(a.playedSamples);
+
+    // The new turn's reply plays; the old one's never resumes.
+    await expect
+      .poll(async () => (await counters(page)).playedSamples, { timeout: 10_000 })
+      .toBeGreaterThan(b.playedSamples);
+    expect(sim.turns.length).toBe(2);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('voice without a microphone', { timeout: 60_000 }, () => {
+  let blocked: Browser;
+  beforeAll(async () => {
+    blocked = await launchVoiceBrowser(true);
+  }, 30_000);
+  afterAll(async () => {
+    await blocked?.close();
+  });
+
+  it('microphone denied: a clear message, and nothing is sent', async () => {
+    const sim = await startSim({ demo: true });
+    const { page } = await openApp(blocked);
+    await connectThroughUi(page, sim);
+
+    await holdMic(page, 800);
+    const problem = page.getByTestId('mic-problem');
+    await problem.waitFor();
+    expect(await text(problem)).toBe(en.voice.problem.denied);
+    expect(await page.getByTestId('mic-button').getAttribute('data-phase')).toBe('idle');
+    await page.waitForTimeout(300);
+    expect(sim.turns).toEqual([]);
+    expect((await counters(page)).capturedChunks).toBe(0);
+  });
+});
