@@ -105,9 +105,6 @@ export class CoreApi implements AgentApi {
     );
     e.on('audit', (r) => this.events.emit('audit', r));
     e.on('notice', (n) => this.events.emit('notice', n));
-    e.on('status', ({ id, text }) =>
-      this.events.emit('notice', { level: 'info', message: text, connection: id }),
-    );
   }
 
   static async open(options: CoreApiOptions): Promise<CoreApi> {

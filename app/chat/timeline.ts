@@ -11,6 +11,9 @@ import { Emitter } from '../events.js';
 /** Oldest items are dropped past this; the audit log keeps the durable record of calls. */
 export const TIMELINE_LIMIT = 500;
 
+/** The server's answer to LISTEN start ("开始监听", listening started). */
+const LISTEN_ACK = /^\s*开始监听\s*$/;
+
 export class Timeline {
   readonly events = new Emitter<{ chat: ChatItem }>();
   private readonly items = new Map<string, ChatItem>();
@@ -71,6 +74,19 @@ export class Timeline {
         auditSeq: e.auditSeq,
       };
       this.put(done);
+    });
+    // What the server says on STATUS goes into the conversation quietly (not as a toast). The VAD
+    // "listening started" acknowledgement is left out: the mic button already shows it.
+    agentEvents.on('status', ({ id, text }) => {
+      if (LISTEN_ACK.test(text)) return;
+      this.put({
+        kind: 'notice',
+        id: `n:${++this.seq}`,
+        at: this.clock.now(),
+        connection: id,
+        level: 'info',
+        text,
+      });
     });
     agentEvents.on('notice', ({ level, message, connection }) => {
       this.put({

@@ -36,6 +36,23 @@ const MAX_KEPT_CHUNKS = 1500; // 30 s
 
 type PlaybackState = { type: 'state'; played: number; buffered: number; playing: boolean };
 
+/**
+ * Optional timestamps for the voice latency bench (test/bench/voice-latency.ts), wall-clock ms
+ * (`performance.timeOrigin + performance.now()`), read from `window.__adventAudio.timings`:
+ * when the page received each of the current turn's chunks from the capture worklet, when the
+ * first reply audio of each task reached `play`, and when playback started (estimated from the
+ * worklet's report: the time it came, less what it says had been played since). Nothing reads
+ * them in the app.
+ */
+export const timings = {
+  captureAt: [] as number[],
+  replyAt: [] as Array<{ taskId: string; at: number }>,
+  playbackStartedAt: [] as number[],
+};
+(counters as typeof counters & { timings?: typeof timings }).timings = timings;
+const wallNow = (): number => performance.timeOrigin + performance.now();
+const MAX_KEPT_TIMES = 200;
+
 export class AudioEngine implements VoiceEngine {
   private ctx: AudioContext | undefined;
   private ready: Promise<AudioContext> | undefined;
@@ -43,6 +60,8 @@ export class AudioEngine implements VoiceEngine {
   private resampler: { taskId: string; rate: number; r: Resampler } | undefined;
   private playing = false;
   private buffered = 0;
+  private playedWhenStopped = 0;
+  private replyRate = 16_000;
   onPlaybackState: ((state: { playing: boolean; buffered: number }) => void) | undefined;
 
   /** The context with both worklets loaded; created on first use (ideally in a user gesture). */
@@ -59,6 +78,13 @@ export class AudioEngine implements VoiceEngine {
         });
         player.port.onmessage = (ev: MessageEvent<PlaybackState>) => {
           if (ev.data?.type !== 'state') return;
+          if (!this.playing && ev.data.played > this.playedWhenStopped) {
+            const since = (ev.data.played - this.playedWhenStopped) / this.replyRate;
+            if (timings.playbackStartedAt.length >= MAX_KEPT_TIMES)
+              timings.playbackStartedAt.shift();
+            timings.playbackStartedAt.push(wallNow() - since * 1000);
+          }
+          if (!ev.data.playing) this.playedWhenStopped = ev.data.played;
           counters.playedSamples = ev.data.played;
           this.playing = ev.data.playing;
           this.buffered = ev.data.buffered;
@@ -131,6 +157,7 @@ export class AudioEngine implements VoiceEngine {
       outputChannelCount: [1],
     });
     counters.captured = [];
+    timings.captureAt = [];
     let stopped: (() => void) | undefined;
     node.port.onmessage = (
       ev: MessageEvent<{ type: string; pcm?: ArrayBuffer; level?: number }>,
@@ -138,6 +165,7 @@ export class AudioEngine implements VoiceEngine {
       const msg = ev.data;
       if (msg.type === 'chunk' && msg.pcm) {
         counters.capturedChunks++;
+        if (timings.captureAt.length < MAX_KEPT_CHUNKS) timings.captureAt.push(wallNow());
         if (counters.captured.length < MAX_KEPT_CHUNKS) counters.captured.push(msg.pcm.slice(0));
         onLevel(msg.level ?? 0);
         onChunk(msg.pcm);
@@ -172,6 +200,11 @@ export class AudioEngine implements VoiceEngine {
 
   /** Queue reply audio (s16le mono at `sampleRate`) for `taskId`. */
   async play(taskId: string, sampleRate: number, pcm: ArrayBuffer): Promise<void> {
+    if (timings.replyAt.at(-1)?.taskId !== taskId) {
+      if (timings.replyAt.length >= MAX_KEPT_TIMES) timings.replyAt.shift();
+      timings.replyAt.push({ taskId, at: wallNow() });
+    }
+    this.replyRate = sampleRate;
     const samples = s16ToFloat(pcm);
     counters.receivedSamples += samples.length;
     const ctx = await this.context();

@@ -4,7 +4,8 @@
  */
 import type { DecodeCase, Reference } from './decode.js';
 import type { RoundTripResult } from './roundtrip.js';
-import type { Machine } from './stats.js';
+import type { Latency, Machine } from './stats.js';
+import type { VoiceLatencyOutcome, VoiceLatencyResult } from './voice-latency.js';
 
 export interface Results {
   machine: Machine;
@@ -12,6 +13,7 @@ export interface Results {
   decode: DecodeCase[];
   reference: Reference;
   roundtrip: RoundTripResult;
+  voice: VoiceLatencyOutcome;
   elapsedS: number;
 }
 
@@ -151,6 +153,70 @@ function memoryTable(r: Results): Table {
   };
 }
 
+function voiceTable(v: VoiceLatencyResult): Table {
+  const row = (label: string, l: Latency, target = '', ok?: boolean): string[] => [
+    label,
+    String(l.n),
+    ms(l.p50),
+    ms(l.p99),
+    ms(l.max),
+    target,
+    ok === undefined ? '' : met(ok),
+  ];
+  return {
+    head: ['Measure', 'n', 'p50 ms', 'p99 ms', 'max ms', 'Target', 'Result'],
+    right: [1, 2, 3, 4],
+    rows: [
+      row(
+        '(a) chunk: first sample captured → its AUDIO_FRAME written to the server socket',
+        v.upload,
+        'p50 < 30 ms',
+        v.upload.p50 < 30,
+      ),
+      row('    of which: capture worklet → page, beyond the 20 ms of framing', v.workletToPage),
+      row('    of which: page → AUDIO_FRAME written (bridge WebSocket, core)', v.pageToServer),
+      row(
+        "(a') the same, taking the chunk's last sample as captured when the page gets it",
+        v.uploadFromPage,
+      ),
+      row(
+        '(b) first reply AUDIO_FRAME written by the server → playback started in the page',
+        v.reply,
+        'p50 < 80 ms',
+        v.reply.p50 < 80,
+      ),
+      row('    of which: written → reply audio handed to the page’s player', v.replyToPage),
+      row('    of which: handed to the player → playback started (jitter buffer)', v.replyBuffer),
+    ],
+  };
+}
+
+function voiceNotes(v: VoiceLatencyResult): string[] {
+  return [
+    `Voice, up: (a) counts from the chunk's first sample on the audio clock (chunk k's last sample at ` +
+      `t0 + (k+1)·20 ms, t0 from the chunk the page got soonest), so the 20 ms of framing, the capture ` +
+      `worklet's render quantum and its hop to the page are all in it; (a') starts the clock when the page ` +
+      `gets the chunk, less 20 ms, which leaves out the worklet hop. From the page to the socket write ` +
+      `takes ${ms(v.pageToServer.p50)} ms p50 (${v.lateChunks} of ${v.pageToServer.n} chunks took more than ` +
+      `40 ms: held in the page until voiceStart answered at the start of a turn, or a stall of a busy ` +
+      `machine). ${v.mismatchedBytes === 0 ? 'Every captured byte was written, in order.' : `${v.mismatchedBytes} captured bytes did not line up with the bytes written.`}`,
+    `Voice, down: (b) is mostly the two buffers on the way. The core's FrameDecoder holds each received ` +
+      `AUDIO_FRAME as tentative until the next \`##START\` or 20 ms of quiet (an audio payload may hold ` +
+      `\`##END\`), so with a reply streamed at real-time pace each frame reaches the page up to one ` +
+      `frame (20 ms) late: ${ms(v.replyToPage.p50)} ms p50 from the write to the page's player. The ` +
+      `playback worklet then waits for 60 ms of audio (or 100 ms without more): ${ms(v.replyBuffer.p50)} ms ` +
+      `p50 here. The two parts trade off (frames that reach the page late arrive together and fill the ` +
+      `buffer at once), so (b) is the figure to read. A server that sends faster than real time fills the ` +
+      `buffer sooner. Playback start is when the worklet began to output the reply, estimated from its ` +
+      `first report (at most every 50 ms) less what it says it had played by then.`,
+    `Voice, clocks: page and Node both use \`performance.timeOrigin + performance.now()\`; the page's ` +
+      `clock read ${f2(v.clockOffset.ms)} ms ± ${f2(v.clockOffset.within)} ms from Node's (not corrected ` +
+      `for). Chromium, the host, the core and the simulator share this machine's CPU, so a busy ` +
+      `machine shows in the p99s. ${v.turns} push-to-talk turns of ${(v.holdMs / 1000).toFixed(1)} s, ` +
+      `replies of ${v.replyMs} ms; Chromium ${v.chromium}.`,
+  ];
+}
+
 function rowOf(r: Results, medium: string, mode: string) {
   return r.roundtrip.rows.find((x) => x.medium.name === medium && x.mode === mode);
 }
@@ -251,10 +317,14 @@ export function printText(r: Results, write: (s: string) => void): void {
   write('\n2. MCP call round trip on loopback (get_current_time, auto-allowed, audited)\n');
   write(`${textTable(latencyTable(r))}\n\n`);
   write(`${textTable(componentTable(r))}\n`);
-  write(`\n3. Memory (${r.roundtrip.memory.how}; audit on ${r.roundtrip.memory.medium.name})\n`);
+  write('\n3. Voice latency (Chromium + fake microphone, browser host, simulator)\n');
+  if (r.voice.ran) write(`${textTable(voiceTable(r.voice.result))}\n`);
+  else write(`not measured: ${r.voice.reason}\n`);
+  write(`\n4. Memory (${r.roundtrip.memory.how}; audit on ${r.roundtrip.memory.medium.name})\n`);
   write(`${textTable(memoryTable(r))}\n`);
   write('\nNotes\n');
   for (const n of notes(r)) write(`- ${n}\n`);
+  if (r.voice.ran) for (const n of voiceNotes(r.voice.result)) write(`- ${n}\n`);
   write(
     `\nTotal bench time ${f1(r.elapsedS)} s${r.gc ? '' : ' (no --expose-gc: memory readings without a forced GC)'}\n`,
   );
@@ -280,9 +350,16 @@ missed, and this file is rewritten with the latest numbers on every run.
   appended to the audit log and fsync'd before its result is sent: the audit is part of the gate,
   so it is part of the round trip. The same runs are repeated with the audit log on tmpfs
   (\`/dev/shm\`), labelled as such, so the gate's own cost is visible without the disk.
+- **Voice latency**: the e2e setup (test/e2e/voice.test.ts): Chromium with the fake microphone
+  playing test/fixtures/what-time-is-it.wav, the browser host serving the built renderer, and
+  the simulator answering each push-to-talk turn with a spoken reply streamed as 20 ms
+  AUDIO_FRAMEs at real-time pace. The page stamps each captured chunk and the start of playback
+  (\`window.__adventAudio.timings\`, renderer/audio/engine.ts); Node stamps the core's socket
+  write of each AUDIO_FRAME and the simulator's write of the first reply frame. Skipped when no
+  Chromium is found.
 - **Memory**: RSS and heap (after a forced GC) before and after ${mem.calls} calls.
 
-Run: \`npm run bench\` (about three minutes on two cores).
+Run: \`npm run bench\` (about three minutes on two cores, plus the voice turns).
 
 ## Machine
 
@@ -326,7 +403,23 @@ Each part alone, for reading the round trip as a sum:
 
 ${mdTable(componentTable(r))}
 
-## 3. Memory
+## 3. Voice latency
+
+${
+  r.voice.ran
+    ? `Wall-clock ms between the two events of each row, over every 20 ms chunk of every turn (a) and
+every reply (b). The targets come from issue 4 §5: (a) includes the 20 ms of framing, (b) the
+jitter buffer.
+
+${mdTable(voiceTable(r.voice.result))}
+
+${voiceNotes(r.voice.result)
+  .map((n) => `- ${n}`)
+  .join('\n')}`
+    : `Not measured in this run: ${r.voice.reason}.`
+}
+
+## 4. Memory
 
 Between the two readings: ${mem.how}; audit log on ${mem.medium.name} (${mem.medium.base}).
 Readings after a forced GC (\`--expose-gc\`${r.gc ? '' : ', not available in this run'}).

@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: frame decoding throughput, MCP call round trip through the simulator, memory.
+ * `npm run bench`: frame decoding throughput, MCP call round trip through the simulator, memory,
+ * and voice latency in the e2e setup (Chromium + browser host + simulator; skipped without Chromium).
  * Prints tables and rewrites docs/PERFORMANCE.md. Benchmarks, not tests: nothing here fails on a
  * number; it fails only when a decoder decodes the wrong frames or a call does not succeed,
  * because then the timing would be of the wrong work.
@@ -16,6 +17,7 @@ import { DEFAULT_DECODE, referenceCosts, runDecodeBench } from './decode.js';
 import { type Results, markdown, printText } from './report.js';
 import { DEFAULT_ROUNDTRIP, runRoundTripBench } from './roundtrip.js';
 import { KiB, MiB, hasGc, machine, nowMs } from './stats.js';
+import { DEFAULT_VOICE, type VoiceLatencyOutcome, runVoiceLatencyBench } from './voice-latency.js';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
@@ -62,12 +64,26 @@ const roundtrip = await runRoundTripBench(
   log,
 );
 
+// Last, so Chromium's processes do not share the CPU with the measurements above.
+log('3. voice latency');
+let voice: VoiceLatencyOutcome;
+try {
+  voice = await runVoiceLatencyBench(
+    quick ? { turns: 2, holdMs: 1000, replyMs: 600 } : DEFAULT_VOICE,
+    log,
+  );
+} catch (err) {
+  voice = { ran: false, reason: `failed: ${err instanceof Error ? err.message : String(err)}` };
+}
+if (!voice.ran) log(`   skipped: ${voice.reason}`);
+
 const results: Results = {
   machine: machine(),
   gc: hasGc,
   decode,
   reference,
   roundtrip,
+  voice,
   elapsedS: (nowMs() - t0) / 1000,
 };
 printText(results, (s) => process.stdout.write(s));

@@ -69,7 +69,9 @@ export const DEFAULT_TIMING: Timing = {
   jitter: 0.25,
   healthyResetMs: 60_000,
   tokenWarnBeforeMs: 10 * 60_000,
-  tentativeFlushMs: 20,
+  // Only a chunk split right after a `##END` inside audio bytes needs the wait, and the rest of a
+  // split write arrives within a millisecond or two; every reply audio frame pays it, so keep it short.
+  tentativeFlushMs: 5,
 };
 
 export interface AdventConnectionOptions {

@@ -1,0 +1,401 @@
+/**
+ * Voice latency in the e2e setup (issue 4 §5): Chromium with the fake microphone playing
+ * test/fixtures/what-time-is-it.wav, the browser host (advent-agent ui, in-process) serving the
+ * built renderer, and the simulator as the server. A benchmark: nothing here fails on a number.
+ *
+ * (a) Client-added latency per 20 ms chunk: from the capture of the chunk's first sample to the
+ *     core's socket write of the AUDIO_FRAME carrying it, so the 20 ms of framing are included.
+ *     The write is timed by wrapping `net.Socket.prototype.write` for the bench's duration (on
+ *     the core's socket to the simulator only). The simulator's own `received[i].at` is not used:
+ *     an AUDIO_FRAME may contain `##END`, so its decoder holds each one as tentative until the
+ *     next `##START` or a 20 ms idle flush, which would add up to 20 ms that are not the client's.
+ * (b) Reply: from the simulator's write of the first reply AUDIO_FRAME to playback starting in
+ *     the page (the playback worklet's first output of it, after its ~60 ms jitter buffer).
+ *
+ * Both sides use wall-clock ms as `performance.timeOrigin + performance.now()` on one machine:
+ * the page records its own (renderer/audio/engine.ts `timings`), Node stamps writes the same way.
+ * How far apart the two processes' clocks are is measured (page.evaluate bracketed by Node
+ * readings) and reported, not corrected for.
+ */
+import { existsSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { AdventSim } from '../../app/sim/advent-sim.js';
+import type { SimPeer } from '../../app/sim/peer.js';
+import type { Turn } from '../../app/sim/records.js';
+import { sineTone } from '../../app/sim/tone.js';
+import { FrameType } from '../../app/wire/advent/frame.js';
+import { parseCliArgs } from '../../main/headless/args.js';
+import type { CliIo } from '../../main/headless/io.js';
+import { startUi } from '../../main/headless/ui.js';
+import { FAST } from '../helpers/agent-harness.js';
+import { type Latency, latency } from './stats.js';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const rendererDir = path.join(repo, 'dist', 'renderer');
+const FIXTURE = path.join(repo, 'test', 'fixtures', 'what-time-is-it.wav');
+const CHUNK_MS = 20;
+const CHUNK_BYTES = 640;
+
+export interface VoiceLatencyOptions {
+  /** Push-to-talk turns. */
+  turns: number;
+  /** How long each press is held. */
+  holdMs: number;
+  /** Length of each spoken reply, streamed as 20 ms AUDIO_FRAMEs at real-time pace. */
+  replyMs: number;
+}
+
+export const DEFAULT_VOICE: VoiceLatencyOptions = { turns: 8, holdMs: 2000, replyMs: 600 };
+
+export interface VoiceLatencyResult {
+  chromium: string;
+  turns: number;
+  holdMs: number;
+  replyMs: number;
+  /** (a) first sample captured (audio clock, see `how`) → AUDIO_FRAME at the server. */
+  upload: Latency;
+  /** (a) read the simple way: the chunk's last sample taken as captured when the page got it. */
+  uploadFromPage: Latency;
+  /** Part of (a): audio clock → the page receiving the chunk from the capture worklet, less 20 ms. */
+  workletToPage: Latency;
+  /** Part of (a): the page receiving the chunk → AUDIO_FRAME at the server. */
+  pageToServer: Latency;
+  /** Chunks written more than 40 ms after the page got them (held for voiceStart, or a stall). */
+  lateChunks: number;
+  /** (b) first reply AUDIO_FRAME written → playback started in the page. */
+  reply: Latency;
+  /** Part of (b): written → first reply audio handed to the page's player. */
+  replyToPage: Latency;
+  /** Part of (b): handed to the player → playback started (the jitter buffer). */
+  replyBuffer: Latency;
+  /** Captured bytes that did not line up with the AUDIO_FRAME bytes written (0 expected). */
+  mismatchedBytes: number;
+  /** Page clock minus Node clock, ms, ± half the best round trip it was read with. */
+  clockOffset: { ms: number; within: number };
+}
+
+export type VoiceLatencyOutcome =
+  { ran: true; result: VoiceLatencyResult } | { ran: false; reason: string };
+
+interface PageTimings {
+  captureAt: number[];
+  capturedBytes: number;
+  replyAt: Array<{ taskId: string; at: number }>;
+  playbackStartedAt: number[];
+  phase: string | null;
+}
+
+const wallNow = (): number => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** AUDIO_FRAME writes on sockets to `port`: wall time and payload bytes, in order. */
+function hookAudioWrites(port: number): {
+  writes: Array<{ at: number; bytes: number }>;
+  restore(): void;
+} {
+  const writes: Array<{ at: number; bytes: number }> = [];
+  const original = Socket.prototype.write;
+  const OVERHEAD = 25; // "##START" + type + task id (8) + seq (4) + "##END"
+  Socket.prototype.write = function (this: Socket, ...args: unknown[]) {
+    const data = args[0];
+    if (
+      this.remotePort === port &&
+      Buffer.isBuffer(data) &&
+      data.length >= OVERHEAD &&
+      data[7] === FrameType.AUDIO &&
+      data.toString('latin1', 0, 7) === '##START'
+    ) {
+      const at = wallNow();
+      const result = (original as (...a: unknown[]) => boolean).apply(this, args);
+      writes.push({ at, bytes: data.length - OVERHEAD });
+      return result;
+    }
+    return (original as (...a: unknown[]) => boolean).apply(this, args);
+  } as typeof Socket.prototype.write;
+  return {
+    writes,
+    restore: () => {
+      Socket.prototype.write = original;
+    },
+  };
+}
+
+/** Page clock − Node clock, from the page.evaluate with the shortest round trip of a few. */
+async function clockOffset(page: Page): Promise<{ ms: number; within: number }> {
+  let best = { ms: Number.NaN, within: Number.POSITIVE_INFINITY };
+  for (let i = 0; i < 20; i++) {
+    const before = wallNow();
+    const there = await page.evaluate(() => performance.timeOrigin + performance.now());
+    const after = wallNow();
+    if ((after - before) / 2 < best.within)
+      best = { ms: there - (before + after) / 2, within: (after - before) / 2 };
+  }
+  return best;
+}
+
+function chromiumPath(): string | undefined {
+  return [
+    process.env.CHROME_PATH,
+    '/usr/bin/chromium',
+    '/usr/bin/chromium-browser',
+    '/usr/bin/google-chrome',
+  ].find((c): c is string => Boolean(c) && existsSync(c!));
+}
+
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline)
+      throw new Error(`voice latency bench: timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+function readTimings(page: Page): Promise<PageTimings> {
+  return page.evaluate(() => {
+    const a = (
+      globalThis as unknown as {
+        __adventAudio: {
+          captured: ArrayBuffer[];
+          timings: Omit<PageTimings, 'phase' | 'capturedBytes'>;
+        };
+      }
+    ).__adventAudio;
+    return {
+      captureAt: [...a.timings.captureAt],
+      capturedBytes: a.captured.reduce((n, b) => n + b.byteLength, 0),
+      replyAt: a.timings.replyAt.map((r) => ({ ...r })),
+      playbackStartedAt: [...a.timings.playbackStartedAt],
+      phase:
+        (
+          globalThis as unknown as {
+            document: {
+              querySelector(s: string): { getAttribute(n: string): string | null } | null;
+            };
+          }
+        ).document
+          .querySelector('[data-testid="mic-button"]')
+          ?.getAttribute('data-phase') ?? null,
+    };
+  });
+}
+
+/** Start the browser host in-process with a fresh data folder (as test/e2e/harness.ts does). */
+async function startHost() {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'advent-bench-voice-'));
+  const dataDir = path.join(dir, 'data');
+  const filesRoot = path.join(dir, 'files');
+  const parsed = parseCliArgs(['ui', '--data-dir', dataDir, '--files', filesRoot]);
+  if (!parsed.ok || parsed.args.command !== 'ui')
+    throw new Error(`bad ui args: ${parsed.ok ? '' : parsed.message}`);
+  const io: CliIo = {
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    onSignal: () => () => {},
+    dataDir: () => dataDir,
+    filesRoot: () => filesRoot,
+    version: '0.0.0-bench',
+    timing: FAST,
+    rendererDir,
+  };
+  const ui = await startUi(parsed.args, io);
+  return {
+    url: ui.url,
+    async stop() {
+      await ui.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Add a connection to `sim` through the UI, as a user does, and wait for its REGISTER. */
+async function connect(page: Page, sim: AdventSim): Promise<void> {
+  const before = sim.registrations().length;
+  await page.getByTestId('nav-connections').click();
+  await page.getByTestId('connection-add').click();
+  const form = page.getByTestId('profile-form');
+  await form.getByTestId('profile-name').fill('Bench server');
+  await form.getByTestId('profile-host').fill('127.0.0.1');
+  await form.getByTestId('profile-port').fill(String(sim.port));
+  await form.getByTestId('profile-token').fill('bench-token');
+  await form.getByTestId('profile-save-connect').click();
+  await form.waitFor({ state: 'detached' });
+  const toasts = page.getByTestId('toast');
+  while ((await toasts.count()) > 0) {
+    await toasts
+      .first()
+      .getByRole('button')
+      .click({ timeout: 2000 })
+      .catch(() => undefined);
+  }
+  await page.getByTestId('nav-chat').click();
+  await page.locator('[data-testid="connection-banner"][data-state="ready"]').waitFor();
+  await until('the REGISTER', () => (sim.registrations().length > before ? true : undefined));
+}
+
+export async function runVoiceLatencyBench(
+  opts: VoiceLatencyOptions,
+  log: (line: string) => void,
+): Promise<VoiceLatencyOutcome> {
+  const exe = chromiumPath();
+  if (!exe) return { ran: false, reason: 'no Chromium found (set CHROME_PATH)' };
+  if (!existsSync(path.join(rendererDir, 'index.html')))
+    return { ran: false, reason: 'the renderer is not built (npx vite build)' };
+
+  /** Wall time just before the first reply AUDIO_FRAME of each task was written. */
+  const firstReplyWrite = new Map<string, number>();
+  const turns: Turn[] = [];
+  const onTurn = async (turn: Turn, peer: SimPeer) => {
+    turns.push(turn);
+    await peer.text(turn.taskId, ['Bench reply.']);
+    const tone = sineTone(opts.replyMs, 330, 0.2);
+    const start = wallNow();
+    for (let i = 0, at = 0; at < tone.length && !peer.closed; i++, at += CHUNK_BYTES) {
+      const wait = start + i * CHUNK_MS - wallNow();
+      if (wait > 0) await sleep(wait);
+      if (i === 0) firstReplyWrite.set(turn.taskId, wallNow());
+      await peer.audio(turn.taskId, tone.subarray(at, at + CHUNK_BYTES));
+    }
+    await peer.end(turn.taskId);
+  };
+
+  const sim = await AdventSim.start({ demo: false, onTurn, record: false });
+  const hook = hookAudioWrites(sim.port);
+  let host: Awaited<ReturnType<typeof startHost>> | undefined;
+  let browser: Browser | undefined;
+  try {
+    host = await startHost();
+    browser = await chromium.launch({
+      executablePath: exe,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+        '--autoplay-policy=no-user-gesture-required',
+        '--use-fake-device-for-media-stream',
+        `--use-file-for-fake-audio-capture=${FIXTURE}`,
+        '--use-fake-ui-for-media-stream',
+      ],
+    });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(host.url);
+    await page.getByTestId('nav-chat').waitFor();
+    await page.waitForFunction(
+      "!document.querySelector('[data-testid=bridge-status]') && !document.querySelector('.page-loading')",
+    );
+    await connect(page, sim);
+    const offset0 = await clockOffset(page);
+
+    const upload: number[] = [];
+    const uploadFromPage: number[] = [];
+    const workletToPage: number[] = [];
+    const pageToServer: number[] = [];
+    const reply: number[] = [];
+    const replyToPage: number[] = [];
+    const replyBuffer: number[] = [];
+    let lateChunks = 0;
+    let mismatchedBytes = 0;
+
+    for (let t = 0; t < opts.turns; t++) {
+      const writesBefore = hook.writes.length;
+      const turnsBefore = turns.length;
+      const box = await page.getByTestId('mic-button').boundingBox();
+      if (!box) throw new Error('the mic button is not on screen');
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.locator('[data-testid="mic-button"][data-phase="listening"]').waitFor();
+      await sleep(opts.holdMs);
+      await page.mouse.up();
+      const turn = await until('the turn at the server', () => turns[turnsBefore]);
+      const written = await until('the first reply frame', () => firstReplyWrite.get(turn.taskId));
+      const page1 = await until('playback to start and the turn to end', async () => {
+        const p = await readTimings(page);
+        return p.phase === 'idle' && p.playbackStartedAt.some((s) => s > written - 5)
+          ? p
+          : undefined;
+      });
+
+      // The turn's AUDIO_FRAME writes, in order, with the byte offset each starts at.
+      const frames = hook.writes.slice(writesBefore);
+      const starts: number[] = [];
+      let offset = 0;
+      for (const f of frames) {
+        starts.push(offset);
+        offset += f.bytes;
+      }
+      mismatchedBytes += Math.abs(offset - page1.capturedBytes);
+      const at = page1.captureAt;
+      // The audio clock: chunk k's last sample is at t0 + (k+1)·20 ms; t0 from the chunk that
+      // reached the page soonest after its last sample (a lower bound for all of them).
+      const t0 = Math.min(...at.map((a, k) => a - (k + 1) * CHUNK_MS));
+      let j = 0;
+      for (let k = 0; k < at.length; k++) {
+        const byte = k * CHUNK_BYTES;
+        while (j + 1 < frames.length && starts[j + 1]! <= byte) j++;
+        const frame = frames[j];
+        if (!frame || byte >= offset) break;
+        const firstSample = t0 + k * CHUNK_MS;
+        upload.push(frame.at - firstSample);
+        uploadFromPage.push(frame.at - (at[k]! - CHUNK_MS));
+        workletToPage.push(at[k]! - (firstSample + CHUNK_MS));
+        pageToServer.push(frame.at - at[k]!);
+        if (frame.at - at[k]! > 2 * CHUNK_MS) lateChunks++;
+      }
+
+      const started = page1.playbackStartedAt.find((s) => s > written - 5)!;
+      const got = page1.replyAt.find((r) => r.taskId === turn.taskId.trim())?.at;
+      reply.push(started - written);
+      if (got !== undefined) {
+        replyToPage.push(got - written);
+        replyBuffer.push(started - got);
+      }
+      log(
+        `  turn ${t + 1}/${opts.turns}: ${at.length} chunks, reply started ${(started - written).toFixed(1)} ms after its first frame`,
+      );
+    }
+
+    return {
+      ran: true,
+      result: {
+        chromium: browser.version(),
+        turns: opts.turns,
+        holdMs: opts.holdMs,
+        replyMs: opts.replyMs,
+        upload: latency(upload),
+        uploadFromPage: latency(uploadFromPage),
+        workletToPage: latency(workletToPage),
+        pageToServer: latency(pageToServer),
+        lateChunks,
+        reply: latency(reply),
+        replyToPage: latency(replyToPage),
+        replyBuffer: latency(replyBuffer),
+        mismatchedBytes,
+        clockOffset: offset0,
+      },
+    };
+  } finally {
+    hook.restore();
+    await browser?.close().catch(() => undefined);
+    await host?.stop().catch(() => undefined);
+    await sim.stop().catch(() => undefined);
+  }
+}
