@@ -212,6 +212,28 @@ describe('core API', () => {
     await nextEvent(api.events, 'chat', (c) => c.kind === 'assistant' && c.state === 'done');
   });
 
+  it('server STATUS lines go into the conversation quietly, except the VAD "listening started"', async () => {
+    await api.startDemo();
+    await until(() => api.agent.session('demo')?.state.status === 'ready', 'ready');
+    const toasts: string[] = [];
+    api.events.on('notice', (n) => toasts.push(n.message));
+    const item = nextEvent(
+      api.events,
+      'chat',
+      (c) => c.kind === 'notice' && c.text === '##INFO:maintenance at 3am',
+    );
+    // The demo server is an AdventSim; reach its connection through the session's peer list.
+    const demo = (api as unknown as { demo: { sim: AdventSim } }).demo.sim;
+    await demo.peer().status('开始监听');
+    await demo.peer().status('##INFO:maintenance at 3am');
+    await item;
+    const notices = (await api.snapshot()).chat
+      .filter((c) => c.kind === 'notice')
+      .map((c) => (c.kind === 'notice' ? c.text : ''));
+    expect(notices).toEqual(['##INFO:maintenance at 3am']);
+    expect(toasts).toEqual([]);
+  });
+
   it('sending with no connection explains what to do', async () => {
     await expect(api.sendText('hi')).rejects.toThrow(
       /no connection is active; connect to a server first/,
