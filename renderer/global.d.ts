@@ -4,6 +4,12 @@ interface AgentPreload {
   on(event: string, cb: (payload: unknown) => void): () => void;
   /** Electron only: the OS folder picker; undefined when the user cancels. */
   pickFolder?(): Promise<string | null | undefined>;
+  /** Electron only: register the global push-to-talk shortcut (null: off); rejects with why not. */
+  setShortcut?(accelerator: string | null): Promise<string | null | undefined>;
+  /** Electron only: each press of the global shortcut (key-down only, so a toggle). */
+  onShortcut?(cb: () => void): () => void;
+  /** Electron only: ask the system for the microphone (macOS); false when refused. */
+  askMicrophone?(): Promise<boolean>;
 }
 
 interface Window {

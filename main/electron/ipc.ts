@@ -20,11 +20,19 @@ import {
   type EventPayloads,
 } from '../../app/contract/commands.js';
 import { checkCommand } from '../../app/contract/validate.js';
+import { MicrophoneAccess } from './microphone.js';
 import { isOwnOrigin, originOf } from './origin.js';
+import { PushToTalkShortcut } from './shortcut.js';
 
 export const INVOKE_CHANNEL = 'agent:invoke';
 export const EVENT_CHANNEL = 'agent:event';
 export const PICK_FOLDER_CHANNEL = 'agent:pickFolder';
+/** Renderer → main: set (or, with null, turn off) the global push-to-talk shortcut. */
+export const SET_SHORTCUT_CHANNEL = 'agent:setShortcut';
+/** Main → window: the global push-to-talk shortcut was pressed (a toggle: no key-up exists). */
+export const SHORTCUT_CHANNEL = 'agent:shortcut';
+/** Renderer → main: ask the system for microphone access (macOS; true elsewhere). */
+export const ASK_MICROPHONE_CHANNEL = 'agent:askMicrophone';
 
 export type IpcReply = { ok: true; value: unknown } | { ok: false; error: CommandError };
 
@@ -151,18 +159,48 @@ export async function pickFolder(win: BrowserWindow | undefined): Promise<string
   return result.canceled ? null : (result.filePaths[0] ?? null);
 }
 
+/** A press of the global shortcut, sent to our page only (the same rule as events). */
+export function sendShortcut(
+  getWindow: () => BrowserWindow | undefined,
+  onError?: (message: string) => void,
+): void {
+  const contents = receiver(getWindow());
+  if (!contents) return;
+  try {
+    contents.send(SHORTCUT_CHANNEL, 'talk');
+  } catch (err) {
+    onError?.(`could not send the shortcut to the window: ${errorMessage(err)}`);
+  }
+}
+
 export interface IpcHost {
   api: AgentApi & EventSource;
   getWindow: () => BrowserWindow | undefined;
   warn?: (message: string) => void;
+  /** Defaults to process.platform; tests pass another. */
+  platform?: NodeJS.Platform;
 }
 
 /** Register every channel and event forwarder; returns the function that removes them. */
-export function wireIpc({ api, getWindow, warn }: IpcHost): () => void {
+export function wireIpc({ api, getWindow, warn, platform }: IpcHost): () => void {
+  const shortcut = new PushToTalkShortcut(() => sendShortcut(getWindow, warn));
+  const microphone = new MicrophoneAccess(platform);
   const disposers = [
     handle(INVOKE_CHANNEL, (method, ...args) => invokeCommand(api, method, args), warn),
     handle(PICK_FOLDER_CHANNEL, () => pickFolder(getWindow()), warn),
+    handle(
+      SET_SHORTCUT_CHANNEL,
+      (accelerator) => {
+        const result = shortcut.set(accelerator);
+        if (result.ok) return result.accelerator;
+        throw new CommandFailure(result.code, result.error);
+      },
+      warn,
+    ),
+    handle(ASK_MICROPHONE_CHANNEL, () => microphone.ask(), warn),
     forwardEvents(api, getWindow, warn),
+    // Unwired on quit (host.ts shutdown): the shortcut goes back to the system.
+    () => shortcut.clear(),
   ];
   return () => disposers.forEach((dispose) => dispose());
 }

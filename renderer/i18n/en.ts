@@ -404,6 +404,20 @@ export const en = {
         'Lets you talk over a reply (the next turn listens while it plays). Push-to-talk always records the raw microphone.',
       localVad: 'Detect speech on this computer',
       localVadLater: 'Not available yet: the server detects speech in VAD and auto modes.',
+      shortcutTitle: 'Push-to-talk shortcut',
+      shortcut: 'Global push-to-talk shortcut',
+      shortcutHelp:
+        'Works even when this window is in the background. The system reports only key presses, not releases, so it toggles: press once to start talking, press again to send.',
+      shortcutKeys: 'Keys',
+      shortcutKeysHelp:
+        'Modifiers and one key joined by +, for example {{shortcut}}, Alt+Shift+K or F9.',
+      shortcutInvalid:
+        'Not a shortcut: use modifiers (Ctrl, Alt, Shift, Command, CommandOrControl, Super) and one key joined by +, for example Alt+Shift+K.',
+      shortcutSave: 'Use these keys',
+      shortcutDefault: 'Default',
+      shortcutSaved: 'Push-to-talk shortcut set to {{shortcut}}.',
+      shortcutOffSaved: 'Push-to-talk shortcut turned off.',
+      shortcutFailed: 'The shortcut could not be set: {{reason}}',
     },
   },
   settings: {

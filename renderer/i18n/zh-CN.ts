@@ -400,6 +400,19 @@ export const zhCN: Messages = {
       echoHelp: '可以打断回复（回复播放时下一轮即开始聆听）。按住说话始终录制原始麦克风声音。',
       localVad: '在本机检测语音',
       localVadLater: '暂不可用：在 VAD 和自动模式下由服务器检测语音。',
+      shortcutTitle: '按键说话快捷键',
+      shortcut: '全局按键说话快捷键',
+      shortcutHelp:
+        '即使此窗口在后台也有效。系统只报告按下、不报告松开，因此它是切换式的：按一次开始说话，再按一次发送。',
+      shortcutKeys: '按键',
+      shortcutKeysHelp: '修饰键和一个按键用 + 连接，例如 {{shortcut}}、Alt+Shift+K 或 F9。',
+      shortcutInvalid:
+        '不是有效的快捷键：请用 + 连接修饰键（Ctrl、Alt、Shift、Command、CommandOrControl、Super）和一个按键，例如 Alt+Shift+K。',
+      shortcutSave: '使用这些按键',
+      shortcutDefault: '默认',
+      shortcutSaved: '按键说话快捷键已设为 {{shortcut}}。',
+      shortcutOffSaved: '按键说话快捷键已关闭。',
+      shortcutFailed: '无法设置快捷键：{{reason}}',
     },
   },
   settings: {

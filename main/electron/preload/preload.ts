@@ -52,6 +52,9 @@ export const EVENT_NAMES: readonly string[] = [
 export const INVOKE_CHANNEL = 'agent:invoke';
 export const EVENT_CHANNEL = 'agent:event';
 export const PICK_FOLDER_CHANNEL = 'agent:pickFolder';
+export const SET_SHORTCUT_CHANNEL = 'agent:setShortcut';
+export const SHORTCUT_CHANNEL = 'agent:shortcut';
+export const ASK_MICROPHONE_CHANNEL = 'agent:askMicrophone';
 
 const commands: ReadonlySet<string> = new Set(COMMAND_NAMES);
 const events: ReadonlySet<string> = new Set(EVENT_NAMES);
@@ -114,6 +117,19 @@ ipcRenderer.on(EVENT_CHANNEL, (_event, name: unknown, payload: unknown) => {
   }
 });
 
+const shortcutListeners = new Set<() => void>();
+
+// The global push-to-talk shortcut (a toggle): the page gets a bare call, no IPC event object.
+ipcRenderer.on(SHORTCUT_CHANNEL, () => {
+  for (const cb of [...shortcutListeners]) {
+    try {
+      cb();
+    } catch (err) {
+      console.error('window.agent shortcut listener failed:', err);
+    }
+  }
+});
+
 export const agent = {
   /** Call a contract command; names outside the contract are refused before any IPC. */
   async invoke(method: string, ...args: unknown[]): Promise<unknown> {
@@ -145,6 +161,32 @@ export const agent = {
   async pickFolder(): Promise<string | null> {
     const value = unwrap(await ipcRenderer.invoke(PICK_FOLDER_CHANNEL));
     return typeof value === 'string' ? value : null;
+  },
+
+  /**
+   * Register the global push-to-talk shortcut (an Electron accelerator), or turn it off with
+   * null; resolves to what is registered, rejects with why not (invalid, or taken elsewhere).
+   */
+  async setShortcut(accelerator: string | null): Promise<string | null> {
+    if (accelerator !== null && typeof accelerator !== 'string')
+      throw failure('invalid_args', 'a shortcut must be a string or null');
+    const value = unwrap(await ipcRenderer.invoke(SET_SHORTCUT_CHANNEL, accelerator));
+    return typeof value === 'string' ? value : null;
+  },
+
+  /** Each press of the global shortcut (key-down only: a toggle); returns the unsubscribe. */
+  onShortcut(cb: () => void): () => void {
+    if (typeof cb !== 'function') throw new TypeError('a listener must be a function');
+    const listener = (): void => cb();
+    shortcutListeners.add(listener);
+    return () => {
+      shortcutListeners.delete(listener);
+    };
+  },
+
+  /** Ask the system for microphone access (macOS asks once; elsewhere always true). */
+  async askMicrophone(): Promise<boolean> {
+    return unwrap(await ipcRenderer.invoke(ASK_MICROPHONE_CHANNEL)) === true;
   },
 };
 

@@ -15,6 +15,15 @@ import { devicePrefs, listDevices, supportsOutputChoice } from '../../audio/engi
 import { useAction } from '../../lib/useAction.js';
 import { activeConnection, useConnections } from '../../store/connection.js';
 import { toast } from '../../store/toasts.js';
+import {
+  DEFAULT_SHORTCUT,
+  applyShortcut,
+  checkAccelerator,
+  errorText,
+  shortcutHost,
+  shortcutPref,
+  shortcutStartProblem,
+} from './shortcut.js';
 import { voice } from './voice.js';
 
 type VoiceFields = Pick<ProfileInput, 'mode' | 'format' | 'inputAudioFormat'>;
@@ -197,6 +206,109 @@ function Devices() {
   );
 }
 
+/** Electron only: the global push-to-talk shortcut, a toggle (press to talk, press to send). */
+function PushToTalkShortcut() {
+  const { t } = useTranslation();
+  const id = useId();
+  const host = shortcutHost();
+  const [saved, setSaved] = useState(shortcutPref.get());
+  const [text, setText] = useState(saved ?? DEFAULT_SHORTCUT);
+  const [problem, setProblem] = useState<string | undefined>(shortcutStartProblem());
+  const [busy, setBusy] = useState(false);
+  if (!host) return null;
+
+  const enabled = saved !== null;
+  const checked = checkAccelerator(text);
+  const invalid = !checked.ok;
+
+  async function apply(accelerator: string | null) {
+    if (!host) return;
+    setBusy(true);
+    try {
+      const registered = await applyShortcut(host, accelerator);
+      setSaved(registered);
+      if (registered) setText(registered);
+      setProblem(undefined);
+      toast(
+        'success',
+        registered
+          ? t('voice.settings.shortcutSaved', { shortcut: registered })
+          : t('voice.settings.shortcutOffSaved'),
+      );
+    } catch (err) {
+      setProblem(t('voice.settings.shortcutFailed', { reason: errorText(err) }));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="form-grid" data-testid="voice-shortcut">
+      <div className="field">
+        <label className="check-label">
+          <input
+            type="checkbox"
+            checked={enabled}
+            disabled={busy}
+            onChange={(e) =>
+              void apply(e.target.checked ? (checked.ok ? text : DEFAULT_SHORTCUT) : null)
+            }
+            data-testid="voice-shortcut-on"
+          />{' '}
+          {t('voice.settings.shortcut')}
+        </label>
+        <p className="help">{t('voice.settings.shortcutHelp')}</p>
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-accel`}>{t('voice.settings.shortcutKeys')}</label>
+        <input
+          id={`${id}-accel`}
+          type="text"
+          value={text}
+          maxLength={64}
+          spellCheck={false}
+          autoComplete="off"
+          disabled={busy || !enabled}
+          aria-invalid={invalid}
+          aria-describedby={`${id}-accel-help`}
+          onChange={(e) => setText(e.target.value)}
+          data-testid="voice-shortcut-keys"
+        />
+        <p id={`${id}-accel-help`} className="help">
+          {invalid
+            ? t('voice.settings.shortcutInvalid')
+            : t('voice.settings.shortcutKeysHelp', { shortcut: DEFAULT_SHORTCUT })}
+        </p>
+        <div className="form-actions">
+          <button
+            type="button"
+            className="button"
+            disabled={busy || !enabled || invalid || text === saved}
+            onClick={() => void apply(text)}
+            data-testid="voice-shortcut-save"
+          >
+            {t('voice.settings.shortcutSave')}
+          </button>
+          <button
+            type="button"
+            className="button"
+            disabled={busy || !enabled || saved === DEFAULT_SHORTCUT}
+            onClick={() => void apply(DEFAULT_SHORTCUT)}
+            data-testid="voice-shortcut-default"
+          >
+            {t('voice.settings.shortcutDefault')}
+          </button>
+        </div>
+        {problem && (
+          <p className="field-error" role="alert" data-testid="voice-shortcut-problem">
+            {problem}
+          </p>
+        )}
+      </div>
+    </div>
+  );
+}
+
 export function VoiceSettings() {
   const { t } = useTranslation();
   const id = useId();
@@ -218,6 +330,12 @@ export function VoiceSettings() {
       )}
       <h3>{t('voice.settings.devices')}</h3>
       <Devices />
+      {shortcutHost() && (
+        <>
+          <h3>{t('voice.settings.shortcutTitle')}</h3>
+          <PushToTalkShortcut />
+        </>
+      )}
     </section>
   );
 }

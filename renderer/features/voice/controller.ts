@@ -3,6 +3,7 @@
  * cancelled), hands-free (stream until the server's LISTEN stop, then the next turn), barge-in
  * (talking while a reply plays flushes it at once, and that reply's late audio is dropped), and
  * reply audio played as it streams. Chunks go up as binary frames when the bridge has them.
+ * Electron's global shortcut has no key-up, so it toggles: press to talk, press again to send.
  */
 import type { Bridge } from '../../bridge/types.js';
 import {
@@ -38,6 +39,12 @@ export class VoiceController {
   private readonly blocked = new Set<string>();
   private thinkingTimer: ReturnType<typeof setTimeout> | undefined;
   private offs: (() => void)[] = [];
+  /**
+   * Asks the system for the microphone before the first capture (Electron on macOS:
+   * window.agent.askMicrophone); false means refused. Unset in a browser.
+   */
+  askMicrophone: (() => Promise<boolean>) | undefined;
+  private micGranted = false;
 
   constructor(
     readonly engine: VoiceEngine,
@@ -90,6 +97,13 @@ export class VoiceController {
     const voice = useVoice.getState();
     voice.setProblem(undefined);
     voice.setPhase('listening');
+    if (!(await this.microphoneAllowed())) {
+      this.turn = undefined;
+      voice.setPhase('idle');
+      voice.setHandsFree(false);
+      voice.setProblem('denied');
+      return;
+    }
     try {
       turn.capture = await this.engine.openCapture(
         (pcm) => this.onChunk(turn, pcm),
@@ -135,6 +149,29 @@ export class VoiceController {
     turn.heldMs = this.now() - turn.startedAt;
     // Still opening the mic or starting the turn: press() finishes it when that is done.
     if (turn.capture && turn.taskId) await this.finish(turn);
+  }
+
+  /**
+   * The global shortcut (key-down only): the first press starts a push-to-talk turn, the next
+   * ends it. Hands-free turns are the server's to end, so a press then does nothing.
+   */
+  async toggle(): Promise<void> {
+    const turn = this.turn;
+    if (!turn) return this.press();
+    if (turn.handsFree || turn.released) return;
+    return this.release();
+  }
+
+  /** The system's answer, asked once it says yes; an IPC failure leaves it to getUserMedia. */
+  private async microphoneAllowed(): Promise<boolean> {
+    if (!this.askMicrophone || this.micGranted) return true;
+    try {
+      this.micGranted = await this.askMicrophone();
+    } catch (err) {
+      console.warn('[voice] could not ask for the microphone', err);
+      return true;
+    }
+    return this.micGranted;
   }
 
   async setHandsFree(on: boolean): Promise<void> {

@@ -222,8 +222,37 @@ export function fakeElectron() {
     exit: vi.fn(),
   });
 
+  /** Accelerators registered by this app; `taken` ones belong to "another app" and fail. */
+  const shortcuts = new Map<string, () => void>();
+  const globalShortcut = {
+    registered: shortcuts,
+    taken: new Set<string>(),
+    register: vi.fn((accelerator: string, callback: () => void): boolean => {
+      if (globalShortcut.taken.has(accelerator) || shortcuts.has(accelerator)) return false;
+      shortcuts.set(accelerator, callback);
+      return true;
+    }),
+    unregister: vi.fn((accelerator: string) => {
+      shortcuts.delete(accelerator);
+    }),
+    unregisterAll: vi.fn(() => shortcuts.clear()),
+    isRegistered: vi.fn((accelerator: string) => shortcuts.has(accelerator)),
+    /** Test helper: the user pressed `accelerator` anywhere in the system. */
+    press(accelerator: string): void {
+      shortcuts.get(accelerator)?.();
+    },
+  };
+
+  const systemPreferences = {
+    mediaAccess: 'not-determined' as string,
+    getMediaAccessStatus: vi.fn((_type: string) => systemPreferences.mediaAccess),
+    askForMediaAccess: vi.fn(async (_type: string) => true),
+  };
+
   return {
     app,
+    globalShortcut,
+    systemPreferences,
     ipcMain,
     ipcRenderer,
     contextBridge,

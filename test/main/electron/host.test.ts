@@ -180,6 +180,13 @@ describe('the Electron host', () => {
       await closeGate;
       await realClose();
     });
+    // The renderer registered the global push-to-talk shortcut: quitting gives it back.
+    const setShortcut = electron.ipcMain.handlers.get('agent:setShortcut');
+    const frame = { url: OWN, parent: null };
+    expect(
+      await setShortcut?.({ sender: { mainFrame: frame }, senderFrame: frame }, 'Alt+Shift+Space'),
+    ).toEqual({ ok: true, value: 'Alt+Shift+Space' });
+    expect(electron.globalShortcut.registered.has('Alt+Shift+Space')).toBe(true);
     const first = fakeEvent();
     electron.app.emit('before-quit', first);
     expect(first.defaultPrevented).toBe(true);
@@ -195,6 +202,9 @@ describe('the Electron host', () => {
     await vi.waitFor(() => expect(electron.app.quit).toHaveBeenCalledTimes(1));
     expect(close).toHaveBeenCalledTimes(1);
     expect(electron.ipcMain.handlers.has('agent:invoke')).toBe(false);
+    expect(electron.ipcMain.handlers.has('agent:setShortcut')).toBe(false);
+    expect(electron.globalShortcut.registered.size).toBe(0);
+    expect(electron.globalShortcut.unregister).toHaveBeenCalledWith('Alt+Shift+Space');
     expect(FakeTray.instances[0]?.destroyed).toBe(true);
     // The real quit that follows goes through, and the window may close now.
     const last = fakeEvent();

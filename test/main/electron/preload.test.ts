@@ -29,16 +29,26 @@ describe('preload name lists', () => {
     expect(preload.INVOKE_CHANNEL).toBe(ipc.INVOKE_CHANNEL);
     expect(preload.EVENT_CHANNEL).toBe(ipc.EVENT_CHANNEL);
     expect(preload.PICK_FOLDER_CHANNEL).toBe(ipc.PICK_FOLDER_CHANNEL);
+    expect(preload.SET_SHORTCUT_CHANNEL).toBe(ipc.SET_SHORTCUT_CHANNEL);
+    expect(preload.SHORTCUT_CHANNEL).toBe(ipc.SHORTCUT_CHANNEL);
+    expect(preload.ASK_MICROPHONE_CHANNEL).toBe(ipc.ASK_MICROPHONE_CHANNEL);
   });
 });
 
 describe('window.agent', () => {
-  it('is exposed through contextBridge as "agent", with only invoke, on and pickFolder', () => {
+  it('is exposed through contextBridge as "agent", with only the contract calls and host extras', () => {
     expect(electron.contextBridge.exposeInMainWorld).toHaveBeenCalledWith(
       'agent',
       expect.any(Object),
     );
-    expect(Object.keys(exposed()).sort()).toEqual(['invoke', 'on', 'pickFolder']);
+    expect(Object.keys(exposed()).sort()).toEqual([
+      'askMicrophone',
+      'invoke',
+      'on',
+      'onShortcut',
+      'pickFolder',
+      'setShortcut',
+    ]);
   });
 
   it('invoke refuses names outside the contract before any IPC', async () => {
@@ -128,5 +138,47 @@ describe('window.agent', () => {
     expect(electron.ipcRenderer.invoke).toHaveBeenLastCalledWith('agent:pickFolder');
     electron.ipcRenderer.invoke.mockResolvedValueOnce({ ok: true, value: null });
     await expect(exposed().pickFolder()).resolves.toBeNull();
+  });
+
+  it('setShortcut sends the accelerator (or null) and returns what main registered', async () => {
+    electron.ipcRenderer.invoke.mockResolvedValueOnce({ ok: true, value: 'Alt+Space' });
+    await expect(exposed().setShortcut('Alt+Space')).resolves.toBe('Alt+Space');
+    expect(electron.ipcRenderer.invoke).toHaveBeenLastCalledWith('agent:setShortcut', 'Alt+Space');
+    electron.ipcRenderer.invoke.mockResolvedValueOnce({ ok: true, value: null });
+    await expect(exposed().setShortcut(null)).resolves.toBeNull();
+    electron.ipcRenderer.invoke.mockResolvedValueOnce({
+      ok: false,
+      error: { code: 'failed', message: 'taken by another app' },
+    });
+    await expect(exposed().setShortcut('Ctrl+K')).rejects.toMatchObject({
+      code: 'failed',
+      message: 'taken by another app',
+    });
+    electron.ipcRenderer.invoke.mockClear();
+    await expect(exposed().setShortcut(42 as unknown as string)).rejects.toMatchObject({
+      code: 'invalid_args',
+    });
+    expect(electron.ipcRenderer.invoke).not.toHaveBeenCalled();
+  });
+
+  it('onShortcut calls back on each press, without the IPC event, until unsubscribed', () => {
+    const cb = vi.fn();
+    const off = exposed().onShortcut(cb);
+    electron.ipcRenderer.deliver('agent:shortcut', 'talk');
+    expect(cb).toHaveBeenCalledTimes(1);
+    expect(cb.mock.calls[0]).toHaveLength(0);
+    off();
+    electron.ipcRenderer.deliver('agent:shortcut', 'talk');
+    expect(cb).toHaveBeenCalledTimes(1);
+    expect(() => exposed().onShortcut('x' as unknown as () => void)).toThrow(TypeError);
+    expect(electron.ipcRenderer.listeners.get('agent:shortcut')).toHaveLength(1);
+  });
+
+  it('askMicrophone returns main’s answer as a boolean', async () => {
+    electron.ipcRenderer.invoke.mockResolvedValueOnce({ ok: true, value: false });
+    await expect(exposed().askMicrophone()).resolves.toBe(false);
+    expect(electron.ipcRenderer.invoke).toHaveBeenLastCalledWith('agent:askMicrophone');
+    electron.ipcRenderer.invoke.mockResolvedValueOnce({ ok: true, value: true });
+    await expect(exposed().askMicrophone()).resolves.toBe(true);
   });
 });
