@@ -219,6 +219,8 @@ export class FrameDecoder {
   private endScan = 0;
   /** Dropping the rest of an oversized frame: skip quietly until the next header. */
   private skipping = false;
+  /** Where the fast path just validated the next header (relative to the data being parsed). */
+  private checkedHeaderAt = -1;
   /** A header that may be arriving starts here (relative to `head`), or -1. */
   private partialAt = -1;
   /**
@@ -388,12 +390,15 @@ export class FrameDecoder {
   private parse(data: Buffer, out: Frame[], owned: boolean, force: Force): number {
     let pos = 0;
     this.partialAt = -1;
+    this.checkedHeaderAt = -1;
     for (;;) {
       if (!this.inFrame) {
         // Frames usually follow each other directly: look right here before searching.
-        const { at, keepFrom } = headerAt(data, pos)
-          ? { at: pos, keepFrom: pos }
-          : findHeader(data, pos);
+        let at = pos;
+        let keepFrom = pos;
+        if (pos !== this.checkedHeaderAt && !headerAt(data, pos))
+          ({ at, keepFrom } = findHeader(data, pos));
+        this.checkedHeaderAt = -1;
         if (at < 0 && keepFrom < data.length) this.partialAt = keepFrom;
         const dropped = (at < 0 ? keepFrom : at) - pos;
         if (dropped > 0 && !this.skipping) this.onIssue({ kind: 'garbage', bytes: dropped });
@@ -438,7 +443,10 @@ export class FrameDecoder {
       // general rule below (the last `##END` before the next valid header) gives the same answer,
       // because any `##START` before the first `##END` is payload either way.
       const at = data.indexOf(END, pos + HEADER);
-      if (at >= 0 && headerAt(data, at + END.length)) return at + END.length;
+      if (at >= 0 && headerAt(data, at + END.length)) {
+        this.checkedHeaderAt = at + END.length;
+        return at + END.length;
+      }
     }
     for (;;) {
       const next = data.indexOf(START, this.scan);
