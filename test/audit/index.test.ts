@@ -235,7 +235,7 @@ const MESSAGES = [
   undefined,
   'The user said no',
   'ΟΔΥΣΣΕΥΣ left',
-  'path "C:\\Users\\Ann" is outside the roots',
+  'path "D:\\Data\\Ann" is outside the roots',
   'İstanbul office',
   'tab\there 😀',
 ];

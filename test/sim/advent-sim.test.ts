@@ -21,13 +21,13 @@ describe('AdventSim: authentication and STATUS', () => {
   it('accepts any token by default, answers ##PING with ##INFO:PONG and sends no welcome', async () => {
     const sim = await start({ demo: false });
     const c = await client(sim);
-    c.auth('eyJhbGciOi.token', { voiceid: 'Chinese (Mandarin)_Wise_Women', lang: 'zh' });
+    c.auth('header1234.token', { voiceid: 'Chinese (Mandarin)_Wise_Women', lang: 'zh' });
     c.status('##PING');
     const pong = await c.waitFrame(status('##INFO:PONG'));
     expect(pong).toMatchObject({ taskId: SYSTEM_TASK, seq: 0 });
     expect(c.frames).toHaveLength(1);
     expect(sim.lastAuth()).toEqual({
-      token: 'eyJhbGciOi.token',
+      token: 'header1234.token',
       params: { voiceid: 'Chinese (Mandarin)_Wise_Women', lang: 'zh' },
     });
     expect(sim.violations).toEqual([]);

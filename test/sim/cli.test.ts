@@ -60,7 +60,7 @@ describe('advent-sim CLI', () => {
       `Advent demo server listening on 127.0.0.1:${sim.port} (any token is accepted)`,
     );
     const c = await connect(sim);
-    c.auth('eyJhbGciOiJIUzI1NiJ9.secret', { lang: 'en', format: 'pcm' });
+    c.auth('demoTokenSecret.abc', { lang: 'en', format: 'pcm' });
     c.register({ get_current_time: { description: 'time', parameters: { type: 'object' } } });
     c.textTurn('t0000001', 'what time is it');
     const call = await c.waitFrame((f) => f.type === FrameType.MCP);
@@ -74,7 +74,7 @@ describe('advent-sim CLI', () => {
     expect(term.lines).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^\[1\] connected from 127\.0\.0\.1:\d+$/),
-        '[1] AUTH token eyJh… lang=en format=pcm → accept',
+        '[1] AUTH token demo… lang=en format=pcm → accept',
         '[1] register: get_current_time',
         '[1] turn t0000001: "what time is it"',
         '[1] call call_001 get_current_time {"format":"simple"}',

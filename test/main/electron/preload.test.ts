@@ -133,8 +133,8 @@ describe('window.agent', () => {
   });
 
   it('pickFolder returns the chosen path or null', async () => {
-    electron.ipcRenderer.invoke.mockResolvedValueOnce({ ok: true, value: '/home/u/Notes' });
-    await expect(exposed().pickFolder()).resolves.toBe('/home/u/Notes');
+    electron.ipcRenderer.invoke.mockResolvedValueOnce({ ok: true, value: '/srv/u/Notes' });
+    await expect(exposed().pickFolder()).resolves.toBe('/srv/u/Notes');
     expect(electron.ipcRenderer.invoke).toHaveBeenLastCalledWith('agent:pickFolder');
     electron.ipcRenderer.invoke.mockResolvedValueOnce({ ok: true, value: null });
     await expect(exposed().pickFolder()).resolves.toBeNull();

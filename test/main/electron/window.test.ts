@@ -179,7 +179,7 @@ describe('permissions', () => {
     [
       'a file page',
       'media',
-      { isMainFrame: true, requestingUrl: 'file:///tmp/x.html', mediaTypes: ['audio'] },
+      { isMainFrame: true, requestingUrl: 'file:///srv/x.html', mediaTypes: ['audio'] },
     ],
     ['a subframe', 'media', { ...own, isMainFrame: false, mediaTypes: ['audio'] }],
     [

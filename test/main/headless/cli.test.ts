@@ -233,6 +233,8 @@ describe('advent-agent command line', () => {
       path.join(dir, 'data'),
     ]);
     await until(() => r.stdout.text.includes('registered'), 'registered');
+    // "registered" prints when the frame is written; wait until the simulator has read it.
+    await until(() => sim!.lastAuth() !== undefined, 'the login to reach the simulator');
     expect(sim.lastAuth()?.token).toBe('very-secret-token');
     r.stdin.end();
     expect(await r.exit).toBe(0);

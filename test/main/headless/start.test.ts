@@ -51,7 +51,7 @@ afterEach(async () => {
 function deps(over: Partial<StartDeps> = {}): StartDeps {
   return {
     root,
-    argv: ['--data-dir', '/tmp/x'],
+    argv: ['--data-dir', '/srv/x'],
     electronPath: () => path.join(root, 'electron-bin'),
     runUi: async (argv) => {
       uiRuns.push(argv);
@@ -82,7 +82,7 @@ describe('npm start: Electron or the browser', () => {
     expect(said).toEqual([
       'Electron cannot start here (no display: DISPLAY and WAYLAND_DISPLAY are not set); opening the browser UI instead.',
     ]);
-    expect(uiRuns).toEqual([['--data-dir', '/tmp/x']]);
+    expect(uiRuns).toEqual([['--data-dir', '/srv/x']]);
     expect(spawned).toEqual([]);
   });
 
@@ -127,7 +127,7 @@ describe('npm start: Electron or the browser', () => {
     expect(spawned).toHaveLength(1);
     const [s] = spawned;
     expect(s!.command).toBe(path.join(root, 'electron-bin'));
-    expect(s!.args).toEqual(['.', '--data-dir', '/tmp/x']);
+    expect(s!.args).toEqual(['.', '--data-dir', '/srv/x']);
     expect(s!.options.cwd).toBe(root);
     expect(s!.options.env).not.toHaveProperty('ELECTRON_RUN_AS_NODE');
     expect(s!.options.env).toHaveProperty('DISPLAY', ':0');
