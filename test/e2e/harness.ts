@@ -45,19 +45,22 @@ export function findChromium(): string {
   return found;
 }
 
+/** Headless Chromium as root on a closed network (TOOLING.md): no sandbox, no background traffic. */
+export const BROWSER_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: findChromium(),
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
+    args: [...BROWSER_ARGS],
   });
 }
 

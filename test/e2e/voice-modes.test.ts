@@ -4,104 +4,20 @@
  * under that task, the server's LISTEN detecting/stop, then its reply) and push-to-talk with
  * Opus input (`input_audio_format:opus`, §6.2), whose decoded audio must still be the microphone.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProfileInput } from '../../app/contract/commands.js';
 import type { AdventSim } from '../../app/sim/advent-sim.js';
 import { FrameType } from '../../app/wire/advent/frame.js';
+import { type UiHost, by, cleanup, startHost, startSim, text } from './harness.js';
 import {
-  type UiHost,
-  by,
-  cleanup,
-  findChromium,
-  repo,
-  startHost,
-  startSim,
-  text,
-} from './harness.js';
-
-const FIXTURE = path.join(repo, 'test', 'fixtures', 'what-time-is-it.wav');
-
-/** The harness's Chromium plus the fake microphone and its auto-accepted prompt. */
-function launchVoiceBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: findChromium(),
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-      '--autoplay-policy=no-user-gesture-required',
-      '--use-fake-device-for-media-stream',
-      `--use-file-for-fake-audio-capture=${FIXTURE}%noloop`,
-      '--use-fake-ui-for-media-stream',
-    ],
-  });
-}
-
-// The next three are copied from voice.test.ts (which does not export them).
-
-/** The samples of a 16-bit mono WAV. */
-function wavSamples(file: string): Int16Array {
-  const buf = readFileSync(file);
-  let at = 12;
-  while (at + 8 <= buf.length) {
-    const id = buf.toString('ascii', at, at + 4);
-    const size = buf.readUInt32LE(at + 4);
-    if (id === 'data') {
-      const data = buf.subarray(at + 8, at + 8 + size);
-      return new Int16Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.length));
-    }
-    at += 8 + size + (size % 2);
-  }
-  throw new Error(`${file}: no data chunk`);
-}
-
-function pcmSamples(buf: Buffer): Int16Array {
-  return new Int16Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + (buf.length & ~1)));
-}
-
-/**
- * The best normalized correlation of `ref` against `sig` over every lag that keeps most of `ref`
- * inside `sig` (the capture may start a little late or early; a codec delays its output).
- */
-function bestCorrelation(sig: Int16Array, ref: Int16Array): number {
-  let best = 0;
-  const minOverlap = Math.floor(ref.length * 0.8);
-  for (let lag = -(ref.length - minOverlap); lag <= sig.length - minOverlap; lag++) {
-    let sxy = 0;
-    let sxx = 0;
-    let syy = 0;
-    const from = Math.max(0, -lag);
-    const to = Math.min(ref.length, sig.length - lag);
-    if (to - from < minOverlap) continue;
-    for (let i = from; i < to; i++) {
-      const x = ref[i]!;
-      const y = sig[i + lag]!;
-      sxy += x * y;
-      sxx += x * x;
-      syy += y * y;
-    }
-    if (sxx > 0 && syy > 0) best = Math.max(best, sxy / Math.sqrt(sxx * syy));
-  }
-  return best;
-}
-
-/** Press the mic button with the mouse and hold it for `ms`. */
-async function holdMic(page: Page, ms: number): Promise<void> {
-  const box = await page.getByTestId('mic-button').boundingBox();
-  if (!box) throw new Error('the mic button is not on screen');
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-  await page.mouse.down();
-  await page.waitForTimeout(ms);
-  await page.mouse.up();
-}
+  FIXTURE,
+  launchVoiceBrowser,
+  wavSamples,
+  pcmSamples,
+  bestCorrelation,
+  holdMic,
+} from './voice-helpers.js';
 
 interface VoiceApp {
   host: UiHost;
