@@ -201,9 +201,9 @@ function voiceNotes(v: VoiceLatencyResult): string[] {
       `40 ms: held in the page until voiceStart answered at the start of a turn, or a stall of a busy ` +
       `machine). ${v.mismatchedBytes === 0 ? 'Every captured byte was written, in order.' : `${v.mismatchedBytes} captured bytes did not line up with the bytes written.`}`,
     `Voice, down: (b) is mostly the two buffers on the way. The core's FrameDecoder holds each received ` +
-      `AUDIO_FRAME as tentative until the next \`##START\` or 20 ms of quiet (an audio payload may hold ` +
-      `\`##END\`), so with a reply streamed at real-time pace each frame reaches the page up to one ` +
-      `frame (20 ms) late: ${ms(v.replyToPage.p50)} ms p50 from the write to the page's player. The ` +
+      `AUDIO_FRAME that ends a read as tentative until the next \`##START\` or a short quiet moment (an ` +
+      `audio payload may hold \`##END\`; the connection's tentativeFlushMs, 5 ms by default): ` +
+      `${ms(v.replyToPage.p50)} ms p50 from the write to the page's player. The ` +
       `playback worklet then waits for 60 ms of audio (or 100 ms without more): ${ms(v.replyBuffer.p50)} ms ` +
       `p50 here. The two parts trade off (frames that reach the page late arrive together and fill the ` +
       `buffer at once), so (b) is the figure to read. A server that sends faster than real time fills the ` +

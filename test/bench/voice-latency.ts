@@ -19,25 +19,16 @@
  */
 import { existsSync } from 'node:fs';
 import { Socket } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { AdventSim } from '../../app/sim/advent-sim.js';
 import type { SimPeer } from '../../app/sim/peer.js';
 import type { Turn } from '../../app/sim/records.js';
 import { sineTone } from '../../app/sim/tone.js';
 import { FrameType } from '../../app/wire/advent/frame.js';
-import { parseCliArgs } from '../../main/headless/args.js';
-import type { CliIo } from '../../main/headless/io.js';
-import { startUi } from '../../main/headless/ui.js';
-import { FAST } from '../helpers/agent-harness.js';
 import { type Latency, latency } from './stats.js';
+import { BROWSER_ARGS, findChromium, rendererDir, repo, startHost } from '../e2e/host.js';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const rendererDir = path.join(repo, 'dist', 'renderer');
 const FIXTURE = path.join(repo, 'test', 'fixtures', 'what-time-is-it.wav');
 const CHUNK_MS = 20;
 const CHUNK_BYTES = 640;
@@ -139,15 +130,6 @@ async function clockOffset(page: Page): Promise<{ ms: number; within: number }> 
   return best;
 }
 
-function chromiumPath(): string | undefined {
-  return [
-    process.env.CHROME_PATH,
-    '/usr/bin/chromium',
-    '/usr/bin/chromium-browser',
-    '/usr/bin/google-chrome',
-  ].find((c): c is string => Boolean(c) && existsSync(c!));
-}
-
 async function until<T>(
   what: string,
   probe: () => Promise<T | undefined> | T | undefined,
@@ -192,35 +174,6 @@ function readTimings(page: Page): Promise<PageTimings> {
   });
 }
 
-/** Start the browser host in-process with a fresh data folder (as test/e2e/harness.ts does). */
-async function startHost() {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'advent-bench-voice-'));
-  const dataDir = path.join(dir, 'data');
-  const filesRoot = path.join(dir, 'files');
-  const parsed = parseCliArgs(['ui', '--data-dir', dataDir, '--files', filesRoot]);
-  if (!parsed.ok || parsed.args.command !== 'ui')
-    throw new Error(`bad ui args: ${parsed.ok ? '' : parsed.message}`);
-  const io: CliIo = {
-    stdin: new PassThrough(),
-    stdout: new PassThrough(),
-    stderr: new PassThrough(),
-    onSignal: () => () => {},
-    dataDir: () => dataDir,
-    filesRoot: () => filesRoot,
-    version: '0.0.0-bench',
-    timing: FAST,
-    rendererDir,
-  };
-  const ui = await startUi(parsed.args, io);
-  return {
-    url: ui.url,
-    async stop() {
-      await ui.stop();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 /** Add a connection to `sim` through the UI, as a user does, and wait for its REGISTER. */
 async function connect(page: Page, sim: AdventSim): Promise<void> {
   const before = sim.registrations().length;
@@ -250,7 +203,12 @@ export async function runVoiceLatencyBench(
   opts: VoiceLatencyOptions,
   log: (line: string) => void,
 ): Promise<VoiceLatencyOutcome> {
-  const exe = chromiumPath();
+  let exe: string | undefined;
+  try {
+    exe = findChromium();
+  } catch {
+    exe = undefined;
+  }
   if (!exe) return { ran: false, reason: 'no Chromium found (set CHROME_PATH)' };
   if (!existsSync(path.join(rendererDir, 'index.html')))
     return { ran: false, reason: 'the renderer is not built (npx vite build)' };
@@ -282,13 +240,7 @@ export async function runVoiceLatencyBench(
       executablePath: exe,
       headless: true,
       args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
+        ...BROWSER_ARGS,
         '--autoplay-policy=no-user-gesture-required',
         '--use-fake-device-for-media-stream',
         `--use-file-for-fake-audio-capture=${FIXTURE}`,

@@ -2,23 +2,17 @@
  * End-to-end harness: the real browser host (advent-agent ui, in-process) serving the built
  * renderer, Debian's Chromium driven by playwright-core, and the simulator as the server.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
+import { type Browser, type Locator, type Page } from 'playwright-core';
 import { expect, onTestFinished } from 'vitest';
 import { AdventSim, type AdventSimOptions } from '../../app/sim/advent-sim.js';
-import { parseCliArgs } from '../../main/headless/args.js';
-import type { CliIo } from '../../main/headless/io.js';
-import { startUi } from '../../main/headless/ui.js';
-import { FAST } from '../helpers/agent-harness.js';
+import { type UiHost, repo, startHost } from './host.js';
 
-export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const rendererDir = path.join(repo, 'dist', 'renderer');
+export * from './host.js';
+
 /**
  * Screenshots go to docs/screenshots only when asked (`SCREENSHOTS=1 npx vitest run test/e2e`), so
  * an ordinary test run does not rewrite the committed images; otherwise to a temp folder.
@@ -27,82 +21,6 @@ export const shotsDir =
   process.env.SCREENSHOTS === '1'
     ? path.join(repo, 'docs', 'screenshots')
     : path.join(os.tmpdir(), 'advent-e2e-screenshots');
-
-/** Chromium from CHROME_PATH, Debian's package, or Playwright's cache; a clear error otherwise. */
-export function findChromium(): string {
-  const candidates = [
-    process.env.CHROME_PATH,
-    '/usr/bin/chromium',
-    '/usr/bin/chromium-browser',
-    '/usr/bin/google-chrome',
-  ].filter((c): c is string => Boolean(c));
-  const found = candidates.find((c) => existsSync(c));
-  if (!found) {
-    throw new Error(
-      `no Chromium found (tried ${candidates.join(', ')}); install Debian's chromium (apt-get install chromium) or set CHROME_PATH`,
-    );
-  }
-  return found;
-}
-
-/** Headless Chromium as root on a closed network (TOOLING.md): no sandbox, no background traffic. */
-export const BROWSER_ARGS: readonly string[] = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
-
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: findChromium(),
-    headless: true,
-    args: [...BROWSER_ARGS],
-  });
-}
-
-export interface UiHost {
-  url: string;
-  dataDir: string;
-  filesRoot: string;
-  stop(): Promise<void>;
-  api: Awaited<ReturnType<typeof startUi>>['api'];
-}
-
-/** Start `advent-agent ui` in-process with a fresh data folder. */
-export async function startHost(extraArgs: string[] = []): Promise<UiHost> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'advent-e2e-'));
-  const dataDir = path.join(dir, 'data');
-  const filesRoot = path.join(dir, 'files');
-  const parsed = parseCliArgs(['ui', '--data-dir', dataDir, '--files', filesRoot, ...extraArgs]);
-  if (!parsed.ok || parsed.args.command !== 'ui')
-    throw new Error(`bad ui args: ${parsed.ok ? '' : parsed.message}`);
-  const io: CliIo = {
-    stdin: new PassThrough(),
-    stdout: new PassThrough(),
-    stderr: new PassThrough(),
-    onSignal: () => () => {},
-    dataDir: () => dataDir,
-    filesRoot: () => filesRoot,
-    version: '0.0.0-e2e',
-    timing: FAST,
-    rendererDir,
-  };
-  const ui = await startUi(parsed.args, io);
-  return {
-    url: ui.url,
-    dataDir,
-    filesRoot,
-    api: ui.api,
-    async stop() {
-      await ui.stop();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** A fresh page on the host's URL, with console errors collected for the test to check. */
 export async function openPage(
