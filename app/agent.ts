@@ -28,6 +28,7 @@ import { type DataDirLock, lockDataDir } from './settings/lock.js';
 import { SettingsStore } from './settings/store.js';
 import { AdventSession, type SessionEvents } from './wire/advent/session.js';
 import type { Timing } from './wire/advent/connection.js';
+import type { ToolEntry } from './wire/session.js';
 
 export interface AgentOptions {
   dataDir: string;
@@ -191,6 +192,20 @@ export class Agent {
       alwaysGrants: this.policy.alwaysGrantsOf(service.name),
       parameters: service.parameters,
     }));
+  }
+
+  /** The enabled services as MCP-style servers see them (user-only ones marked, not removed). */
+  toolEntries(): ToolEntry[] {
+    return this.registry
+      .list()
+      .filter((e) => e.enabled)
+      .map(({ service }) => ({
+        name: service.name,
+        description: service.description,
+        inputSchema: this.registry.describeForServer(service).parameters as Record<string, unknown>,
+        risk: service.risk,
+        userOnly: service.userOnly === true,
+      }));
   }
 
   /** Switch a service on or off: saved, and every live connection re-registers at once. */

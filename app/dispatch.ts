@@ -25,6 +25,11 @@ export interface CallRequest {
   params: unknown;
   /** Started by the user from the UI ("Try it"): no prompt, audited as `user-run`. */
   userRun?: boolean;
+  /**
+   * The server lists user-only services (XiaoZhi `withUserTools`), so it may call them. That is
+   * visibility, not authorisation: the call is decided like any other server call.
+   */
+  userTools?: boolean;
 }
 
 export type DispatchResult =
@@ -180,7 +185,7 @@ export class Dispatcher {
   private async decideAndRun(call: CallRequest, key: string): Promise<Verdict> {
     const { registry } = this.deps;
     const service = registry.get(call.service);
-    if (!service || (service.userOnly && !call.userRun)) {
+    if (!service || (service.userOnly && !call.userRun && !call.userTools)) {
       const names = registry
         .list()
         .filter((s) => s.enabled && !s.service.userOnly)

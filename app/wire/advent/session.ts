@@ -11,7 +11,7 @@
  */
 import { type Clock, systemClock } from '../../clock.js';
 import type { ConnectionState, RegistrationState } from '../../contract/connection.js';
-import type { CallRequest, DispatchResult } from '../../dispatch.js';
+import type { DispatchResult } from '../../dispatch.js';
 import { Emitter } from '../../events.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
 import { AdventConnection, type AdventConnectionOptions } from './connection.js';
@@ -25,10 +25,14 @@ import {
 } from './mcp.js';
 import { Turns, type TurnEvents, preview } from './turns.js';
 import { ReplyDecoder, type VoiceOptions, VoiceUpload, closedMessage } from './voice.js';
-
-export interface Gate {
-  dispatch(call: CallRequest): Promise<DispatchResult>;
-}
+import {
+  type ChunkResult,
+  type Gate,
+  type LiveSession,
+  type SendResult,
+  type SessionEvents,
+  notReady,
+} from '../session.js';
 
 export interface AdventSessionOptions extends Omit<AdventConnectionOptions, 'clock' | 'ids'> {
   /** The connection's name, shown to the user and written in the audit log. */
@@ -45,23 +49,14 @@ export interface AdventSessionOptions extends Omit<AdventConnectionOptions, 'clo
   voice?: VoiceOptions;
 }
 
-export type SessionEvents = TurnEvents & {
-  state: ConnectionState;
-  registration: RegistrationState;
-  status: string;
-  /** A line worth logging: odd frames, dropped results, protocol trouble. Never contains secrets. */
-  log: { level: 'info' | 'warn'; message: string };
-  tokenExpiring: { expiresAt: number };
-};
-
-export type SendResult = { ok: true; taskId: string } | { ok: false; message: string };
-/** `ignored`: the server already ended this input (VAD stop), so a late chunk is dropped. */
-export type ChunkResult = { ok: true; ignored?: true } | { ok: false; message: string };
+export type { ChunkResult, Gate, SendResult, SessionEvents };
 
 /** How many answered call ids are remembered to answer repeats without running them again. */
 const ANSWERED_MEMORY = 256;
 
-export class AdventSession {
+export class AdventSession implements LiveSession {
+  readonly kind = 'advent' as const;
+  readonly capabilities = { chat: true, voice: true, speak: true };
   readonly events = new Emitter<SessionEvents>();
   readonly connection: AdventConnection;
   private readonly turns: Turns;
@@ -114,7 +109,7 @@ export class AdventSession {
     c.on('issue', ({ message }) => this.events.emit('log', { level: 'warn', message }));
     c.on('tokenExpiring', (e) => this.events.emit('tokenExpiring', e));
 
-    const forward = <K extends keyof TurnEvents>(name: K) =>
+    const forward = <K extends keyof TurnEvents & keyof SessionEvents>(name: K) =>
       this.turns.events.on(name, (payload) => this.events.emit(name, payload as SessionEvents[K]));
     for (const name of ['replyDelta', 'replyDone', 'replyInterrupted', 'mood'] as const)
       forward(name);
@@ -451,17 +446,4 @@ function safeResult(rawCallId: string | number, result: DispatchResult): string 
 /** Text frames cannot carry `##END`; a zero-width space keeps the user's words intact. */
 function sanitizeText(text: string): string {
   return text.replace(/##END/g, '##\u200BEND');
-}
-
-function notReady(state: ConnectionState): string {
-  switch (state.status) {
-    case 'ready':
-      return 'ready';
-    case 'reconnecting':
-      return `not connected (reconnecting: ${state.lastError})`;
-    case 'offline':
-      return `not connected (${state.message})`;
-    default:
-      return `not connected yet (${state.status})`;
-  }
 }

@@ -1,0 +1,226 @@
+/**
+ * The agent as an MCP server (protocols/xiaozhi.md, "MCP inside" and B′), shared by the XiaoZhi
+ * device dialect (inside `{"type":"mcp"}`) and the XiaoZhi MCP endpoint (bare frames).
+ *
+ * - `initialize` may come before anything else (even before the XiaoZhi hello); a
+ *   `capabilities.vision` it carries is kept for camera-like services.
+ * - `tools/list` pages stay under 8000 bytes of JSON; `nextCursor` is the name of the first tool
+ *   not sent. User-only services are listed only for `withUserTools`, marked
+ *   `annotations.audience: ["user"]` — a visibility filter, not an authorisation: their calls
+ *   go through the same gate as any other.
+ * - `tools/call` goes through the one gate. Protocol trouble is a JSON-RPC error (-32601 unknown
+ *   tool, -32602 invalid params, -32603 internal); a refusal or a failing service is a result with
+ *   `isError: true` whose text (and `error`, which one backend reads) tells the model why.
+ * - Results are cut to 8 KB of text with a note saying so. Replies carry the request's id with the
+ *   same value and type; notifications get no reply.
+ */
+import type { Dialect } from '../../contract/audit.js';
+import type { DispatchResult } from '../../dispatch.js';
+import type { Gate, ToolEntry } from '../session.js';
+import { type JsonRpcId, type JsonRpcMessage, RPC, rpcError, rpcResult } from './jsonrpc.js';
+
+export const MCP_PROTOCOL_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18'] as const;
+/** The version XiaoZhi firmware and servers speak; answered when the client asks for another. */
+const DEFAULT_PROTOCOL_VERSION = '2024-11-05';
+export const PAGE_BYTES = 8000;
+export const RESULT_BYTES = 8000;
+
+export interface McpServerOptions {
+  /** The connection's display name, written in the audit log. */
+  connection: string;
+  dialect: Dialect;
+  gate: Gate;
+  /** The enabled services, in registry order, user-only ones included (filtered here). */
+  tools: () => ToolEntry[];
+  serverInfo: { name: string; version: string };
+  /** Announce `tools.listChanged` (the endpoint does; the device dialect never did). */
+  listChanged: boolean;
+  /** A fresh id for calls whose request id cannot serve as an audit call id. */
+  callId?: () => string;
+  pageBytes?: number;
+  resultBytes?: number;
+}
+
+export interface VisionCapability {
+  url?: string;
+  token?: string;
+}
+
+export type McpLog = { level: 'info' | 'warn'; message: string };
+
+export class McpToolServer {
+  /** `capabilities.vision` from the last `initialize`, if the server sent one. */
+  vision: VisionCapability | undefined;
+  initialized = false;
+
+  constructor(private readonly options: McpServerOptions) {}
+
+  /**
+   * Answer one message. Returns the response to send, or undefined (notifications, responses,
+   * and requests without an id). Never throws; `log` receives anything worth a line.
+   */
+  async handle(
+    msg: JsonRpcMessage,
+    log: (line: McpLog) => void = () => undefined,
+  ): Promise<Record<string, unknown> | undefined> {
+    switch (msg.kind) {
+      case 'invalid':
+        log({ level: 'warn', message: `bad MCP message: ${msg.message}` });
+        return msg.id === undefined
+          ? undefined
+          : rpcError(msg.id, RPC.INVALID_REQUEST, msg.message);
+      case 'response':
+        // We send no requests; a stray response is only worth a note.
+        log({ level: 'info', message: `unexpected MCP response (id ${String(msg.id)})` });
+        return undefined;
+      case 'notification':
+        if (msg.method === 'notifications/initialized') this.initialized = true;
+        else if (msg.method === 'tools/call')
+          log({
+            level: 'warn',
+            message: 'a tools/call without an id was ignored: nobody could receive its result',
+          });
+        else if (!msg.method.startsWith('notifications/'))
+          log({ level: 'info', message: `MCP notification '${msg.method}' ignored` });
+        return undefined;
+      case 'request':
+        try {
+          return await this.request(msg.id, msg.method, msg.params);
+        } catch (err) {
+          return rpcError(msg.id, RPC.INTERNAL_ERROR, `internal error: ${(err as Error).message}`);
+        }
+    }
+  }
+
+  private async request(
+    id: JsonRpcId,
+    method: string,
+    params: unknown,
+  ): Promise<Record<string, unknown>> {
+    const p = (params && typeof params === 'object' ? params : {}) as Record<string, unknown>;
+    switch (method) {
+      case 'initialize':
+        return rpcResult(id, this.initialize(p));
+      case 'ping':
+        return rpcResult(id, {});
+      case 'tools/list':
+        return this.list(id, p);
+      case 'tools/call':
+        return this.call(id, p);
+      default:
+        return rpcError(id, RPC.METHOD_NOT_FOUND, `method '${method}' is not supported`);
+    }
+  }
+
+  private initialize(p: Record<string, unknown>): Record<string, unknown> {
+    const caps = p.capabilities as { vision?: unknown } | undefined;
+    const vision = caps?.vision;
+    if (vision && typeof vision === 'object') {
+      const v = vision as Record<string, unknown>;
+      this.vision = {
+        url: typeof v.url === 'string' ? v.url : undefined,
+        token: typeof v.token === 'string' ? v.token : undefined,
+      };
+    }
+    const asked = p.protocolVersion;
+    const protocolVersion =
+      typeof asked === 'string' && (MCP_PROTOCOL_VERSIONS as readonly string[]).includes(asked)
+        ? asked
+        : DEFAULT_PROTOCOL_VERSION;
+    return {
+      protocolVersion,
+      capabilities: { tools: this.options.listChanged ? { listChanged: true } : {} },
+      serverInfo: this.options.serverInfo,
+    };
+  }
+
+  private list(id: JsonRpcId, p: Record<string, unknown>): Record<string, unknown> {
+    const withUser = p.withUserTools === true;
+    const tools = this.options
+      .tools()
+      .filter((t) => withUser || !t.userOnly)
+      .map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        ...(t.userOnly ? { annotations: { audience: ['user'] } } : {}),
+      }));
+    let start = 0;
+    if (p.cursor !== undefined && p.cursor !== null && p.cursor !== '') {
+      start = tools.findIndex((t) => t.name === p.cursor);
+      if (start < 0)
+        return rpcError(
+          id,
+          RPC.INVALID_PARAMS,
+          `unknown cursor '${String(p.cursor)}': the tool list changed; list again from the start`,
+        );
+    }
+    const limit = this.options.pageBytes ?? PAGE_BYTES;
+    const page: typeof tools = [];
+    let end = start;
+    while (end < tools.length) {
+      const candidate = [...page, tools[end]!];
+      const next = tools[end + 1]?.name;
+      const bytes = Buffer.byteLength(
+        JSON.stringify(rpcResult(id, { tools: candidate, nextCursor: next })),
+      );
+      // A page always carries at least one tool, or a huge one could never be listed.
+      if (bytes > limit && page.length > 0) break;
+      page.push(tools[end]!);
+      end += 1;
+    }
+    const result: Record<string, unknown> = { tools: page };
+    if (end < tools.length) result.nextCursor = tools[end]!.name;
+    return rpcResult(id, result);
+  }
+
+  private async call(id: JsonRpcId, p: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const name = p.name;
+    if (typeof name !== 'string' || !name)
+      return rpcError(id, RPC.INVALID_PARAMS, "tools/call needs 'name', the tool to run");
+    const args = p.arguments ?? {};
+    const entry = this.options.tools().find((t) => t.name === name);
+    const callId = String(id) || (this.options.callId?.() ?? 'call');
+    const result = await this.options.gate.dispatch({
+      connection: this.options.connection,
+      dialect: this.options.dialect,
+      callId,
+      service: name,
+      params: args,
+      // User-only services are callable by servers that list them; the gate still decides.
+      userTools: entry?.userOnly === true ? true : undefined,
+    });
+    return this.toResponse(id, result);
+  }
+
+  private toResponse(id: JsonRpcId, result: DispatchResult): Record<string, unknown> {
+    if (!result.ok) {
+      if (result.code === 'unknown_service')
+        return rpcError(id, RPC.METHOD_NOT_FOUND, result.message);
+      if (result.code === 'invalid_params') return rpcError(id, RPC.INVALID_PARAMS, result.message);
+      return rpcResult(id, {
+        content: [{ type: 'text', text: result.message }],
+        isError: true,
+        error: result.message,
+      });
+    }
+    const text =
+      typeof result.data === 'string' ? result.data : (JSON.stringify(result.data) ?? 'null');
+    return rpcResult(id, {
+      content: [{ type: 'text', text: cutText(text, this.options.resultBytes ?? RESULT_BYTES) }],
+      isError: false,
+    });
+  }
+}
+
+/** Text cut to `maxBytes` of UTF-8 (never inside a character), with a note saying so. */
+export function cutText(text: string, maxBytes: number): string {
+  const total = Buffer.byteLength(text);
+  if (total <= maxBytes) return text;
+  const note = `\n…[cut: the result was ${total} bytes; only the first part is shown]`;
+  const room = Math.max(0, maxBytes - Buffer.byteLength(note));
+  let cut = Buffer.from(text).subarray(0, room).toString('utf8');
+  // A character split by the byte cut decodes as U+FFFD: drop it.
+  cut = cut.replace(/\uFFFD$/, '');
+  return cut + note;
+}
