@@ -30,6 +30,11 @@ export interface CallRequest {
    * visibility, not authorisation: the call is decided like any other server call.
    */
   userTools?: boolean;
+  /**
+   * The dialect recognised this call as a repeat of one already received (robot servers send
+   * each execute twice). It is recorded as `duplicate` and never run.
+   */
+  duplicateOf?: string;
 }
 
 export type DispatchResult =
@@ -184,6 +189,14 @@ export class Dispatcher {
 
   private async decideAndRun(call: CallRequest, key: string): Promise<Verdict> {
     const { registry } = this.deps;
+    if (call.duplicateOf !== undefined)
+      return {
+        decision: 'duplicate',
+        result: refuse(
+          'duplicate',
+          `this call repeats call '${call.duplicateOf}', received moments ago; it was not run twice`,
+        ),
+      };
     const service = registry.get(call.service);
     if (!service || (service.userOnly && !call.userRun && !call.userTools)) {
       const names = registry

@@ -9,6 +9,8 @@ export const DECISIONS = [
   'disabled',
   'invalid',
   'user-run',
+  /** The same call arrived again (robot servers send each execute twice); not run twice. */
+  'duplicate',
 ] as const;
 export type Decision = (typeof DECISIONS)[number];
 

@@ -60,6 +60,7 @@ const Decision = Type.Union([
   Type.Literal('disabled'),
   Type.Literal('invalid'),
   Type.Literal('user-run'),
+  Type.Literal('duplicate'),
 ]);
 export const AuditQuerySchema = Type.Object(
   {

@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'file_too_large',
   'disk_full',
   'cancelled',
+  'duplicate',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -29,6 +29,7 @@ export function decisionTone(d: Decision): Tone {
     case 'allowed-always':
       return 'good';
     case 'user-run':
+    case 'duplicate':
       return 'info';
     case 'timeout':
     case 'disabled':

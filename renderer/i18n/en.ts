@@ -58,6 +58,7 @@ export const en = {
     file_too_large: 'File too large',
     disk_full: 'Disk full',
     cancelled: 'Cancelled',
+    duplicate: 'Repeated call, not run again',
     unknown: 'Error ({{code}})',
   },
   decision: {
@@ -70,6 +71,7 @@ export const en = {
     disabled: 'Switched off',
     invalid: 'Invalid',
     'user-run': 'Run by you',
+    duplicate: 'Duplicate (not run)',
   },
   outcome: {
     ok: 'Succeeded',

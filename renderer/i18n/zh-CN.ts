@@ -60,6 +60,7 @@ export const zhCN: Messages = {
     file_too_large: '文件过大',
     disk_full: '磁盘已满',
     cancelled: '已取消',
+    duplicate: '重复调用，未再次执行',
     unknown: '错误（{{code}}）',
   },
   decision: {
@@ -72,6 +73,7 @@ export const zhCN: Messages = {
     disabled: '已关闭',
     invalid: '无效',
     'user-run': '由你运行',
+    duplicate: '重复（未执行）',
   },
   outcome: {
     ok: '成功',
