@@ -23,12 +23,15 @@ import { createFilesSandbox } from './services/files/sandbox.js';
 import { Registry } from './services/registry.js';
 import type { Service } from './services/service.js';
 import type { SecretStore } from './settings/secrets.js';
-import { type AdventProfile, type Settings, defaultSettings } from './settings/schema.js';
+import { type Profile, type Settings, defaultSettings } from './settings/schema.js';
+import type { AdventProfile } from './contract/commands.js';
 import { type DataDirLock, lockDataDir } from './settings/lock.js';
 import { SettingsStore } from './settings/store.js';
-import { AdventSession, type SessionEvents } from './wire/advent/session.js';
+import type { AdventSession } from './wire/advent/session.js';
+import { type SecretSource, createSession } from './wire/sessions.js';
 import type { Timing } from './wire/advent/connection.js';
-import type { ToolEntry } from './wire/session.js';
+import type { LiveSession, SessionEvents, ToolEntry } from './wire/session.js';
+import type { WsTiming } from './wire/ws/link.js';
 
 export interface AgentOptions {
   dataDir: string;
@@ -46,8 +49,11 @@ export interface AgentOptions {
   };
   /** Extra services (tests, plugins); the built-ins are always there. */
   services?: Service[];
-  /** Connection timing overrides (tests). */
+  /** Connection timing overrides (tests): Advent TCP and the WebSocket dialects. */
   timing?: Partial<Timing>;
+  wsTiming?: Partial<WsTiming>;
+  /** The app's version, told to MCP clients in `serverInfo`. */
+  version?: string;
 }
 
 /** Every event a host may show, tagged with the connection where one applies. */
@@ -57,6 +63,8 @@ export type AgentEvents = {
   replyDelta: SessionEvents['replyDelta'] & { id: string };
   replyDone: SessionEvents['replyDone'] & { id: string };
   replyInterrupted: SessionEvents['replyInterrupted'] & { id: string };
+  thought: SessionEvents['thought'] & { id: string };
+  transcript: SessionEvents['transcript'] & { id: string };
   mood: SessionEvents['mood'] & { id: string };
   audio: SessionEvents['audio'] & { id: string };
   listen: SessionEvents['listen'] & { id: string };
@@ -77,7 +85,7 @@ export class Agent {
   readonly policy: PolicyStore;
   readonly broker: Broker;
   readonly gate: Dispatcher;
-  private readonly sessions = new Map<string, AdventSession>();
+  private readonly sessions = new Map<string, LiveSession>();
   private lock: DataDirLock | undefined;
   readonly clockSource: Clock;
   readonly ids: IdSource;
@@ -254,43 +262,38 @@ export class Agent {
   // --- connections ---------------------------------------------------------------------------
 
   /**
-   * Start a session for an Advent profile. The token comes from the SecretStore key
-   * `profile:<id>:token` unless `token` is given (terminal flags).
+   * Start a session for a profile of any kind; every one serves the same services through the
+   * same gate. The secret (an Advent or XiaoZhi token, the endpoint URL's token) comes from the
+   * SecretStore key `profile:<id>:token` unless `secret` is given (terminal flags).
    */
-  connectAdvent(profile: AdventProfile, token?: () => Promise<string> | string): AdventSession {
+  connect(profile: Profile, secret?: SecretSource): LiveSession {
     const existing = this.sessions.get(profile.id);
     if (existing) return existing;
-    const session = new AdventSession({
-      name: profile.name,
-      host: profile.host,
-      port: profile.port,
-      token:
-        token ??
-        (async () => {
-          const value = await this.options.secrets.get(`profile:${profile.id}:token`);
-          if (!value) throw new Error(`no token is saved for '${profile.name}'`);
-          return value;
-        }),
-      authParams: {
-        voiceid: profile.voiceId,
-        lang: profile.lang,
-        format: profile.format,
-        input_audio_format: profile.inputAudioFormat,
-        mode: profile.mode,
-        emoji_mode: profile.emojiMode,
-      },
-      voice: { opusLengthOrder: profile.opusLengthOrder ?? 'be' },
+    const stored = async (): Promise<string | undefined> =>
+      (await this.options.secrets.get(`profile:${profile.id}:token`)) ?? undefined;
+    const session = createSession(profile, {
       gate: this.gate,
-      services: () =>
-        Object.fromEntries(
-          this.registry.serverServices().map((s) => [s.name, this.registry.describeForServer(s)]),
-        ),
+      tools: () => this.toolEntries(),
+      secret: secret ?? stored,
       clock: this.clockSource,
       ids: this.ids,
       timing: this.options.timing,
+      wsTiming: this.options.wsTiming,
+      version: this.options.version ?? '0.0.0',
     });
-    const id = profile.id;
-    const name = profile.name;
+    this.watch(profile.id, session);
+    this.sessions.set(profile.id, session);
+    session.start();
+    return session;
+  }
+
+  /** An Advent session (tests and the Advent-only paths want its concrete type). */
+  connectAdvent(profile: AdventProfile, token?: () => Promise<string> | string): AdventSession {
+    return this.connect(profile, token) as AdventSession;
+  }
+
+  private watch(id: string, session: LiveSession): void {
+    const name = session.name;
     const e = session.events;
     e.on('state', (state) => {
       // A dropped link cancels its pending prompts: the server is no longer waiting for them.
@@ -305,6 +308,8 @@ export class Agent {
     e.on('replyDelta', (p) => this.events.emit('replyDelta', { ...p, id }));
     e.on('replyDone', (p) => this.events.emit('replyDone', { ...p, id }));
     e.on('replyInterrupted', (p) => this.events.emit('replyInterrupted', { ...p, id }));
+    e.on('thought', (p) => this.events.emit('thought', { ...p, id }));
+    e.on('transcript', (p) => this.events.emit('transcript', { ...p, id }));
     e.on('mood', (p) => this.events.emit('mood', { ...p, id }));
     e.on('audio', (p) => this.events.emit('audio', { ...p, id }));
     e.on('listen', (p) => this.events.emit('listen', { ...p, id }));
@@ -319,12 +324,9 @@ export class Agent {
         message: `the token for '${name}' expires at ${new Date(expiresAt).toISOString()}; get a new one to stay connected`,
       }),
     );
-    this.sessions.set(id, session);
-    session.start();
-    return session;
   }
 
-  session(id: string): AdventSession | undefined {
+  session(id: string): LiveSession | undefined {
     return this.sessions.get(id);
   }
 

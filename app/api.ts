@@ -9,25 +9,29 @@ import path from 'node:path';
 import { Agent, type AgentOptions } from './agent.js';
 import { Timeline } from './chat/timeline.js';
 import type { ChatItem } from './contract/chat.js';
-import type {
-  AgentApi,
-  CommandResults,
-  ConnectionView,
-  EventPayloads,
-  ProfileInput,
-  ProfileView,
-  RunResult,
-  SettingsPatch,
-  SettingsView,
-  Snapshot,
+import {
+  type AdventProfile,
+  type AgentApi,
+  CAPABILITIES,
+  type Profile,
+  type ProfileKind,
+  type CommandResults,
+  type ConnectionView,
+  type EventPayloads,
+  type ProfileInput,
+  type ProfileView,
+  type RunResult,
+  type SettingsPatch,
+  type SettingsView,
+  type Snapshot,
 } from './contract/commands.js';
 import type { RegistrationState } from './contract/connection.js';
 import type { AuditQuery } from './contract/audit.js';
 import type { Policy, PromptAnswer } from './contract/policy.js';
 import { Emitter } from './events.js';
-import type { AdventProfile } from './settings/schema.js';
 import { AdventSim } from './sim/advent-sim.js';
-import type { AdventSession } from './wire/advent/session.js';
+import type { LiveSession } from './wire/session.js';
+import { generateClientId, generateDeviceId, normaliseMac } from './wire/xiaozhi/identity.js';
 
 export interface CoreApiOptions extends AgentOptions {
   version: string;
@@ -171,12 +175,17 @@ export class CoreApi implements AgentApi {
   async saveConnection(input: ProfileInput): Promise<ProfileView> {
     if (input.id === DEMO_ID) throw new Error('the demo server cannot be edited');
     const id = input.id ?? `p-${this.agent.ids.hex(8)}`;
-    const profile: AdventProfile = { ...stripUndefined(input), id, kind: 'advent' };
+    const { profile, secret } = this.completeProfile({ ...stripUndefined(input), id });
     await this.agent.settings.update((draft) => {
       const at = draft.connections.findIndex((c) => c.id === id);
       if (at >= 0) draft.connections[at] = profile;
       else draft.connections.push(profile);
     });
+    // A token pasted inside an endpoint URL is kept as the profile's secret, never in settings.
+    if (secret !== undefined) {
+      await this.options.secrets.set(tokenKey(id), secret);
+      this.tokens.add(id);
+    }
     // A live connection picks the new settings up by reconnecting.
     if (this.agent.session(id)) {
       await this.agent.disconnect(id);
@@ -185,6 +194,45 @@ export class CoreApi implements AgentApi {
       this.emitConnection(id);
     }
     return this.profileView(profile);
+  }
+
+  /**
+   * Fill in what a profile needs to stay the same device across runs: a XiaoZhi Device-Id and
+   * Client-Id, a robot MAC — generated once, then kept (an edit without them keeps the old ones).
+   */
+  private completeProfile(input: ProfileInput & { id: string }): {
+    profile: Profile;
+    secret?: string;
+  } {
+    const old = this.profile(input.id);
+    const ids = this.agent.ids;
+    switch (input.kind) {
+      case 'advent':
+        return { profile: input };
+      case 'xiaozhi': {
+        const prev = old?.kind === 'xiaozhi' ? old : undefined;
+        return {
+          profile: {
+            ...input,
+            deviceId: normaliseMac(input.deviceId ?? prev?.deviceId ?? generateDeviceId(ids), ':'),
+            clientId: (input.clientId ?? prev?.clientId ?? generateClientId(ids)).toLowerCase(),
+          },
+        };
+      }
+      case 'robot': {
+        const prev = old?.kind === 'robot' ? old : undefined;
+        return {
+          profile: {
+            ...input,
+            macAddr: normaliseMac(input.macAddr ?? prev?.macAddr ?? generateDeviceId(ids), '-'),
+          },
+        };
+      }
+      case 'endpoint': {
+        const { url, token } = splitUrlToken(input.url);
+        return { profile: { ...input, url }, secret: token };
+      }
+    }
   }
 
   async deleteConnection(id: string): Promise<void> {
@@ -215,10 +263,14 @@ export class CoreApi implements AgentApi {
   async connect(id: string): Promise<void> {
     const profile = this.profile(id);
     if (!profile) throw new Error(`there is no connection '${id}'`);
-    if (id !== DEMO_ID && !this.tokens.has(id))
-      throw new Error(`no token is saved for '${profile.name}'; add one first`);
+    if (id !== DEMO_ID && needsSecret(profile.kind) && !this.tokens.has(id))
+      throw new Error(
+        profile.kind === 'endpoint'
+          ? `'${profile.name}' has no token; paste the endpoint address with its ?token=… first`
+          : `no token is saved for '${profile.name}'; add one first`,
+      );
     const token = id === DEMO_ID ? () => 'demo' : undefined;
-    this.agent.connectAdvent(profile, token);
+    this.agent.connect(profile, token);
     if (!this.active || !this.agent.session(this.active)) this.active = id;
     this.emitAll();
   }
@@ -381,19 +433,19 @@ export class CoreApi implements AgentApi {
     this.events.emit('connectionRemoved', { id: DEMO_ID });
   }
 
-  private activeSession(): { id: string; session: AdventSession } {
+  private activeSession(): { id: string; session: LiveSession } {
     const id = this.active;
     const session = id ? this.agent.session(id) : undefined;
     if (!id || !session) throw new Error('no connection is active; connect to a server first');
     return { id, session };
   }
 
-  private profiles(): AdventProfile[] {
+  private profiles(): Profile[] {
     const saved = this.agent.getSettings().connections;
     return this.demo ? [this.demo.profile, ...saved] : [...saved];
   }
 
-  private profile(id: string): AdventProfile | undefined {
+  private profile(id: string): Profile | undefined {
     return this.profiles().find((p) => p.id === id);
   }
 
@@ -407,21 +459,22 @@ export class CoreApi implements AgentApi {
     return this.profiles().find((p) => p.name === name)?.id ?? name;
   }
 
-  private profileView(p: AdventProfile): ProfileView {
+  private profileView(p: Profile): ProfileView {
     return {
       ...p,
       demo: p.id === DEMO_ID || undefined,
       hasToken: p.id === DEMO_ID || this.tokens.has(p.id),
-    };
+    } as ProfileView;
   }
 
-  private connectionView(p: AdventProfile): ConnectionView {
+  private connectionView(p: Profile): ConnectionView {
     const session = this.agent.session(p.id);
     return {
       profile: this.profileView(p),
       state: session?.state ?? { status: 'idle' },
       registration: session ? this.registrations.get(p.id) : undefined,
       active: this.active === p.id,
+      capabilities: session?.capabilities ?? CAPABILITIES[p.kind],
     };
   }
 
@@ -438,4 +491,23 @@ export class CoreApi implements AgentApi {
 
 function stripUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '')) as T;
+}
+
+/** Kinds that cannot connect without a secret (the XiaoZhi token is optional; robots have none). */
+function needsSecret(kind: ProfileKind): boolean {
+  return kind === 'advent' || kind === 'endpoint';
+}
+
+/** An endpoint address without its `token` query parameter, and that token. */
+export function splitUrlToken(raw: string): { url: string; token?: string } {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return { url: raw };
+  }
+  const token = u.searchParams.get('token') ?? undefined;
+  if (token === undefined) return { url: raw };
+  u.searchParams.delete('token');
+  return { url: u.toString(), token };
 }

@@ -40,6 +40,16 @@ export class Timeline {
       const item = this.assistant(id, taskId);
       this.put({ ...item, text: text || item.text, state: 'interrupted' });
     });
+    agentEvents.on('thought', ({ id, taskId, text }) => {
+      const item = this.assistant(id, taskId);
+      this.put({ ...item, thought: (item.thought ?? '') + text });
+    });
+    // What the server heard: the voice bubble ("voice message, 3.2 s") shows these words instead.
+    agentEvents.on('transcript', ({ id, taskId, text }) => {
+      const existing = this.items.get(`u:${id}:${taskId}`);
+      if (existing?.kind === 'user') this.put({ ...existing, text });
+      else this.user(id, taskId, text);
+    });
     agentEvents.on('mood', ({ id, taskId, emoji }) => {
       this.put({ ...this.assistant(id, taskId), mood: emoji });
     });
@@ -102,13 +112,17 @@ export class Timeline {
 
   /** Record what the user said (the host calls this when a turn is sent). */
   user(connection: string, taskId: string, text: string, voiceMs?: number): void {
+    const id = `u:${connection}:${taskId}`;
+    const existing = this.items.get(id);
+    // A transcript may arrive before the voice turn is closed: keep its words.
+    const kept = existing?.kind === 'user' ? existing : undefined;
     this.put({
       kind: 'user',
-      id: `u:${connection}:${taskId}`,
-      at: this.clock.now(),
+      id,
+      at: kept?.at ?? this.clock.now(),
       connection,
-      text,
-      voiceMs,
+      text: text || kept?.text || '',
+      voiceMs: voiceMs ?? kept?.voiceMs,
     });
   }
 

@@ -25,6 +25,8 @@ export interface AssistantItem extends Base {
   text: string;
   state: 'streaming' | 'done' | 'interrupted';
   mood?: string;
+  /** The AI's reasoning (robot servers send it), shown folded under the reply. */
+  thought?: string;
 }
 
 export interface ToolItem extends Base {

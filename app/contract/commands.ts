@@ -6,7 +6,7 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { AuditPage, AuditRecord, AuditVerifyResult } from './audit.js';
 import type { ChatItem } from './chat.js';
-import type { ConnectionState, RegistrationState } from './connection.js';
+import type { ConnectionCapabilities, ConnectionState, RegistrationState } from './connection.js';
 import type { PendingPrompt, Policy, Risk } from './policy.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' });
@@ -26,28 +26,102 @@ export const PromptAnswerSchema = Type.Union([
   Type.Literal('deny'),
 ]);
 
-export const ProfileInputSchema = Type.Object(
-  {
-    /** Absent for a new profile. */
-    id: Type.Optional(Id),
-    kind: Type.Literal('advent'),
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    host: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\s/]+$' }),
-    port: Type.Integer({ minimum: 1, maximum: 65535 }),
-    voiceId: Type.Optional(LoginValue),
-    lang: Type.Optional(LoginValue),
-    format: Type.Optional(Type.Union([Type.Literal('pcm'), Type.Literal('opus')])),
-    inputAudioFormat: Type.Optional(Type.Union([Type.Literal('pcm'), Type.Literal('opus')])),
-    /** Byte order of the 2-byte Opus packet length (protocol §6.2: unknown; 'be' is the guess). */
-    opusLengthOrder: Type.Optional(Type.Union([Type.Literal('be'), Type.Literal('le')])),
-    mode: Type.Optional(
-      Type.Union([Type.Literal('manual'), Type.Literal('vad'), Type.Literal('auto')]),
-    ),
-    emojiMode: Type.Optional(LoginValue),
-    autoConnect: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-);
+const Name = Type.String({ minLength: 1, maxLength: 100 });
+/** A WebSocket address; a token the user pasted inside it is moved to the SecretStore on save. */
+const WsUrl = Type.String({ minLength: 1, maxLength: 2048, pattern: '^wss?://[^\\s]+$' });
+const Mac = Type.String({ pattern: '^[0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}$' });
+const Uuid = Type.String({
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+});
+const AutoConnect = Type.Optional(Type.Boolean());
+
+/** Advent TCP server (protocols/advent.md). Token: SecretStore `profile:<id>:token`. */
+const adventFields = {
+  kind: Type.Literal('advent'),
+  name: Name,
+  host: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\s/]+$' }),
+  port: Type.Integer({ minimum: 1, maximum: 65535 }),
+  voiceId: Type.Optional(LoginValue),
+  lang: Type.Optional(LoginValue),
+  format: Type.Optional(Type.Union([Type.Literal('pcm'), Type.Literal('opus')])),
+  inputAudioFormat: Type.Optional(Type.Union([Type.Literal('pcm'), Type.Literal('opus')])),
+  /** Byte order of the 2-byte Opus packet length (protocol §6.2: unknown; 'be' is the guess). */
+  opusLengthOrder: Type.Optional(Type.Union([Type.Literal('be'), Type.Literal('le')])),
+  mode: Type.Optional(
+    Type.Union([Type.Literal('manual'), Type.Literal('vad'), Type.Literal('auto')]),
+  ),
+  emojiMode: Type.Optional(LoginValue),
+  autoConnect: AutoConnect,
+};
+
+/** XiaoZhi device protocol (protocols/xiaozhi.md B). Optional token: SecretStore. */
+const xiaozhiFields = {
+  kind: Type.Literal('xiaozhi'),
+  name: Name,
+  url: WsUrl,
+  /** Device-Id (a MAC); generated once and kept when left empty. */
+  deviceId: Type.Optional(Mac),
+  /** Client-Id (a UUID); generated once and kept when left empty. */
+  clientId: Type.Optional(Uuid),
+  /** Binary audio framing: 1 raw Opus, 2 16-byte header, 3 4-byte header. */
+  protocolVersion: Type.Optional(Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)])),
+  /** Identity as query parameters instead of headers (some servers want that). */
+  authInQuery: Type.Optional(Type.Boolean()),
+  /** Reconnect after a service toggle so the server lists tools again. Default on. */
+  reconnectOnToolsChanged: Type.Optional(Type.Boolean()),
+  /** Hands-free: `auto` (the server detects the end of speech); push-to-talk uses `manual`. */
+  listenMode: Type.Optional(Type.Union([Type.Literal('manual'), Type.Literal('auto')])),
+  autoConnect: AutoConnect,
+};
+
+/** XiaoZhi MCP endpoint (protocols/xiaozhi.md B′). The URL's token lives in the SecretStore. */
+const endpointFields = {
+  kind: Type.Literal('endpoint'),
+  name: Name,
+  url: WsUrl,
+  autoConnect: AutoConnect,
+};
+
+/** Robot JSON-RPC server (protocols/robot-rpc.md). No token: the device is its MAC. */
+const robotFields = {
+  kind: Type.Literal('robot'),
+  name: Name,
+  url: WsUrl,
+  /** `mac_addr` sent when registering; generated once and kept when left empty. */
+  macAddr: Type.Optional(Mac),
+  autoConnect: AutoConnect,
+};
+
+const closed = { additionalProperties: false } as const;
+
+/** A profile as the UI sends it: `id` absent for a new one. */
+export const ProfileInputSchema = Type.Union([
+  Type.Object({ id: Type.Optional(Id), ...adventFields }, closed),
+  Type.Object({ id: Type.Optional(Id), ...xiaozhiFields }, closed),
+  Type.Object({ id: Type.Optional(Id), ...endpointFields }, closed),
+  Type.Object({ id: Type.Optional(Id), ...robotFields }, closed),
+]);
+/** A profile as saved in settings. Tokens are never here: they live in the SecretStore. */
+export const ProfileSchema = Type.Union([
+  Type.Object({ id: Id, ...adventFields }, closed),
+  Type.Object({ id: Id, ...xiaozhiFields }, closed),
+  Type.Object({ id: Id, ...endpointFields }, closed),
+  Type.Object({ id: Id, ...robotFields }, closed),
+]);
+export type Profile = Static<typeof ProfileSchema>;
+export type ProfileKind = Profile['kind'];
+export const PROFILE_KINDS: readonly ProfileKind[] = ['advent', 'xiaozhi', 'endpoint', 'robot'];
+export type AdventProfile = Extract<Profile, { kind: 'advent' }>;
+/** What each kind of connection can carry (the UI disables the rest and says why). */
+export const CAPABILITIES: Record<ProfileKind, ConnectionCapabilities> = {
+  advent: { chat: true, voice: true, speak: true },
+  xiaozhi: { chat: true, voice: true, speak: false },
+  endpoint: { chat: false, voice: false, speak: false },
+  robot: { chat: true, voice: true, speak: false },
+};
+export type XiaozhiProfile = Extract<Profile, { kind: 'xiaozhi' }>;
+export type EndpointProfile = Extract<Profile, { kind: 'endpoint' }>;
+export type RobotProfile = Extract<Profile, { kind: 'robot' }>;
 export type ProfileInput = Static<typeof ProfileInputSchema>;
 
 const Decision = Type.Union([
@@ -141,35 +215,18 @@ export function isCommandName(name: unknown): name is CommandName {
 // ---------------------------------------------------------------------------------------------
 // Views the UI renders (results and event payloads)
 
-/** An Advent server profile as saved. The token is not here: it lives in the SecretStore. */
-export interface AdventProfile {
-  id: string;
-  kind: 'advent';
-  name: string;
-  host: string;
-  port: number;
-  voiceId?: string;
-  lang?: string;
-  format?: 'pcm' | 'opus';
-  inputAudioFormat?: 'pcm' | 'opus';
-  /** Byte order of the 2-byte Opus packet length (protocol §6.2: unknown); default 'be'. */
-  opusLengthOrder?: 'be' | 'le';
-  mode?: 'manual' | 'vad' | 'auto';
-  emojiMode?: string;
-  autoConnect?: boolean;
-}
-
-export interface ProfileView extends AdventProfile {
+export type ProfileView = Profile & {
   /** The built-in simulator, started for a first look; not saved. */
   demo?: boolean;
   hasToken: boolean;
-}
+};
 
 export interface ConnectionView {
   profile: ProfileView;
   state: ConnectionState;
   registration?: RegistrationState;
   active: boolean;
+  capabilities: ConnectionCapabilities;
 }
 
 export interface ServiceView {

@@ -9,6 +9,16 @@ export type ConnectionState =
 
 export type OfflineReason = 'stopped' | 'auth_failed' | 'token_expired' | 'config';
 
+/** What a connection's dialect can carry; the UI disables what it cannot. */
+export interface ConnectionCapabilities {
+  /** Typed chat turns. */
+  chat: boolean;
+  /** Voice turns (microphone up, speech down). */
+  voice: boolean;
+  /** "Say this" (the character speaks given text). */
+  speak: boolean;
+}
+
 /** Per-connection registration status shown next to each service set. */
 export type RegistrationState =
   | { state: 'registering' }

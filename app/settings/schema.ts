@@ -1,9 +1,9 @@
 import type { JSONSchemaType } from 'ajv';
-import type { AdventProfile } from '../contract/commands.js';
+import { type AdventProfile, type Profile, ProfileSchema } from '../contract/commands.js';
 import type { Policy } from '../contract/policy.js';
 
 /** Profiles are defined by the contract (the UI edits them); the token lives in the SecretStore under `profile:<id>:token`. */
-export type { AdventProfile };
+export type { AdventProfile, Profile };
 
 export interface ServiceSettings {
   enabled?: boolean;
@@ -21,7 +21,7 @@ export interface Settings {
   services: Record<string, ServiceSettings>;
   /** Grant keys (service name or `name:action`) the user chose "Always allow" for. */
   alwaysGrants: string[];
-  connections: AdventProfile[];
+  connections: Profile[];
   language: 'en' | 'zh-CN';
   theme: 'system' | 'light' | 'dark';
 }
@@ -65,28 +65,10 @@ export const settingsSchema: JSONSchemaType<Settings> = {
       },
     },
     alwaysGrants: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
+    // The contract's TypeBox schema is plain JSON Schema: one source for the UI and the file.
     connections: {
       type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['id', 'kind', 'name', 'host', 'port'],
-        properties: {
-          id: { type: 'string', minLength: 1, maxLength: 64 },
-          kind: { type: 'string', const: 'advent' },
-          name: { type: 'string', minLength: 1, maxLength: 100 },
-          host: { type: 'string', minLength: 1, maxLength: 255 },
-          port: { type: 'integer', minimum: 1, maximum: 65535 },
-          voiceId: { type: 'string', nullable: true, pattern: '^(?!.*##).*$' },
-          lang: { type: 'string', nullable: true, pattern: '^(?!.*##).*$' },
-          format: { type: 'string', enum: ['pcm', 'opus'], nullable: true },
-          inputAudioFormat: { type: 'string', enum: ['pcm', 'opus'], nullable: true },
-          opusLengthOrder: { type: 'string', enum: ['be', 'le'], nullable: true },
-          mode: { type: 'string', enum: ['manual', 'vad', 'auto'], nullable: true },
-          emojiMode: { type: 'string', nullable: true, pattern: '^(?!.*##).*$' },
-          autoConnect: { type: 'boolean', nullable: true },
-        },
-      },
+      items: ProfileSchema as unknown as JSONSchemaType<Profile>,
     },
     language: { type: 'string', enum: ['en', 'zh-CN'] },
     theme: { type: 'string', enum: ['system', 'light', 'dark'] },

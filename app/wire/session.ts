@@ -4,7 +4,11 @@
  * no chat or no voice (the XiaoZhi MCP endpoint) says so in `capabilities` and refuses those
  * calls with a clear message instead of pretending.
  */
-import type { ConnectionState, RegistrationState } from '../contract/connection.js';
+import type {
+  ConnectionCapabilities,
+  ConnectionState,
+  RegistrationState,
+} from '../contract/connection.js';
 import type { Risk } from '../contract/policy.js';
 import type { CallRequest, DispatchResult } from '../dispatch.js';
 import type { Emitter } from '../events.js';
@@ -55,14 +59,7 @@ export type SendResult = { ok: true; taskId: string } | { ok: false; message: st
 /** `ignored`: the server already ended this input (VAD stop), so a late chunk is dropped. */
 export type ChunkResult = { ok: true; ignored?: true } | { ok: false; message: string };
 
-export interface SessionCapabilities {
-  /** Typed chat turns. */
-  chat: boolean;
-  /** Voice turns (microphone up, speech down). */
-  voice: boolean;
-  /** "Say this" (the character speaks given text). */
-  speak: boolean;
-}
+export type SessionCapabilities = ConnectionCapabilities;
 
 export interface LiveSession {
   readonly kind: SessionKind;

@@ -75,7 +75,7 @@ async function openVoiceApp(browser: Browser): Promise<VoiceApp> {
 async function connectProfile(
   app: VoiceApp,
   sim: AdventSim,
-  extra: Partial<ProfileInput>,
+  extra: Partial<Extract<ProfileInput, { kind: 'advent' }>>,
 ): Promise<void> {
   const profile = await app.host.api.saveConnection({
     kind: 'advent',

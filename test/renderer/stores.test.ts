@@ -60,6 +60,7 @@ describe('connection and prompt stores', () => {
     profile: { id, kind: 'advent', name: id, host: 'h', port: 1, hasToken: true },
     state: status === 'ready' ? { status, since: 0 } : { status },
     active: false,
+    capabilities: { chat: true, voice: true, speak: true },
   });
 
   it('upserts connection views by profile id', () => {

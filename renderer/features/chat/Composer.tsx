@@ -19,14 +19,17 @@ export function Composer({ active }: { active: ConnectionView | undefined }) {
   const ref = useRef<HTMLTextAreaElement>(null);
   const hintId = useId();
   const bridgeOpen = useUi((s) => s.bridgeStatus === 'open');
-  const ready = bridgeOpen && active?.state.status === 'ready';
+  const canChat = active?.capabilities.chat !== false;
+  const ready = bridgeOpen && active?.state.status === 'ready' && canChat;
   const hint = !bridgeOpen
     ? t('bridge.reconnecting')
     : !active
       ? t('chat.disabledNoConnection')
-      : !ready
-        ? t('chat.disabledConnecting')
-        : t('chat.sendHint');
+      : !canChat
+        ? t('connections.noChat', { name: active.profile.name })
+        : !ready
+          ? t('chat.disabledConnecting')
+          : t('chat.sendHint');
 
   // Grow with the text up to a few lines.
   useEffect(() => {

@@ -64,6 +64,12 @@ const Item = memo(function Item({
           aria-busy={item.state === 'streaming'}
         >
           <div className="bubble">
+            {item.thought && (
+              <details className="thought" data-testid="chat-thought">
+                <summary>{t('chat.thought')}</summary>
+                <p className="thought-text">{item.thought}</p>
+              </details>
+            )}
             <span className="bubble-text">{item.text}</span>
             {item.state === 'streaming' && (
               <span className="cursor" aria-hidden="true" title={t('chat.streaming')} />

@@ -72,10 +72,11 @@ function ConnectionCard({
         </Badge>
       </header>
       <p className="connection-addr">
-        <code>
-          {p.host}:{p.port}
-        </code>
-        {!p.demo && (
+        <Badge tone="neutral" testId={`connection-kind-${p.id}`}>
+          {t(`connections.kindShort.${p.kind}`)}
+        </Badge>{' '}
+        <code>{p.kind === 'advent' ? `${p.host}:${p.port}` : p.url}</code>
+        {!p.demo && p.kind !== 'robot' && (
           <span className="muted small">
             {' · '}
             {p.hasToken ? t('connections.tokenSaved') : t('connections.noToken')}

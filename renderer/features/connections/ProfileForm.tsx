@@ -1,10 +1,12 @@
 /**
- * Add or edit an Advent profile. The token is a password field sent only through setSecret after
- * the profile is saved, and never shown back ("token saved" when the core has one).
+ * Add or edit a connection of any kind (Advent, XiaoZhi device, XiaoZhi MCP endpoint, robot).
+ * The token is a password field sent only through setSecret after the profile is saved, and never
+ * shown back ("token saved" when the core has one). An endpoint's token travels inside its address
+ * once; the core moves it to the keychain and keeps the address without it.
  */
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { ProfileInput, ProfileView } from '../../../app/contract/index.js';
+import type { ProfileInput, ProfileKind, ProfileView } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
 import { errorText } from '../../lib/labels.js';
 import { toast } from '../../store/toasts.js';
@@ -13,7 +15,16 @@ type Format = '' | 'pcm' | 'opus';
 type Mode = '' | 'manual' | 'vad' | 'auto';
 
 interface Draft {
+  kind: ProfileKind;
   name: string;
+  url: string;
+  deviceId: string;
+  clientId: string;
+  macAddr: string;
+  protocolVersion: '' | '1' | '2' | '3';
+  listenMode: '' | 'manual' | 'auto';
+  authInQuery: boolean;
+  reconnectOnToolsChanged: boolean;
   host: string;
   port: string;
   token: string;
@@ -29,22 +40,90 @@ interface Draft {
 type Problem = Partial<Record<keyof Draft, string>>;
 
 function draftOf(p: ProfileView | undefined): Draft {
+  const a = p?.kind === 'advent' ? p : undefined;
+  const x = p?.kind === 'xiaozhi' ? p : undefined;
   return {
+    kind: p?.kind ?? 'advent',
     name: p?.name ?? '',
-    host: p?.host ?? '',
-    port: p ? String(p.port) : '',
+    url: p && p.kind !== 'advent' ? p.url : '',
+    deviceId: x?.deviceId ?? '',
+    clientId: x?.clientId ?? '',
+    macAddr: p?.kind === 'robot' ? (p.macAddr ?? '') : '',
+    protocolVersion: x?.protocolVersion ? (String(x.protocolVersion) as '1' | '2' | '3') : '',
+    listenMode: x?.listenMode ?? '',
+    authInQuery: x?.authInQuery ?? false,
+    reconnectOnToolsChanged: x?.reconnectOnToolsChanged ?? true,
+    host: a?.host ?? '',
+    port: a ? String(a.port) : '',
     token: '',
-    voiceId: p?.voiceId ?? '',
-    lang: p?.lang ?? '',
-    format: p?.format ?? '',
-    inputAudioFormat: p?.inputAudioFormat ?? '',
-    mode: p?.mode ?? '',
-    emojiMode: p?.emojiMode ?? '',
+    voiceId: a?.voiceId ?? '',
+    lang: a?.lang ?? '',
+    format: a?.format ?? '',
+    inputAudioFormat: a?.inputAudioFormat ?? '',
+    mode: a?.mode ?? '',
+    emojiMode: a?.emojiMode ?? '',
     autoConnect: p?.autoConnect ?? false,
   };
 }
 
 const LOGIN_VALUE = /^(?!.*##)[^\r\n]*$/;
+const WS_URL = /^wss?:\/\/[^\s]+$/;
+const MAC = /^[0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}$/;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** The profile the core saves, from the draft of one kind. */
+function inputOf(d: Draft, id: string | undefined): ProfileInput {
+  const base = { name: d.name.trim().slice(0, 100), autoConnect: d.autoConnect };
+  const withId = <T extends object>(o: T): T => (id ? { ...o, id } : o);
+  const opt = (v: string) => (v.trim() ? v.trim() : undefined);
+  switch (d.kind) {
+    case 'advent': {
+      const input: ProfileInput = withId({
+        kind: 'advent' as const,
+        ...base,
+        host: d.host.trim(),
+        port: Number(d.port),
+      });
+      if (d.voiceId.trim()) input.voiceId = d.voiceId.trim();
+      if (d.lang.trim()) input.lang = d.lang.trim();
+      if (d.emojiMode.trim()) input.emojiMode = d.emojiMode.trim();
+      if (d.format) input.format = d.format;
+      if (d.inputAudioFormat) input.inputAudioFormat = d.inputAudioFormat;
+      if (d.mode) input.mode = d.mode;
+      return input;
+    }
+    case 'xiaozhi':
+      return stripEmpty(
+        withId({
+          kind: 'xiaozhi' as const,
+          ...base,
+          url: d.url.trim(),
+          deviceId: opt(d.deviceId),
+          clientId: opt(d.clientId),
+          protocolVersion: d.protocolVersion ? (Number(d.protocolVersion) as 1 | 2 | 3) : undefined,
+          listenMode: d.listenMode || undefined,
+          authInQuery: d.authInQuery || undefined,
+          reconnectOnToolsChanged: d.reconnectOnToolsChanged,
+        }),
+      );
+    case 'endpoint':
+      return withId({ kind: 'endpoint' as const, ...base, url: d.url.trim() });
+    case 'robot':
+      return stripEmpty(
+        withId({ kind: 'robot' as const, ...base, url: d.url.trim(), macAddr: opt(d.macAddr) }),
+      );
+  }
+}
+
+function stripEmpty<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+const URL_PLACEHOLDER: Record<Exclude<ProfileKind, 'advent'>, string> = {
+  xiaozhi: 'ws://192.168.1.10:8000/xiaozhi/v1/',
+  endpoint: 'wss://api.xiaozhi.me/mcp/?token=…',
+  robot: 'ws://192.168.1.10:8888/ws',
+};
 
 export function ProfileForm({
   profile,
@@ -68,6 +147,19 @@ export function ProfileForm({
   function validate(): Problem {
     const p: Problem = {};
     if (!draft.name.trim()) p.name = t('connections.nameRequired');
+    if (draft.kind !== 'advent') {
+      if (!WS_URL.test(draft.url.trim()) || draft.url.trim().length > 2048)
+        p.url = t('connections.urlInvalid');
+      else if (draft.kind === 'endpoint' && !profile?.hasToken && !/[?&]token=/.test(draft.url))
+        p.url = t('connections.endpointNeedsToken');
+      if (draft.deviceId.trim() && !MAC.test(draft.deviceId.trim()))
+        p.deviceId = t('connections.macInvalid');
+      if (draft.macAddr.trim() && !MAC.test(draft.macAddr.trim()))
+        p.macAddr = t('connections.macInvalid');
+      if (draft.clientId.trim() && !UUID.test(draft.clientId.trim()))
+        p.clientId = t('connections.uuidInvalid');
+      return p;
+    }
     if (!/^[^\s/]+$/.test(draft.host.trim()) || draft.host.trim().length > 255)
       p.host = t('connections.hostInvalid');
     const port = Number(draft.port);
@@ -86,26 +178,14 @@ export function ProfileForm({
       document.getElementById(`${id}-${firstBad}`)?.focus();
       return;
     }
-    const input: ProfileInput = {
-      kind: 'advent',
-      name: draft.name.trim().slice(0, 100),
-      host: draft.host.trim(),
-      port: Number(draft.port),
-      autoConnect: draft.autoConnect,
-    };
-    if (profile) input.id = profile.id;
-    if (draft.voiceId.trim()) input.voiceId = draft.voiceId.trim();
-    if (draft.lang.trim()) input.lang = draft.lang.trim();
-    if (draft.emojiMode.trim()) input.emojiMode = draft.emojiMode.trim();
-    if (draft.format) input.format = draft.format;
-    if (draft.inputAudioFormat) input.inputAudioFormat = draft.inputAudioFormat;
-    if (draft.mode) input.mode = draft.mode;
+    const input = inputOf(draft, profile?.id);
 
     setSaving(true);
     try {
       const saved = await bridge().invoke('saveConnection', input);
       const token = draft.token.trim();
-      if (token) await bridge().invoke('setSecret', saved.id, token);
+      if (token && (draft.kind === 'advent' || draft.kind === 'xiaozhi'))
+        await bridge().invoke('setSecret', saved.id, token);
       setDraft((d) => ({ ...d, token: '' }));
       toast('success', t('connections.saved', { name: saved.name }));
       if (connectAfter) await bridge().invoke('connect', saved.id);
@@ -118,9 +198,25 @@ export function ProfileForm({
   }
 
   const text = (
-    k: 'name' | 'host' | 'port' | 'voiceId' | 'lang' | 'emojiMode',
+    k:
+      | 'name'
+      | 'host'
+      | 'port'
+      | 'voiceId'
+      | 'lang'
+      | 'emojiMode'
+      | 'url'
+      | 'deviceId'
+      | 'clientId'
+      | 'macAddr',
     label: string,
-    extra: { placeholder?: string; required?: boolean; inputMode?: 'numeric'; max?: number } = {},
+    extra: {
+      placeholder?: string;
+      required?: boolean;
+      inputMode?: 'numeric';
+      max?: number;
+      help?: string;
+    } = {},
   ) => {
     const problem = problems[k];
     return (
@@ -146,10 +242,19 @@ export function ProfileForm({
           autoComplete="off"
           spellCheck={false}
           aria-invalid={problem ? true : undefined}
-          aria-describedby={problem ? `${id}-${k}-err` : undefined}
+          aria-describedby={
+            [problem && `${id}-${k}-err`, extra.help && `${id}-${k}-help`]
+              .filter(Boolean)
+              .join(' ') || undefined
+          }
           onChange={(e) => set(k, e.target.value)}
           data-testid={`profile-${k}`}
         />
+        {extra.help && (
+          <p className="help" id={`${id}-${k}-help`}>
+            {extra.help}
+          </p>
+        )}
         {problem && (
           <p className="field-error" id={`${id}-${k}-err`}>
             {problem}
@@ -160,7 +265,7 @@ export function ProfileForm({
   };
 
   const choice = (
-    k: 'format' | 'inputAudioFormat' | 'mode',
+    k: 'format' | 'inputAudioFormat' | 'mode' | 'protocolVersion' | 'listenMode',
     label: string,
     options: { value: string; label: string }[],
   ) => (
@@ -187,6 +292,71 @@ export function ProfileForm({
     { value: 'opus', label: 'Opus' },
   ];
 
+  const check = (k: 'autoConnect' | 'authInQuery' | 'reconnectOnToolsChanged', label: string) => (
+    <label className="check-label">
+      <input
+        type="checkbox"
+        checked={draft[k]}
+        onChange={(e) => set(k, e.target.checked)}
+        data-testid={`profile-${k}`}
+      />
+      <span>{label}</span>
+    </label>
+  );
+
+  const tokenField = (optional: boolean) => (
+    <div className="field">
+      <label htmlFor={`${id}-token`}>
+        {optional ? t('connections.tokenOptional') : t('connections.token')}
+        {profile?.hasToken && (
+          <span className="badge badge-good token-saved" data-testid="profile-token-saved">
+            {t('connections.tokenSaved')}
+          </span>
+        )}
+      </label>
+      <input
+        id={`${id}-token`}
+        type="password"
+        value={draft.token}
+        maxLength={16384}
+        autoComplete="new-password"
+        spellCheck={false}
+        aria-describedby={`${id}-token-help`}
+        onChange={(e) => set('token', e.target.value)}
+        data-testid="profile-token"
+      />
+      <p className="help" id={`${id}-token-help`}>
+        {profile?.hasToken ? t('connections.tokenHelpSaved') : t('connections.tokenHelpNew')}
+      </p>
+      {profile?.hasToken && forgetButton}
+    </div>
+  );
+
+  const forgetButton = profile?.hasToken && (
+    <button
+      type="button"
+      className="link-button"
+      onClick={() =>
+        void bridge()
+          .invoke('setSecret', profile.id, '')
+          .then(
+            () => toast('info', t('connections.tokenForgotten')),
+            (err: unknown) => toast('error', errorText(t, err)),
+          )
+      }
+      data-testid="profile-forget-token"
+    >
+      {t('connections.forgetToken')}
+    </button>
+  );
+
+  const kindLabel: Record<ProfileKind, string> = {
+    advent: t('connections.kind.advent'),
+    xiaozhi: t('connections.kind.xiaozhi'),
+    endpoint: t('connections.kind.endpoint'),
+    robot: t('connections.kind.robot'),
+  };
+
   return (
     <form
       className="card profile-form"
@@ -194,100 +364,138 @@ export function ProfileForm({
       onSubmit={(e) => void submit(e, false)}
       noValidate
       data-testid="profile-form"
+      data-kind={draft.kind}
     >
       <h2 id={`${id}-title`}>
-        {profile ? t('connections.editTitle', { name: profile.name }) : t('connections.newTitle')}
+        {profile
+          ? t('connections.editTitle', { name: profile.name })
+          : t('connections.newTitleKind', { kind: kindLabel[draft.kind] })}
       </h2>
       <fieldset>
         <legend>{t('connections.basics')}</legend>
         <div className="form-grid">
+          <div className="field">
+            <label htmlFor={`${id}-kind`}>{t('connections.kindLabel')}</label>
+            <select
+              id={`${id}-kind`}
+              value={draft.kind}
+              disabled={!!profile}
+              aria-describedby={`${id}-kind-help`}
+              onChange={(e) => set('kind', e.target.value as ProfileKind)}
+              data-testid="profile-kind"
+            >
+              {(['advent', 'xiaozhi', 'endpoint', 'robot'] as const).map((k) => (
+                <option key={k} value={k}>
+                  {kindLabel[k]}
+                </option>
+              ))}
+            </select>
+            <p className="help" id={`${id}-kind-help`}>
+              {t(`connections.kindHelp.${draft.kind}`)}
+            </p>
+          </div>
           {text('name', t('connections.name'), {
             required: true,
             placeholder: t('connections.namePlaceholder'),
             max: 100,
           })}
-          {text('host', t('connections.host'), {
-            required: true,
-            placeholder: '127.0.0.1',
-            max: 255,
-          })}
-          {text('port', t('connections.port'), {
-            required: true,
-            inputMode: 'numeric',
-            placeholder: '8009',
-            max: 5,
-          })}
-        </div>
-      </fieldset>
-      <fieldset>
-        <legend>{t('connections.login')}</legend>
-        <div className="field">
-          <label htmlFor={`${id}-token`}>
-            {t('connections.token')}
-            {profile?.hasToken && (
-              <span className="badge badge-good token-saved" data-testid="profile-token-saved">
-                {t('connections.tokenSaved')}
-              </span>
-            )}
-          </label>
-          <input
-            id={`${id}-token`}
-            type="password"
-            value={draft.token}
-            maxLength={16384}
-            autoComplete="new-password"
-            spellCheck={false}
-            aria-describedby={`${id}-token-help`}
-            onChange={(e) => set('token', e.target.value)}
-            data-testid="profile-token"
-          />
-          <p className="help" id={`${id}-token-help`}>
-            {profile?.hasToken ? t('connections.tokenHelpSaved') : t('connections.tokenHelpNew')}
-          </p>
-          {profile?.hasToken && (
-            <button
-              type="button"
-              className="link-button"
-              onClick={() =>
-                void bridge()
-                  .invoke('setSecret', profile.id, '')
-                  .then(
-                    () => toast('info', t('connections.tokenForgotten')),
-                    (err: unknown) => toast('error', errorText(t, err)),
-                  )
-              }
-              data-testid="profile-forget-token"
-            >
-              {t('connections.forgetToken')}
-            </button>
+          {draft.kind === 'advent' ? (
+            <>
+              {text('host', t('connections.host'), {
+                required: true,
+                placeholder: '127.0.0.1',
+                max: 255,
+              })}
+              {text('port', t('connections.port'), {
+                required: true,
+                inputMode: 'numeric',
+                placeholder: '8009',
+                max: 5,
+              })}
+            </>
+          ) : (
+            text('url', t('connections.url'), {
+              required: true,
+              placeholder: URL_PLACEHOLDER[draft.kind],
+              max: 2048,
+              help:
+                draft.kind === 'endpoint'
+                  ? profile?.hasToken
+                    ? t('connections.endpointTokenSaved')
+                    : t('connections.endpointUrlHelp')
+                  : undefined,
+            })
           )}
         </div>
-        <div className="form-grid">
-          {text('voiceId', t('connections.voiceId'))}
-          {text('lang', t('connections.lang'), { placeholder: t('connections.langPlaceholder') })}
-          {text('emojiMode', t('connections.emojiMode'))}
-        </div>
       </fieldset>
+      {draft.kind === 'advent' && (
+        <fieldset>
+          <legend>{t('connections.login')}</legend>
+          {tokenField(false)}
+          <div className="form-grid">
+            {text('voiceId', t('connections.voiceId'))}
+            {text('lang', t('connections.lang'), { placeholder: t('connections.langPlaceholder') })}
+            {text('emojiMode', t('connections.emojiMode'))}
+          </div>
+        </fieldset>
+      )}
+      {draft.kind === 'xiaozhi' && (
+        <fieldset>
+          <legend>{t('connections.device')}</legend>
+          {tokenField(true)}
+          <div className="form-grid">
+            {text('deviceId', t('connections.deviceId'), {
+              placeholder: t('connections.generated'),
+              max: 17,
+            })}
+            {text('clientId', t('connections.clientId'), {
+              placeholder: t('connections.generated'),
+              max: 36,
+            })}
+            {choice('protocolVersion', t('connections.protocolVersion'), [
+              { value: '1', label: '1' },
+              { value: '2', label: '2' },
+              { value: '3', label: '3' },
+            ])}
+          </div>
+          {check('authInQuery', t('connections.authInQuery'))}
+          {check('reconnectOnToolsChanged', t('connections.reconnectOnToolsChanged'))}
+        </fieldset>
+      )}
+      {draft.kind === 'robot' && (
+        <fieldset>
+          <legend>{t('connections.device')}</legend>
+          <div className="form-grid">
+            {text('macAddr', t('connections.macAddr'), {
+              placeholder: t('connections.generated'),
+              max: 17,
+            })}
+          </div>
+        </fieldset>
+      )}
+      {draft.kind === 'endpoint' && profile?.hasToken && forgetButton}
       <fieldset>
         <legend>{t('connections.audio')}</legend>
-        <div className="form-grid">
-          {choice('format', t('connections.format'), formats)}
-          {choice('inputAudioFormat', t('connections.inputAudioFormat'), formats)}
-          {choice('mode', t('connections.mode'), [
-            { value: 'manual', label: t('connections.modeManual') },
-            { value: 'vad', label: t('connections.modeVad') },
-            { value: 'auto', label: t('connections.modeAuto') },
-          ])}
-        </div>
-        <label className="check-label">
-          <input
-            type="checkbox"
-            checked={draft.autoConnect}
-            onChange={(e) => set('autoConnect', e.target.checked)}
-            data-testid="profile-autoConnect"
-          />
-          <span>{t('connections.autoConnect')}</span>
-        </label>
+        {draft.kind === 'advent' && (
+          <div className="form-grid">
+            {choice('format', t('connections.format'), formats)}
+            {choice('inputAudioFormat', t('connections.inputAudioFormat'), formats)}
+            {choice('mode', t('connections.mode'), [
+              { value: 'manual', label: t('connections.modeManual') },
+              { value: 'vad', label: t('connections.modeVad') },
+              { value: 'auto', label: t('connections.modeAuto') },
+            ])}
+          </div>
+        )}
+        {draft.kind === 'xiaozhi' && (
+          <div className="form-grid">
+            {choice('listenMode', t('connections.mode'), [
+              { value: 'manual', label: t('connections.modeManual') },
+              { value: 'auto', label: t('connections.modeAuto') },
+            ])}
+          </div>
+        )}
+        {check('autoConnect', t('connections.autoConnect'))}
       </fieldset>
       <div className="form-actions">
         <button type="button" className="button" onClick={onDone} disabled={saving}>

@@ -91,7 +91,10 @@ function ServiceCard({ service }: { service: ServiceView }) {
                   const failed = c.registration?.state === 'failed';
                   return (
                     <li key={c.profile.id} className={failed ? 'text-bad' : undefined}>
-                      <span className="reg-name">{c.profile.name}</span>
+                      <span className="reg-name">{c.profile.name}</span>{' '}
+                      <span className="muted small">
+                        ({t(`connections.kindShort.${c.profile.kind}`)})
+                      </span>
                       <span className="muted">
                         {' '}
                         — {text ?? connStateText(t, c.state, Date.now())}

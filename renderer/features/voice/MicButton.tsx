@@ -2,11 +2,14 @@
  * The composer's microphone: hold to talk (pointer, or Space/Enter on the button, or Space
  * anywhere the text box is not focused), a level meter while listening, the turn's state in its
  * label, the hands-free switch next to it and a clear line when the microphone cannot be used.
+ * With local voice detection on, a click is enough: the turn ends when the user stops speaking.
  */
 import { type KeyboardEvent, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
+import { voiceMode } from '../connections/profile.js';
 import type { ConnectionView } from '../../../app/contract/index.js';
 import { useVoice } from '../../store/voice.js';
+import { useLocalVad } from './local-vad-setting.js';
 import { voice } from './voice.js';
 
 function MicIcon() {
@@ -48,7 +51,10 @@ export function MicButton({
   const level = useVoice((s) => s.level);
   const problem = useVoice((s) => s.problem);
   const handsFree = useVoice((s) => s.handsFree);
-  const mode = active?.profile.mode ?? 'manual';
+  // Local voice detection: a click starts a turn that ends when the user stops speaking.
+  const localVad = useLocalVad((s) => s.on);
+  const vadNotice = useLocalVad((s) => (s.notice ? s.error : undefined));
+  const mode = voiceMode(active?.profile);
   const handsFreeOk = mode === 'vad' || mode === 'auto';
 
   // Space held anywhere but in a field talks.
@@ -94,9 +100,10 @@ export function MicButton({
           className={`button mic-button mic-${phase}`}
           disabled={!ready}
           aria-pressed={listening}
-          aria-label={t('voice.holdToTalk')}
+          aria-label={t(localVad ? 'voice.clickToTalk' : 'voice.holdToTalk')}
           aria-describedby={problem ? 'mic-problem' : undefined}
-          title={t('voice.holdHint')}
+          title={t(localVad ? 'voice.clickHint' : 'voice.holdHint')}
+          data-local-vad={localVad}
           data-testid="mic-button"
           data-phase={phase}
           onPointerDown={(e) => {
@@ -138,6 +145,11 @@ export function MicButton({
       {problem && (
         <p id="mic-problem" className="mic-problem" role="alert" data-testid="mic-problem">
           {t(`voice.problem.${problem}`)}
+        </p>
+      )}
+      {vadNotice && (
+        <p className="mic-problem" role="alert" data-testid="mic-vad-problem">
+          {t('voice.localVadStopped', { reason: vadNotice })}
         </p>
       )}
     </div>

@@ -12,6 +12,7 @@ function view(id: string, name: string, state: ConnectionState, active = false):
     profile: { id, kind: 'advent', name, host: 'h', port: 1, hasToken: true },
     state,
     active,
+    capabilities: { chat: true, voice: true, speak: true },
   };
 }
 

@@ -1,0 +1,64 @@
+/**
+ * One live session for a saved profile, whatever its kind. The only place that knows which class
+ * speaks which dialect; everything above it (agent, API, hosts) sees a LiveSession.
+ */
+import type { Clock } from '../clock.js';
+import type { Profile } from '../contract/commands.js';
+import type { IdSource } from '../ids.js';
+import type { Timing } from './advent/connection.js';
+import { AdventSession } from './advent/session.js';
+import type { Gate, LiveSession, ToolEntry } from './session.js';
+import type { WsTiming } from './ws/link.js';
+
+/** Where a profile's secret comes from: the SecretStore, or a terminal flag for this run. */
+export type SecretSource = () => Promise<string | undefined> | string | undefined;
+
+export interface SessionContext {
+  gate: Gate;
+  tools: () => ToolEntry[];
+  secret: SecretSource;
+  clock: Clock;
+  ids: IdSource;
+  timing?: Partial<Timing>;
+  wsTiming?: Partial<WsTiming>;
+  version: string;
+}
+
+export function createSession(profile: Profile, ctx: SessionContext): LiveSession {
+  const required = async (what: string): Promise<string> => {
+    const value = await ctx.secret();
+    if (!value) throw new Error(`no ${what} is saved for '${profile.name}'`);
+    return value;
+  };
+  switch (profile.kind) {
+    case 'advent':
+      return new AdventSession({
+        name: profile.name,
+        host: profile.host,
+        port: profile.port,
+        token: () => required('token'),
+        authParams: {
+          voiceid: profile.voiceId,
+          lang: profile.lang,
+          format: profile.format,
+          input_audio_format: profile.inputAudioFormat,
+          mode: profile.mode,
+          emoji_mode: profile.emojiMode,
+        },
+        voice: { opusLengthOrder: profile.opusLengthOrder ?? 'be' },
+        gate: ctx.gate,
+        services: () =>
+          Object.fromEntries(
+            ctx
+              .tools()
+              .filter((t) => !t.userOnly)
+              .map((t) => [t.name, { description: t.description, parameters: t.inputSchema }]),
+          ),
+        clock: ctx.clock,
+        ids: ctx.ids,
+        timing: ctx.timing,
+      });
+    default:
+      throw new Error(`'${profile.kind}' connections are not available yet`);
+  }
+}
