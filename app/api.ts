@@ -31,6 +31,7 @@ import type { Policy, PromptAnswer } from './contract/policy.js';
 import { Emitter } from './events.js';
 import { AdventSim } from './sim/advent-sim.js';
 import type { LiveSession } from './wire/session.js';
+import { splitUrlToken } from './wire/ws/url.js';
 import { generateClientId, generateDeviceId, normaliseMac } from './wire/xiaozhi/identity.js';
 
 export interface CoreApiOptions extends AgentOptions {
@@ -496,18 +497,4 @@ function stripUndefined<T extends object>(o: T): T {
 /** Kinds that cannot connect without a secret (the XiaoZhi token is optional; robots have none). */
 function needsSecret(kind: ProfileKind): boolean {
   return kind === 'advent' || kind === 'endpoint';
-}
-
-/** An endpoint address without its `token` query parameter, and that token. */
-export function splitUrlToken(raw: string): { url: string; token?: string } {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return { url: raw };
-  }
-  const token = u.searchParams.get('token') ?? undefined;
-  if (token === undefined) return { url: raw };
-  u.searchParams.delete('token');
-  return { url: u.toString(), token };
 }

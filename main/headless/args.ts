@@ -9,17 +9,23 @@ import type { Policy } from '../../app/contract/policy.js';
 export const USAGE = `advent-agent — your local services for a voice-AI server, behind a permission gate
 
 Usage:
-  advent-agent run --server HOST:PORT (--token TOKEN | --token-file FILE)
-                   [--voice-id ID] [--lang L] [--format pcm|opus] [--input-audio-format pcm|opus]
-                   [--mode manual|vad|auto] [--emoji-mode M]
+  advent-agent run [--server HOST:PORT (--token TOKEN | --token-file FILE)
+                    [--voice-id ID] [--lang L] [--format pcm|opus] [--input-audio-format pcm|opus]
+                    [--mode manual|vad|auto] [--emoji-mode M]]
+                   [--xiaozhi WS_URL [--xiaozhi-token T] [--device-id MAC] [--client-id UUID]
+                    [--protocol-version 1|2|3]]
+                   [--endpoint WS_URL] [--robot WS_URL [--mac MAC]]
                    [--files DIR]... [--allow NAME]... [--deny NAME]... [--disable NAME]...
                    [--data-dir DIR] [--prompt-timeout SECONDS] [--no-chat]
   advent-agent ui [--port N] [--open] [run's flags]
   advent-agent audit [--data-dir DIR] [--service NAME] [--json] [--verify]
   advent-agent --help
 
-run      Connect to an Advent server, register the enabled services and answer its calls.
-         Each line you type is sent as a text turn. Commands: /services, /enable NAME,
+run      Connect to one or more servers at once (at least one of --server, --xiaozhi,
+         --endpoint, --robot), offer the enabled services to each and answer their calls,
+         every call through the same permission gate and audit log.
+         Each line you type is sent as a text turn to the first server that chats
+         (Advent, then XiaoZhi, then robot; an MCP endpoint has no chat). Commands: /services, /enable NAME,
          /disable NAME (each re-registers at once), /audit, /help, /quit.
          When a service needs permission and stdin is a terminal you are asked:
          y = allow once, s = allow for this session, a = always allow, n = deny.
@@ -28,7 +34,16 @@ run      Connect to an Advent server, register the enabled services and answer i
   --token TOKEN             the login token (JWT); prefer --token-file so it stays out of
   --token-file FILE         your shell history and process list
   --voice-id, --lang, --format, --input-audio-format, --mode, --emoji-mode
-                            sent in the login exactly as given (only those you set)
+                            sent in the Advent login exactly as given (only those you set)
+  --xiaozhi WS_URL          a XiaoZhi server, joined as a device (ws://HOST:8000/xiaozhi/v1/)
+  --xiaozhi-token T         its token (Authorization: Bearer), if it needs one
+  --device-id MAC           Device-Id (default: one generated once and kept in the data folder)
+  --client-id UUID          Client-Id (default: generated once and kept)
+  --protocol-version 1|2|3  XiaoZhi binary audio framing (default 1)
+  --endpoint WS_URL         a XiaoZhi MCP endpoint; the token is inside the address
+                            (wss://api.xiaozhi.me/mcp/?token=…): quote it in your shell
+  --robot WS_URL            a robot server speaking mcp/registerTools (ws://HOST:8888/ws)
+  --mac MAC                 the robot's mac_addr (default: generated once and kept)
   --files DIR               a folder file services may write into (repeatable; default
                             ~/Documents/Advent Agent or the saved setting)
   --allow NAME / --deny NAME
@@ -43,7 +58,8 @@ ui       Serve the agent's window to your browser on this machine only (127.0.0.
          is the key to this UI, so do not share it; anyone with it can use the agent while
          it runs. Runs until Ctrl-C or SIGTERM. Takes run's flags; --server (with --token or
          --token-file) is optional and adds that server for this run only, its token kept in
-         memory. Without it, use the window to connect or to try the demo server.
+         memory. --xiaozhi, --endpoint and --robot likewise add those servers for this run.
+         Without any, use the window to connect or to try the demo server.
   --port N                  the local port to serve on (default: a free one)
   --open                    open the address in your default browser (when there is a display)
 
@@ -70,12 +86,26 @@ export interface SessionFlags {
   disabled: string[];
   dataDir?: string;
   promptTimeoutSec?: number;
+  /** A XiaoZhi server joined as a device, for this run. */
+  xiaozhi?: XiaozhiFlags;
+  /** A XiaoZhi MCP endpoint (token inside the URL), for this run. */
+  endpoint?: { url: string };
+  /** A robot JSON-RPC server, for this run. */
+  robot?: { url: string; mac?: string };
+}
+
+export interface XiaozhiFlags {
+  url: string;
+  token?: string;
+  deviceId?: string;
+  clientId?: string;
+  protocolVersion?: 1 | 2 | 3;
 }
 
 export interface RunArgs extends SessionFlags {
   command: 'run';
-  host: string;
-  port: number;
+  /** The Advent server, if one was given. */
+  server?: { host: string; port: number };
   noChat: boolean;
 }
 
@@ -147,7 +177,86 @@ const SESSION_OPTIONS = {
   'data-dir': { type: 'string' },
   'prompt-timeout': { type: 'string' },
   'no-chat': { type: 'boolean' },
+  xiaozhi: { type: 'string' },
+  'xiaozhi-token': { type: 'string' },
+  'device-id': { type: 'string' },
+  'client-id': { type: 'string' },
+  'protocol-version': { type: 'string' },
+  endpoint: { type: 'string' },
+  robot: { type: 'string' },
+  mac: { type: 'string' },
 } as const;
+
+const MAC = /^[0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}$/;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** A ws:// or wss:// address; the message never repeats a token the address may carry. */
+function wsUrl(flag: string, text: string): string | Error {
+  let u: URL;
+  try {
+    u = new URL(text);
+  } catch {
+    return new Error(`${flag} must be a ws:// or wss:// address`);
+  }
+  if (u.protocol !== 'ws:' && u.protocol !== 'wss:')
+    return new Error(`${flag} must be a ws:// or wss:// address (got ${u.protocol}//…)`);
+  return text;
+}
+
+/** The WebSocket servers of `run` and `ui` (XiaoZhi device, endpoint, robot), checked. */
+function wsServers(
+  values: SessionValues,
+): Pick<SessionFlags, 'xiaozhi' | 'endpoint' | 'robot'> | Error {
+  const out: Pick<SessionFlags, 'xiaozhi' | 'endpoint' | 'robot'> = {};
+  if (values.xiaozhi !== undefined) {
+    const url = wsUrl('--xiaozhi', values.xiaozhi);
+    if (url instanceof Error) return url;
+    const deviceId = values['device-id'];
+    if (deviceId !== undefined && !MAC.test(deviceId))
+      return new Error(
+        `--device-id must be a MAC address like aa:bb:cc:dd:ee:ff (got '${deviceId}')`,
+      );
+    const clientId = values['client-id'];
+    if (clientId !== undefined && !UUID.test(clientId))
+      return new Error(`--client-id must be a UUID (got '${clientId}')`);
+    const version = oneOf('--protocol-version', values['protocol-version'], [
+      '1',
+      '2',
+      '3',
+    ] as const);
+    if (version instanceof Error) return version;
+    const token = values['xiaozhi-token'];
+    if (token !== undefined && !token.trim()) return new Error('--xiaozhi-token is empty');
+    out.xiaozhi = {
+      url,
+      token: token?.trim(),
+      deviceId,
+      clientId,
+      protocolVersion: version ? (Number(version) as 1 | 2 | 3) : undefined,
+    };
+  } else {
+    const orphan = (['xiaozhi-token', 'device-id', 'client-id', 'protocol-version'] as const).find(
+      (name) => values[name] !== undefined,
+    );
+    if (orphan) return new Error(`--${orphan} applies only with --xiaozhi WS_URL`);
+  }
+  if (values.endpoint !== undefined) {
+    const url = wsUrl('--endpoint', values.endpoint);
+    if (url instanceof Error) return url;
+    if (!new URL(url).searchParams.get('token'))
+      return new Error('--endpoint needs the whole address with its token (…/mcp/?token=…)');
+    out.endpoint = { url };
+  }
+  if (values.robot !== undefined) {
+    const url = wsUrl('--robot', values.robot);
+    if (url instanceof Error) return url;
+    const mac = values.mac;
+    if (mac !== undefined && !MAC.test(mac))
+      return new Error(`--mac must be a MAC address like AA-BB-CC-DD-EE-FF (got '${mac}')`);
+    out.robot = { url, mac };
+  } else if (values.mac !== undefined) return new Error('--mac applies only with --robot WS_URL');
+  return out;
+}
 
 type SessionValues = ReturnType<typeof parseSessionArgs>['values'];
 
@@ -174,6 +283,9 @@ function sessionFlags(values: SessionValues): SessionFlags | Error {
   ] as const) {
     if (v !== undefined && v.includes('##')) return new Error(`${flag} cannot contain '##'`);
   }
+
+  const servers = wsServers(values);
+  if (servers instanceof Error) return servers;
 
   const policies: Record<string, Policy> = {};
   for (const name of values.allow ?? []) policies[name] = 'allow';
@@ -205,30 +317,27 @@ function sessionFlags(values: SessionValues): SessionFlags | Error {
     disabled: values.disable ?? [],
     dataDir: values['data-dir'],
     promptTimeoutSec,
+    ...servers,
   };
 }
 
 function parseRun(argv: string[]): ParseResult {
   const { values, positionals } = parseSessionArgs(argv);
   if (positionals.length) return fail(`unexpected argument '${positionals[0]}'`);
-  if (!values.server) return fail('--server HOST:PORT is required');
-  const server = parseServer(values.server);
-  if (server instanceof Error) return fail(server.message);
-  if (values.token !== undefined && values['token-file'] !== undefined)
-    return fail('give --token or --token-file, not both');
-  if (values.token === undefined && values['token-file'] === undefined)
-    return fail('--token or --token-file is required');
+  if (
+    values.server === undefined &&
+    values.xiaozhi === undefined &&
+    values.endpoint === undefined &&
+    values.robot === undefined
+  )
+    return fail('give at least one server: --server HOST:PORT, --xiaozhi, --endpoint or --robot');
+  const advent = adventServer(values);
+  if (advent instanceof Error) return fail(advent.message);
   const flags = sessionFlags(values);
   if (flags instanceof Error) return fail(flags.message);
   return {
     ok: true,
-    args: {
-      command: 'run',
-      host: server.host,
-      port: server.port,
-      ...flags,
-      noChat: values['no-chat'] ?? false,
-    },
+    args: { command: 'run', server: advent, ...flags, noChat: values['no-chat'] ?? false },
   };
 }
 
@@ -248,29 +357,8 @@ function parseUi(argv: string[]): ParseResult {
       return fail(`--port must be a whole number from 0 to 65535 (got '${values.port}')`);
   }
 
-  let server: UiArgs['server'];
-  if (values.server !== undefined) {
-    const parsed = parseServer(values.server);
-    if (parsed instanceof Error) return fail(parsed.message);
-    server = parsed;
-    if (values.token === undefined && values['token-file'] === undefined)
-      return fail('--server needs --token or --token-file');
-  } else {
-    // Without a server there is nothing for these to apply to: say so rather than ignore them.
-    const orphan = (
-      [
-        'token',
-        'token-file',
-        'voice-id',
-        'lang',
-        'format',
-        'input-audio-format',
-        'mode',
-        'emoji-mode',
-      ] as const
-    ).find((name) => values[name] !== undefined);
-    if (orphan) return fail(`--${orphan} applies only with --server HOST:PORT`);
-  }
+  const server = adventServer(values);
+  if (server instanceof Error) return fail(server.message);
   const flags = sessionFlags(values);
   if (flags instanceof Error) return fail(flags.message);
   return {
@@ -302,6 +390,33 @@ function parseAudit(argv: string[]): ParseResult {
       verify: values.verify ?? false,
     },
   };
+}
+
+/** The Advent server and its login flags: checked together (a token needs a server and back). */
+function adventServer(values: SessionValues): { host: string; port: number } | undefined | Error {
+  if (values.server === undefined) {
+    // Without a server there is nothing for these to apply to: say so rather than ignore them.
+    const orphan = (
+      [
+        'token',
+        'token-file',
+        'voice-id',
+        'lang',
+        'format',
+        'input-audio-format',
+        'mode',
+        'emoji-mode',
+      ] as const
+    ).find((name) => values[name] !== undefined);
+    return orphan ? new Error(`--${orphan} applies only with --server HOST:PORT`) : undefined;
+  }
+  const server = parseServer(values.server);
+  if (server instanceof Error) return server;
+  if (values.token !== undefined && values['token-file'] !== undefined)
+    return new Error('give --token or --token-file, not both');
+  if (values.token === undefined && values['token-file'] === undefined)
+    return new Error('--server needs --token or --token-file');
+  return server;
 }
 
 /** `host:port`, `[::1]:port`. */

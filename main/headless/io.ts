@@ -1,4 +1,5 @@
 import type { Timing } from '../../app/wire/advent/connection.js';
+import type { WsTiming } from '../../app/wire/ws/link.js';
 
 /** Everything the command-line hosts touch outside itself, injected so tests can drive it in-process. */
 export interface CliIo {
@@ -14,8 +15,9 @@ export interface CliIo {
   drainTimeoutMs?: number;
   /** How long one turn may wait for its reply before the next line goes (default 60 s). */
   turnTimeoutMs?: number;
-  /** Connection timing overrides (tests). */
+  /** Connection timing overrides (tests): Advent TCP and the WebSocket dialects. */
   timing?: Partial<Timing>;
+  wsTiming?: Partial<WsTiming>;
   /** The built renderer `ui` serves (default: dist/renderer of this package). */
   rendererDir?: string;
   /** Opens a URL in the user's browser; rejects with the reason it could not (`ui --open`). */

@@ -43,12 +43,14 @@ export class Printer {
     }
   }
 
-  registration(r: RegistrationState): void {
+  /** `server` names the connection when several run at once. */
+  registration(r: RegistrationState, server?: string): void {
+    const on = server ? ` with ${server}` : '';
     if (r.state === 'registered')
       this.line(
-        `✓ registered ${r.services.length} service(s): ${r.services.join(', ') || '(none)'}`,
+        `✓ registered ${r.services.length} service(s)${on}: ${r.services.join(', ') || '(none)'}`,
       );
-    if (r.state === 'failed') this.err(`✗ registering services failed: ${r.message}`);
+    if (r.state === 'failed') this.err(`✗ registering services${on} failed: ${r.message}`);
   }
 
   replyDelta(taskId: string, text: string): void {

@@ -1,6 +1,7 @@
 /**
- * `advent-agent run`: hold a session with an Advent server from a terminal.
- * stdin lines are text turns (or /commands); replies and tool calls are printed as they stream.
+ * `advent-agent run`: hold sessions with one or more servers (Advent, XiaoZhi device, XiaoZhi MCP
+ * endpoint, robot) from a terminal, all behind the same gate. stdin lines are text turns for the
+ * first server that chats (or /commands); replies and tool calls are printed as they stream.
  */
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -8,6 +9,8 @@ import { Agent } from '../../app/agent.js';
 import type { PendingPrompt, PromptAnswer } from '../../app/contract/policy.js';
 import { FileSecretStore } from '../../app/settings/secrets.js';
 import { type RunArgs, overridesOf } from './args.js';
+import { type FlagConnection, flagConnections } from './flag-profiles.js';
+import type { LiveSession } from '../../app/wire/session.js';
 import type { CliIo } from './io.js';
 import { Printer } from './printer.js';
 import { readTokenFlag } from './token.js';
@@ -15,12 +18,17 @@ import { readTokenFlag } from './token.js';
 const ANSWERS: Record<string, PromptAnswer> = { y: 'once', s: 'session', a: 'always', n: 'deny' };
 
 export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
-  const token = await readToken(args, io);
-  if (token === undefined) return 2;
+  let token: string | undefined;
+  if (args.server) {
+    token = await readToken(args, io);
+    if (token === undefined) return 2;
+  }
 
   const dataDir = path.resolve(args.dataDir ?? io.dataDir());
   let agent: Agent;
+  let targets: FlagConnection[];
   try {
+    targets = await flagConnections(args, token, dataDir);
     const secrets = await FileSecretStore.open(path.join(dataDir, 'secrets.json'));
     agent = await Agent.open({
       dataDir,
@@ -28,6 +36,8 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
       secrets,
       overrides: overridesOf(args),
       timing: io.timing,
+      wsTiming: io.wsTiming,
+      version: io.version,
     });
   } catch (err) {
     io.stderr.write(`advent-agent: ${(err as Error).message}\n`);
@@ -36,7 +46,10 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
 
   const out = new Printer(io.stdout, io.stderr);
   const interactive = !args.noChat && io.stdin.isTTY === true;
-  const server = `${args.host}:${args.port}`;
+  const several = targets.length > 1;
+  // Set once the sessions exist (below); events before that only concern connecting.
+  let chatId: string | undefined;
+  let session: LiveSession | undefined;
   let exitCode = 0;
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => (finish = resolve));
@@ -53,7 +66,7 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
     if (inputEnded && waiting.length === 0 && current === undefined) finish();
   };
   const pump = (): void => {
-    while (current === undefined && waiting.length && session.state.status === 'ready') {
+    while (current === undefined && waiting.length && session?.state.status === 'ready') {
       const sent = session.sendText(waiting.shift()!);
       if (!sent.ok) {
         out.notice('warn', `not sent: ${sent.message}`);
@@ -61,7 +74,7 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
       }
       current = sent.taskId;
       // A server that never finishes a reply must not block the next line forever.
-      turnTimer = setTimeout(() => session.interrupt(), io.turnTimeoutMs ?? 60_000);
+      turnTimer = setTimeout(() => session?.interrupt(), io.turnTimeoutMs ?? 60_000);
     }
     maybeDone();
   };
@@ -72,15 +85,23 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
     pump();
   };
 
-  agent.events.on('connection', ({ state }) => {
-    out.state(server, state);
-    if (state.status === 'ready') pump();
+  // A refused login or unusable settings end that connection for good; the run ends (exit 1) when
+  // no connection is left.
+  const gone = new Set<string>();
+  agent.events.on('connection', ({ id, name, state }) => {
+    out.state(name, state);
+    if (state.status === 'ready' && id === chatId) pump();
     if (state.status === 'offline' && state.reason !== 'stopped') {
-      exitCode = 1;
-      finish();
+      gone.add(id);
+      if (gone.size === targets.length) {
+        exitCode = 1;
+        finish();
+      }
     }
   });
-  agent.events.on('registration', ({ registration }) => out.registration(registration));
+  agent.events.on('registration', ({ name, registration }) =>
+    out.registration(registration, several ? name : undefined),
+  );
   agent.events.on('replyDelta', ({ taskId, text }) => out.replyDelta(taskId, text));
   agent.events.on('replyDone', ({ taskId }) => {
     out.replyDone(taskId);
@@ -90,9 +111,11 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
     out.replyDone(taskId, true);
     turnEnded(taskId);
   });
+  agent.events.on('thought', ({ text }) => out.info(`(thinking) ${text}`));
+  agent.events.on('transcript', ({ text }) => out.info(`(heard) ${text}`));
   agent.events.on('mood', ({ emoji }) => out.mood(emoji));
   agent.events.on('audio', ({ taskId, data }) => out.audio(taskId, data.length));
-  agent.events.on('status', ({ text }) => out.info(`server: ${text}`));
+  agent.events.on('status', ({ name, text }) => out.info(`${several ? name : 'server'}: ${text}`));
   agent.events.on('callFinished', (call) => out.call(call));
   agent.events.on('notice', ({ level, message }) => out.notice(level, message));
 
@@ -127,22 +150,15 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
     });
   }
 
-  const session = agent.connectAdvent(
-    {
-      id: 'cli',
-      kind: 'advent',
-      name: server,
-      host: args.host,
-      port: args.port,
-      voiceId: args.voiceId,
-      lang: args.lang,
-      format: args.format,
-      inputAudioFormat: args.inputAudioFormat,
-      mode: args.mode,
-      emojiMode: args.emojiMode,
-    },
-    () => token,
-  );
+  for (const t of targets) agent.connect(t.profile, () => t.secret);
+  // Lines go to the first connection that chats (the targets come Advent, XiaoZhi, endpoint, robot).
+  const chat = targets
+    .map((t) => ({ id: t.profile.id, session: agent.session(t.profile.id)! }))
+    .find((c) => c.session.capabilities.chat);
+  chatId = chat?.id;
+  session = chat?.session;
+  if (!session && !args.noChat)
+    out.info('(none of these servers chats: typed lines are not sent; /commands still work)');
 
   const unsubscribeSignal = io.onSignal(() => finish());
   let lines: ReturnType<typeof createInterface> | undefined;
@@ -159,6 +175,10 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
       if (!line) return;
       if (line.startsWith('/')) {
         void command(line, agent, out).then((quit) => quit && finish());
+        return;
+      }
+      if (!session) {
+        out.notice('warn', 'not sent: none of the connected servers has a chat');
         return;
       }
       waiting.push(line);

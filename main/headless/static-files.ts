@@ -39,7 +39,7 @@ const CONTENT_TYPES: Record<string, string> = {
 export function contentSecurityPolicy(port: number): string {
   return [
     "default-src 'self'",
-    "script-src 'self'",
+    "script-src 'self' 'wasm-unsafe-eval'",
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
     `connect-src 'self' ws://127.0.0.1:${port}`,

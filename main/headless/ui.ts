@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreApi } from '../../app/api.js';
-import type { ProfileInput } from '../../app/contract/commands.js';
+import { CAPABILITIES } from '../../app/contract/commands.js';
 import { checkCommand } from '../../app/contract/validate.js';
 import { FileSecretStore } from '../../app/settings/secrets.js';
 import { type UiArgs, overridesOf } from './args.js';
@@ -15,6 +15,7 @@ import type { CliIo } from './io.js';
 import { openInBrowser } from './open-browser.js';
 import { RunSecretStore } from './run-secrets.js';
 import { readTokenFlag } from './token.js';
+import { type FlagConnection, flagConnections } from './flag-profiles.js';
 import { startUiServer } from './ui-server.js';
 
 export interface RunningUi {
@@ -43,14 +44,14 @@ export async function startUi(args: UiArgs, io: CliIo): Promise<RunningUi> {
     version: io.version,
     overrides: overridesOf(args),
     timing: io.timing,
+    wsTiming: io.wsTiming,
   });
 
-  let flagProfile: string | undefined;
+  let flagProfiles: string[] = [];
   let server: Awaited<ReturnType<typeof startUiServer>>;
   try {
-    if (args.server && serverToken !== undefined) {
-      flagProfile = await connectFlagServer(api, secrets, args, serverToken);
-    }
+    const targets = await flagConnections(args, serverToken, dataDir);
+    flagProfiles = await connectFlagProfiles(api, secrets, targets);
     server = await startUiServer({
       api,
       port: args.listenPort,
@@ -76,8 +77,8 @@ export async function startUi(args: UiArgs, io: CliIo): Promise<RunningUi> {
   const stop = async (): Promise<void> => {
     // Pages first: their prompts are cancelled (a "no" to the server) before the goodbye.
     await server.close();
-    // The flags' server was for this run only: leave no profile of it behind.
-    if (flagProfile) await api.deleteConnection(flagProfile).catch(() => undefined);
+    // The flags' servers were for this run only: leave no profile of them behind.
+    for (const id of flagProfiles) await api.deleteConnection(id).catch(() => undefined);
     await api.close();
   };
   return {
@@ -110,40 +111,29 @@ export async function uiCommand(args: UiArgs, io: CliIo): Promise<number> {
 }
 
 /**
- * The server given by flags becomes a profile named HOST:PORT with a fixed id, so a second run
- * reuses it instead of piling up copies; its token stays in memory.
+ * The servers given by flags become profiles with fixed ids (`cli-…`), so a second run reuses
+ * them instead of piling up copies; their tokens stay in memory. The first one that chats becomes
+ * the active connection.
  */
-async function connectFlagServer(
+async function connectFlagProfiles(
   api: CoreApi,
   secrets: RunSecretStore,
-  args: UiArgs,
-  token: string,
-): Promise<string> {
-  const { host, port } = args.server!;
-  const name = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-  const id = `cli-${host.replace(/[^A-Za-z0-9_.-]/g, '_')}-${port}`.slice(0, 64);
-  const input: ProfileInput = {
-    id,
-    kind: 'advent',
-    name,
-    host,
-    port,
-    voiceId: args.voiceId,
-    lang: args.lang,
-    format: args.format,
-    inputAudioFormat: args.inputAudioFormat,
-    mode: args.mode,
-    emojiMode: args.emojiMode,
-  };
-  const checked = checkCommand('saveConnection', [stripUndefined(input)]);
-  if (!checked.ok) throw new Error(`--server ${name}: ${checked.message}`);
-  // Same key format as CoreApi's token store (app/api.ts tokenKey).
-  secrets.keepInMemory(`profile:${id}:token`);
-  await api.saveConnection(input);
-  await api.setSecret(id, token);
-  await api.connect(id);
-  await api.setActiveConnection(id);
-  return id;
+  targets: FlagConnection[],
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (const { profile, secret } of targets) {
+    const checked = checkCommand('saveConnection', [profile]);
+    if (!checked.ok) throw new Error(`${profile.name}: ${checked.message}`);
+    // Same key format as CoreApi's token store (app/api.ts tokenKey).
+    secrets.keepInMemory(`profile:${profile.id}:token`);
+    await api.saveConnection(profile);
+    ids.push(profile.id);
+    if (secret !== undefined) await api.setSecret(profile.id, secret);
+    await api.connect(profile.id);
+  }
+  const chat = targets.find((t) => CAPABILITIES[t.profile.kind].chat);
+  if (chat) await api.setActiveConnection(chat.profile.id);
+  return ids;
 }
 
 /** dist/renderer of this package, found from this file whether it runs from dist/ or source. */
@@ -155,8 +145,4 @@ export function defaultRendererDir(): string {
     if (up === dir) throw new Error('cannot find the advent-agent package folder');
     dir = up;
   }
-}
-
-function stripUndefined<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }

@@ -82,16 +82,43 @@ describe('advent-agent command line', () => {
     const r = start(['--help']);
     expect(await r.exit).toBe(0);
     expect(r.stdout.text).toMatch(
-      /advent-agent run --server HOST:PORT \(--token TOKEN \| --token-file FILE\)/,
+      /advent-agent run \[--server HOST:PORT \(--token TOKEN \| --token-file FILE\)/,
     );
+    for (const flag of [
+      '--xiaozhi WS_URL',
+      '--xiaozhi-token T',
+      '--device-id MAC',
+      '--client-id UUID',
+      '--protocol-version 1|2|3',
+      '--endpoint WS_URL',
+      '--robot WS_URL',
+      '--mac MAC',
+    ])
+      expect(r.stdout.text).toContain(flag);
     expect(r.stdout.text).toMatch(
       /advent-agent audit \[--data-dir DIR\] \[--service NAME\] \[--json\] \[--verify\]/,
     );
   });
 
   it.each([
-    [['run', '--token', 't'], /--server HOST:PORT is required/],
-    [['run', '--server', 'h:1'], /--token or --token-file is required/],
+    [['run'], /give at least one server: --server HOST:PORT, --xiaozhi, --endpoint or --robot/],
+    [['run', '--token', 't', '--robot', 'ws://h/ws'], /--token applies only with --server/],
+    [['run', '--server', 'h:1'], /--server needs --token or --token-file/],
+    [['run', '--xiaozhi', 'http://h/x'], /--xiaozhi must be a ws:\/\/ or wss:\/\/ address/],
+    [
+      ['run', '--robot', 'ws://h/ws', '--device-id', 'aa'],
+      /--device-id applies only with --xiaozhi/,
+    ],
+    [['run', '--xiaozhi', 'ws://h/x', '--device-id', 'nope'], /--device-id must be a MAC/],
+    [
+      ['run', '--xiaozhi', 'ws://h/x', '--protocol-version', '4'],
+      /--protocol-version must be one of: 1, 2, 3/,
+    ],
+    [['run', '--endpoint', 'wss://h/mcp/'], /--endpoint needs the whole address with its token/],
+    [
+      ['run', '--xiaozhi', 'ws://h/x', '--mac', 'AA-BB-CC-DD-EE-FF'],
+      /--mac applies only with --robot/,
+    ],
     [['run', '--server', 'h:99999', '--token', 't'], /port must be 1-65535/],
     [
       ['run', '--server', 'h:1', '--token', 't', '--format', 'mp3'],
