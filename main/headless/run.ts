@@ -48,8 +48,7 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   const interactive = !args.noChat && io.stdin.isTTY === true;
   const several = targets.length > 1;
   // Set once the sessions exist (below); events before that only concern connecting.
-  let chatId: string | undefined;
-  let session: LiveSession | undefined;
+  const chatTarget: { id?: string; session?: LiveSession } = {};
   let exitCode = 0;
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => (finish = resolve));
@@ -66,6 +65,7 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
     if (inputEnded && waiting.length === 0 && current === undefined) finish();
   };
   const pump = (): void => {
+    const session = chatTarget.session;
     while (current === undefined && waiting.length && session?.state.status === 'ready') {
       const sent = session.sendText(waiting.shift()!);
       if (!sent.ok) {
@@ -90,7 +90,7 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   const gone = new Set<string>();
   agent.events.on('connection', ({ id, name, state }) => {
     out.state(name, state);
-    if (state.status === 'ready' && id === chatId) pump();
+    if (state.status === 'ready' && id === chatTarget.id) pump();
     if (state.status === 'offline' && state.reason !== 'stopped') {
       gone.add(id);
       if (gone.size === targets.length) {
@@ -155,8 +155,9 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   const chat = targets
     .map((t) => ({ id: t.profile.id, session: agent.session(t.profile.id)! }))
     .find((c) => c.session.capabilities.chat);
-  chatId = chat?.id;
-  session = chat?.session;
+  chatTarget.id = chat?.id;
+  chatTarget.session = chat?.session;
+  const session = chat?.session;
   if (!session && !args.noChat)
     out.info('(none of these servers chats: typed lines are not sent; /commands still work)');
 
