@@ -8,7 +8,12 @@ import type { IdSource } from '../ids.js';
 import type { Timing } from './advent/connection.js';
 import { AdventSession } from './advent/session.js';
 import type { Gate, LiveSession, ToolEntry } from './session.js';
+import { RobotSession } from './robot/session.js';
 import type { WsTiming } from './ws/link.js';
+import { joinUrlToken } from './ws/url.js';
+import { EndpointSession } from './xiaozhi/endpoint.js';
+import { XiaozhiSession } from './xiaozhi/device.js';
+import { generateClientId, generateDeviceId } from './xiaozhi/identity.js';
 
 /** Where a profile's secret comes from: the SecretStore, or a terminal flag for this run. */
 export type SecretSource = () => Promise<string | undefined> | string | undefined;
@@ -30,6 +35,7 @@ export function createSession(profile: Profile, ctx: SessionContext): LiveSessio
     if (!value) throw new Error(`no ${what} is saved for '${profile.name}'`);
     return value;
   };
+  const serverInfo = { name: 'advent-agent', version: ctx.version };
   switch (profile.kind) {
     case 'advent':
       return new AdventSession({
@@ -58,7 +64,46 @@ export function createSession(profile: Profile, ctx: SessionContext): LiveSessio
         ids: ctx.ids,
         timing: ctx.timing,
       });
-    default:
-      throw new Error(`'${profile.kind}' connections are not available yet`);
+    case 'xiaozhi':
+      return new XiaozhiSession({
+        name: profile.name,
+        url: profile.url,
+        // Optional: a self-hosted server often needs none.
+        token: async () => (await ctx.secret()) || undefined,
+        deviceId: profile.deviceId ?? generateDeviceId(ctx.ids),
+        clientId: profile.clientId ?? generateClientId(ctx.ids),
+        protocolVersion: profile.protocolVersion,
+        authInQuery: profile.authInQuery,
+        reconnectOnToolsChanged: profile.reconnectOnToolsChanged,
+        listenMode: profile.listenMode,
+        gate: ctx.gate,
+        tools: ctx.tools,
+        serverInfo,
+        clock: ctx.clock,
+        ids: ctx.ids,
+        timing: ctx.wsTiming,
+      });
+    case 'endpoint':
+      return new EndpointSession({
+        name: profile.name,
+        url: async () => joinUrlToken(profile.url, await required('token')),
+        gate: ctx.gate,
+        tools: ctx.tools,
+        serverInfo,
+        clock: ctx.clock,
+        ids: ctx.ids,
+        timing: ctx.wsTiming,
+      });
+    case 'robot':
+      return new RobotSession({
+        name: profile.name,
+        url: profile.url,
+        macAddr: profile.macAddr ?? generateDeviceId(ctx.ids),
+        gate: ctx.gate,
+        tools: ctx.tools,
+        clock: ctx.clock,
+        ids: ctx.ids,
+        timing: ctx.wsTiming,
+      });
   }
 }

@@ -1,0 +1,124 @@
+/**
+ * Recent `mcp/tool/execute` calls, so none runs twice (protocols/robot-rpc.md, Semantics).
+ *
+ * The reference server sends every execute twice: once as a request with an `id` (it waits for the
+ * answer) and once as an id-less notification with the same tool and input (nobody waits), in
+ * either order. Each pair is one call from the model, so it must run once, and the copy with the
+ * id must get exactly one response — with the result of the one run, whichever copy started it.
+ *
+ * Two copies are twins when their tool and canonical input are equal and the second arrives
+ * within `windowMs` of the first:
+ *
+ * | arrives  | recent identical call                 | verdict                                          |
+ * |----------|---------------------------------------|--------------------------------------------------|
+ * | with id  | this same id seen before              | `repeat`: recorded, not run, not answered again  |
+ * | with id  | an id-less one not yet paired         | `twin`: recorded, not run, answered with its run |
+ * | with id  | none                                  | `run`, then answered                             |
+ * | id-less  | one with an id not yet paired         | `duplicate`: recorded, not run                   |
+ * | id-less  | any other                             | `duplicate`: recorded, not run                   |
+ * | id-less  | none                                  | `run` (nobody to answer)                         |
+ *
+ * So two genuine identical calls in a row (both pairs) still run twice, once each: every copy
+ * with an id that finds no unpaired id-less twin is a call of its own. An id-less copy never
+ * starts a second identical run inside the window: its result could not be reported anyway, and
+ * running a write twice unasked is worse than skipping a repeat nobody waits for.
+ */
+import { canonicalJson } from '../../audit/redact.js';
+import type { Clock } from '../../clock.js';
+import type { JsonRpcId } from '../mcp/jsonrpc.js';
+import type { ToolOutcome } from './messages.js';
+
+export const DEFAULT_DUPLICATE_WINDOW_MS = 5000;
+/** Ids remembered to spot a repeated request id (far more than a window ever holds). */
+const ID_MEMORY = 256;
+
+export interface RecentCall {
+  readonly callId: string;
+  /** Settled by whoever ran the call; a twin with an id is answered from it. */
+  readonly outcome: Promise<ToolOutcome>;
+  settle(outcome: ToolOutcome): void;
+}
+
+export type Verdict =
+  | { action: 'run'; call: RecentCall }
+  | { action: 'twin'; of: string; outcome: Promise<ToolOutcome> }
+  | { action: 'duplicate'; of: string }
+  | { action: 'repeat'; of: string };
+
+interface Entry extends RecentCall {
+  key: string;
+  at: number;
+  hasId: boolean;
+  paired: boolean;
+}
+
+export class RecentExecutes {
+  private entries: Entry[] = [];
+  private readonly seenIds = new Set<string>();
+
+  constructor(
+    private readonly windowMs: number,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Decide what to do with one execute. `freshCallId` names an id-less call that will run (the
+   * audit log needs an id for it).
+   */
+  arrive(
+    tool: string,
+    input: unknown,
+    id: JsonRpcId | undefined,
+    freshCallId: () => string,
+  ): Verdict {
+    const now = this.clock.now();
+    this.entries = this.entries.filter((e) => now - e.at <= this.windowMs);
+    const key = `${tool}\u0000${canonicalJson(input)}`;
+    const same = this.entries.filter((e) => e.key === key);
+
+    if (id !== undefined) {
+      const callId = String(id);
+      if (this.seenIds.has(callId)) return { action: 'repeat', of: callId };
+      this.remember(callId);
+      const idless = same.find((e) => !e.hasId && !e.paired);
+      if (idless) {
+        idless.paired = true;
+        return { action: 'twin', of: idless.callId, outcome: idless.outcome };
+      }
+      return { action: 'run', call: this.add(key, now, callId, true) };
+    }
+
+    const withId = same.find((e) => e.hasId && !e.paired);
+    if (withId) {
+      withId.paired = true;
+      return { action: 'duplicate', of: withId.callId };
+    }
+    const latest = same.at(-1);
+    if (latest) return { action: 'duplicate', of: latest.callId };
+    return { action: 'run', call: this.add(key, now, freshCallId(), false) };
+  }
+
+  /** A new link: the server that sent these is gone, and so are their twins. */
+  clear(): void {
+    this.entries = [];
+    this.seenIds.clear();
+  }
+
+  private add(key: string, at: number, callId: string, hasId: boolean): Entry {
+    let settle: (outcome: ToolOutcome) => void = () => undefined;
+    const outcome = new Promise<ToolOutcome>((resolve) => {
+      settle = resolve;
+    });
+    const entry: Entry = { key, at, callId, hasId, paired: false, outcome, settle };
+    this.entries.push(entry);
+    return entry;
+  }
+
+  private remember(callId: string): void {
+    this.seenIds.add(callId);
+    if (this.seenIds.size > ID_MEMORY) {
+      const oldest = this.seenIds.values().next().value;
+      if (oldest !== undefined) this.seenIds.delete(oldest);
+    }
+  }
+}

@@ -1,0 +1,520 @@
+/**
+ * A robot session (protocols/robot-rpc.md): one WebSocket to a server speaking the
+ * `mcp/registerTools` JSON-RPC dialect, wired to the one gate.
+ *
+ * - On every (re)connect, and again with the whole list on `reregister()`, the enabled services
+ *   are registered with the device's `mac_addr`. The ack (either shape) marks them registered; an
+ *   error ack or none within `ackTimeoutMs` marks the registration failed, and the link stays.
+ * - Every `mcp/tool/execute` goes through the gate; the one with an `id` gets exactly one
+ *   response, the id-less copy the server also sends is recorded as a duplicate and never run
+ *   twice (dedupe.ts). Errors are -32000…-32099 with the gate's message (messages.ts).
+ * - `mcp/ai/message` becomes reply text and thoughts; PCM goes up between start/end_stream and
+ *   comes down after `start_audio` until an empty frame (turns.ts, voice.ts).
+ * - A result finished after the link dropped is not sent on the next link (that server-side call
+ *   is gone); it is still in the audit log.
+ */
+import { type Clock, type TimerHandle, systemClock } from '../../clock.js';
+import type { ConnectionState, RegistrationState } from '../../contract/connection.js';
+import { Emitter } from '../../events.js';
+import { type IdSource, cryptoIds } from '../../ids.js';
+import {
+  type JsonRpcId,
+  type JsonRpcMessage,
+  RPC,
+  preview,
+  rpcError,
+  rpcResult,
+} from '../mcp/jsonrpc.js';
+import {
+  type ChunkResult,
+  type Gate,
+  type LiveSession,
+  type SendResult,
+  type SessionEvents,
+  type ToolEntry,
+  notReady,
+  unsupported,
+} from '../session.js';
+import { LinkConfigError, type WsTiming, WsLink } from '../ws/link.js';
+import { DEFAULT_DUPLICATE_WINDOW_MS, RecentExecutes } from './dedupe.js';
+import {
+  METHODS,
+  type ToolOutcome,
+  executeResponse,
+  normaliseMac,
+  notification,
+  parseServerText,
+  readAck,
+  readAiMessage,
+  readExecute,
+  registerRequest,
+  toolDefinitions,
+  userTextMessage,
+} from './messages.js';
+import { RobotTurns } from './turns.js';
+import { PcmUpload, closedMessage } from './voice.js';
+
+export interface RobotSessionOptions {
+  /** The connection's display name, shown to the user and written in the audit log. */
+  name: string;
+  /** `ws://host:8888/ws` (the dialect has no auth headers). */
+  url: string;
+  /** The device id the server knows us by: `AA-BB-CC-DD-EE-FF` (`aa:bb:…` is accepted). */
+  macAddr: string;
+  gate: Gate;
+  /** The enabled services, read at each (re)register; user-only ones are left out here. */
+  tools: () => ToolEntry[];
+  /** An id-less execute identical to one received this recently is a duplicate. Default 5000 ms. */
+  duplicateWindowMs?: number;
+  /** No ack this long after `mcp/registerTools` → registration failed (the link stays). Default 10 s. */
+  ackTimeoutMs?: number;
+  clock?: Clock;
+  ids?: IdSource;
+  timing?: Partial<WsTiming>;
+}
+
+export const DEFAULT_ACK_TIMEOUT_MS = 10_000;
+
+interface PendingRegister {
+  id: string;
+  services: string[];
+  timer: TimerHandle;
+}
+
+export class RobotSession implements LiveSession {
+  readonly kind = 'robot' as const;
+  readonly capabilities = { chat: true, voice: true, speak: false };
+  readonly events = new Emitter<SessionEvents>();
+  readonly link: WsLink;
+  /** Normalised; undefined when the setting is not a MAC address (the link then stays offline). */
+  readonly macAddr: string | undefined;
+  private readonly clock: Clock;
+  private readonly ids: IdSource;
+  private readonly recent: RecentExecutes;
+  private readonly turns: RobotTurns;
+  private registration: RegistrationState = { state: 'registering' };
+  private pending: PendingRegister | undefined;
+  /** Bumped on every ready: results from an older link are not sent on a newer one. */
+  private generation = 0;
+  /** The current voice upload, kept after it closes so a late chunk gets a clear answer. */
+  private upload: PcmUpload | undefined;
+  /** One note per playback about audio that came without `start_audio`. */
+  private unannouncedNoted = false;
+
+  constructor(private readonly options: RobotSessionOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.ids = options.ids ?? cryptoIds;
+    this.macAddr = normaliseMac(options.macAddr);
+    this.recent = new RecentExecutes(
+      options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS,
+      this.clock,
+    );
+    this.turns = new RobotTurns(this.ids);
+    this.link = new WsLink({
+      url: () => {
+        if (!this.macAddr)
+          throw new LinkConfigError(
+            `'${options.macAddr}' is not a MAC address; the robot server needs one like AA-BB-CC-DD-EE-FF`,
+          );
+        return options.url;
+      },
+      clock: this.clock,
+      ids: this.ids,
+      timing: options.timing,
+    });
+
+    const l = this.link.events;
+    l.on('state', (s) => this.onState(s));
+    l.on('ready', () => {
+      this.generation += 1;
+      this.recent.clear();
+      this.register();
+    });
+    l.on('text', (text) => this.onText(text));
+    l.on('binary', (data) => this.onBinary(data));
+    l.on('issue', ({ message }) => this.log('warn', message));
+
+    for (const name of [
+      'replyDelta',
+      'replyDone',
+      'replyInterrupted',
+      'thought',
+      'audio',
+    ] as const) {
+      this.turns.events.on(name, (payload) =>
+        this.events.emit(name, payload as SessionEvents[typeof name]),
+      );
+    }
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  get state(): ConnectionState {
+    return this.link.state;
+  }
+
+  get registrationState(): RegistrationState {
+    return this.registration;
+  }
+
+  start(): void {
+    this.link.start();
+  }
+
+  async stop(): Promise<void> {
+    this.closeUpload('cancelled');
+    this.turns.supersede();
+    this.clearPending();
+    this.generation += 1;
+    await this.link.stop();
+  }
+
+  /** The enabled services changed: the whole list again (nothing to do while not connected). */
+  reregister(): void {
+    if (this.link.isReady) this.register();
+  }
+
+  /** A typed turn, sent as `mcp/user/message` — a GUESS (see messages.ts `userTextMessage`). */
+  sendText(text: string): SendResult {
+    if (!text.trim()) return { ok: false, message: 'nothing to send' };
+    if (!this.link.isReady || !this.macAddr) return { ok: false, message: notReady(this.state) };
+    const taskId = this.turns.begin();
+    this.link.sendText(userTextMessage(text, this.macAddr));
+    return { ok: true, taskId };
+  }
+
+  speak(_text: string): SendResult {
+    return { ok: false, message: unsupported('robot', 'Making the character say a given text') };
+  }
+
+  /**
+   * A voice turn: `start_stream`, then the PCM. The previous turn is superseded, so a reply still
+   * playing stops and its late audio is dropped (barge-in).
+   */
+  voiceStart(): SendResult {
+    if (!this.link.isReady) return { ok: false, message: notReady(this.state) };
+    this.abandonUpload('superseded');
+    const taskId = this.turns.begin();
+    this.upload = new PcmUpload(taskId);
+    this.link.sendText(notification(METHODS.startStream));
+    return { ok: true, taskId };
+  }
+
+  voiceChunk(taskId: string, pcm: Uint8Array): ChunkResult {
+    const upload = this.upload;
+    if (!upload || upload.taskId !== taskId)
+      return { ok: false, message: `no voice turn '${taskId}' is open; start one with voiceStart` };
+    // The server's VAD already ended this input: the rest of the user's audio is not wanted.
+    if (upload.closedBecause === 'stopped') return { ok: true, ignored: true };
+    if (!upload.open) return { ok: false, message: closedMessage(upload) };
+    if (!this.link.isReady) return { ok: false, message: notReady(this.state) };
+    for (const frame of upload.push(pcm)) this.link.sendBinary(frame);
+    return { ok: true };
+  }
+
+  /** The user stopped talking: the rest is flushed, then `end_stream`. */
+  voiceEnd(taskId: string): ChunkResult {
+    const upload = this.upload;
+    if (!upload || upload.taskId !== taskId)
+      return { ok: false, message: `no voice turn '${taskId}' is open` };
+    if (upload.closedBecause === 'stopped') return { ok: true, ignored: true };
+    if (!upload.open) return { ok: false, message: closedMessage(upload) };
+    if (this.link.isReady) {
+      for (const frame of upload.flush()) this.link.sendBinary(frame);
+      this.link.sendText(notification(METHODS.endStream));
+    }
+    upload.close('ended');
+    return { ok: true };
+  }
+
+  /** Stop uploading and drop the turn's reply (the user changed their mind). */
+  voiceCancel(taskId?: string): void {
+    if (taskId === undefined || this.upload?.taskId === taskId) this.abandonUpload('cancelled');
+    this.turns.supersede();
+  }
+
+  interrupt(): void {
+    this.turns.supersede();
+  }
+
+  // --- registration --------------------------------------------------------------------------
+
+  private register(): void {
+    this.clearPending();
+    this.setRegistration({ state: 'registering' });
+    let tools;
+    try {
+      tools = toolDefinitions(this.options.tools());
+    } catch (err) {
+      this.setRegistration({
+        state: 'failed',
+        message: `could not list services: ${(err as Error).message}`,
+      });
+      return;
+    }
+    const id = `reg-${this.ids.hex(12)}`;
+    const sent =
+      this.macAddr !== undefined &&
+      this.link.sendText(JSON.stringify(registerRequest(id, this.macAddr, tools)));
+    if (!sent) {
+      this.setRegistration({ state: 'failed', message: notReady(this.state) });
+      return;
+    }
+    const ackMs = this.options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS;
+    this.pending = {
+      id,
+      services: tools.map((t) => t.name),
+      timer: this.clock.setTimeout(() => {
+        this.pending = undefined;
+        this.setRegistration({
+          state: 'failed',
+          message: `the server did not acknowledge the service registration within ${Math.round(ackMs / 1000)} s; calls it makes are still answered`,
+        });
+      }, ackMs),
+    };
+  }
+
+  private onAck(msg: Extract<JsonRpcMessage, { kind: 'response' }>, pending: PendingRegister) {
+    this.clearPending();
+    const verdict = readAck(msg);
+    this.setRegistration(
+      verdict.ok
+        ? { state: 'registered', at: this.clock.now(), services: pending.services }
+        : { state: 'failed', message: `the server refused the registration: ${verdict.message}` },
+    );
+  }
+
+  private clearPending(): void {
+    if (this.pending) this.clock.clearTimeout(this.pending.timer);
+    this.pending = undefined;
+  }
+
+  private setRegistration(state: RegistrationState): void {
+    this.registration = state;
+    this.events.emit('registration', state);
+  }
+
+  // --- incoming ------------------------------------------------------------------------------
+
+  private onState(s: ConnectionState): void {
+    if (s.status === 'reconnecting' || s.status === 'offline') {
+      // Frames of a lost link never arrive: close its reply and upload instead of leaving them open.
+      this.turns.lost();
+      this.closeUpload('lost');
+      if (this.pending) {
+        this.clearPending();
+        this.setRegistration({
+          state: 'failed',
+          message: 'the connection was lost before the server acknowledged the registration',
+        });
+      }
+    }
+    this.events.emit('state', s);
+  }
+
+  private onText(text: string): void {
+    const msg = parseServerText(text);
+    switch (msg.kind) {
+      case 'invalid':
+        this.log('warn', `unreadable message from the server (${msg.message}): ${preview(text)}`);
+        if (msg.id !== undefined)
+          this.send(JSON.stringify(rpcError(msg.id, RPC.INVALID_REQUEST, msg.message)));
+        return;
+      case 'response': {
+        const pending = this.pending;
+        if (pending && msg.id !== null && String(msg.id) === pending.id) this.onAck(msg, pending);
+        else this.log('info', `unexpected response from the server: ${preview(text)}`);
+        return;
+      }
+      case 'notification':
+        this.onMethod(msg.method, msg.params, undefined, text);
+        return;
+      case 'request':
+        this.onMethod(msg.method, msg.params, msg.id, text);
+    }
+  }
+
+  private onMethod(method: string, params: unknown, id: JsonRpcId | undefined, raw: string): void {
+    if (method === METHODS.execute) {
+      void this.onExecute(params, id);
+      return;
+    }
+    switch (method) {
+      case METHODS.aiMessage:
+        this.onAiMessage(params, raw);
+        break;
+      case METHODS.stopStream:
+        this.onStopStream();
+        break;
+      case METHODS.startAudio:
+        this.unannouncedNoted = false;
+        this.turns.startAudio();
+        break;
+      case METHODS.endAudio:
+        this.turns.endAudio();
+        break;
+      default:
+        this.log('warn', `unknown method '${method}' from the server ignored: ${preview(raw)}`);
+        if (id !== undefined)
+          this.send(
+            JSON.stringify(
+              rpcError(id, RPC.METHOD_NOT_FOUND, `method '${method}' is not supported`),
+            ),
+          );
+        return;
+    }
+    // These are notifications in the dialect; one sent as a request still deserves its answer.
+    if (id !== undefined) this.send(JSON.stringify(rpcResult(id, {})));
+  }
+
+  private onAiMessage(params: unknown, raw: string): void {
+    const m = readAiMessage(params);
+    if (!m) {
+      this.log('warn', `unreadable mcp/ai/message: ${preview(raw)}`);
+      return;
+    }
+    if ('unknownType' in m) {
+      this.log('info', `mcp/ai/message of type ${m.unknownType} ignored`);
+      return;
+    }
+    if (m.type === 'chunk') this.turns.chunk(m.content);
+    else if (m.type === 'final') this.turns.final(m.content);
+    else this.turns.thought(m.content);
+  }
+
+  /** The server's VAD heard the end of the user's speech: the upload is over. */
+  private onStopStream(): void {
+    const upload = this.upload;
+    if (!upload?.open) {
+      this.log('info', 'the server ended a voice upload that was not open (mcp/audio/stop_stream)');
+      return;
+    }
+    upload.close('stopped');
+    this.events.emit('listen', { taskId: upload.taskId, message: { state: 'stop' } });
+  }
+
+  private onBinary(data: Buffer): void {
+    if (data.length === 0) {
+      this.turns.endAudio();
+      return;
+    }
+    if (this.turns.audioFrame(data) && !this.unannouncedNoted) {
+      this.unannouncedNoted = true;
+      this.log('info', 'reply audio arrived without mcp/server/start_audio; playing it anyway');
+    }
+  }
+
+  // --- tool calls ----------------------------------------------------------------------------
+
+  private async onExecute(params: unknown, id: JsonRpcId | undefined): Promise<void> {
+    const generation = this.generation;
+    const call = readExecute(params);
+    if (!call.ok) {
+      this.log('warn', `malformed mcp/tool/execute: ${call.message}`);
+      if (id !== undefined)
+        this.reply(generation, id, { ok: false, code: 'invalid_params', message: call.message });
+      return;
+    }
+    const { tool, input } = call;
+    const verdict = this.recent.arrive(tool, input, id, () => this.idlessCallId());
+    switch (verdict.action) {
+      case 'run': {
+        const outcome = await this.dispatch(verdict.call.callId, tool, input);
+        verdict.call.settle(outcome);
+        if (id !== undefined) this.reply(generation, id, outcome);
+        else
+          this.log(
+            'info',
+            `an mcp/tool/execute without id ran '${tool}' (${outcome.ok ? 'ok' : outcome.code}); the server waits for no answer`,
+          );
+        return;
+      }
+      case 'twin': {
+        if (id === undefined) return; // only a copy with an id is a twin
+        // Its id-less copy came first and is running (or ran): answer with that run's result.
+        void this.dispatch(String(id), tool, input, verdict.of);
+        this.reply(generation, id, await verdict.outcome);
+        return;
+      }
+      case 'duplicate':
+        void this.dispatch(this.idlessCallId(), tool, input, verdict.of);
+        return;
+      case 'repeat':
+        this.log('warn', `call '${verdict.of}' arrived again; it runs and is answered once`);
+        void this.dispatch(verdict.of, tool, input, verdict.of);
+    }
+  }
+
+  private async dispatch(
+    callId: string,
+    service: string,
+    params: unknown,
+    duplicateOf?: string,
+  ): Promise<ToolOutcome> {
+    try {
+      const result = await this.options.gate.dispatch({
+        connection: this.options.name,
+        dialect: 'robot',
+        callId,
+        service,
+        params,
+        ...(duplicateOf !== undefined ? { duplicateOf } : {}),
+      });
+      return result.ok
+        ? { ok: true, data: result.data }
+        : { ok: false, code: result.code, message: result.message };
+    } catch (err) {
+      // The gate never throws; if it ever does, the call still gets its one answer.
+      return {
+        ok: false,
+        code: 'service_error',
+        message: `the agent failed while handling '${service}': ${(err as Error).message}`,
+      };
+    }
+  }
+
+  private reply(generation: number, id: JsonRpcId, outcome: ToolOutcome): void {
+    if (generation !== this.generation || !this.link.isReady) {
+      this.log(
+        'warn',
+        `the result of call '${String(id)}' was not sent: the connection was lost meanwhile`,
+      );
+      return;
+    }
+    this.send(executeResponse(id, outcome));
+  }
+
+  /** The audit log's id for a call the server sent without one. */
+  private idlessCallId(): string {
+    return `idless-${this.ids.hex(8)}`;
+  }
+
+  // --- helpers -------------------------------------------------------------------------------
+
+  private send(text: string): void {
+    this.link.sendText(text);
+  }
+
+  private closeUpload(because: NonNullable<PcmUpload['closedBecause']>): void {
+    this.upload?.close(because);
+  }
+
+  /**
+   * Give up an open upload. The reference server keeps what it was sent until `end_stream`, so it
+   * is told; `reason: "timeout"` is the one reason its older code knows, and makes it drop the
+   * recording instead of answering it (its newer code answers whatever it got: nothing we can do).
+   */
+  private abandonUpload(because: 'cancelled' | 'superseded'): void {
+    const upload = this.upload;
+    if (!upload?.open) return;
+    if (this.link.isReady)
+      this.link.sendText(notification(METHODS.endStream, { reason: 'timeout' }));
+    upload.close(because);
+  }
+
+  private log(level: 'info' | 'warn', message: string): void {
+    this.events.emit('log', { level, message });
+  }
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { RecentExecutes, type Verdict } from '../../../app/wire/robot/dedupe.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+
+function setup(windowMs = 5000) {
+  const clock = new FakeClock(1_000_000);
+  const recent = new RecentExecutes(windowMs, clock);
+  let n = 0;
+  const arrive = (tool: string, input: unknown, id?: string | number): Verdict =>
+    recent.arrive(tool, input, id, () => `idless-${++n}`);
+  return { clock, recent, arrive };
+}
+
+describe('RecentExecutes: the twin the server sends of every execute', () => {
+  it('id first: the copy with the id runs, its id-less twin is a duplicate of it', () => {
+    const { arrive } = setup();
+    const first = arrive('create_file', { filename: 'a', content: 'x' }, 'call-1');
+    expect(first).toMatchObject({ action: 'run', call: { callId: 'call-1' } });
+    // Key order does not matter: the input is compared as canonical JSON.
+    expect(arrive('create_file', { content: 'x', filename: 'a' })).toEqual({
+      action: 'duplicate',
+      of: 'call-1',
+    });
+  });
+
+  it('id-less first: it runs, and its twin with the id is answered from that run', async () => {
+    const { arrive } = setup();
+    const first = arrive('bump', { by: 1 });
+    expect(first).toMatchObject({ action: 'run', call: { callId: 'idless-1' } });
+    const twin = arrive('bump', { by: 1 }, 7);
+    expect(twin).toMatchObject({ action: 'twin', of: 'idless-1' });
+    if (first.action !== 'run' || twin.action !== 'twin') throw new Error('unexpected verdicts');
+    first.call.settle({ ok: true, data: { count: 1 } });
+    expect(await twin.outcome).toEqual({ ok: true, data: { count: 1 } });
+  });
+
+  it('two genuine identical calls, each sent as a pair, run once each', () => {
+    const { arrive } = setup();
+    expect(arrive('bump', {}, 'a').action).toBe('run');
+    expect(arrive('bump', {}).action).toBe('duplicate');
+    expect(arrive('bump', {}, 'b').action).toBe('run');
+    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'b' });
+  });
+
+  it('pairs id-less-first pairs too, and never starts a second id-less run inside the window', () => {
+    const { arrive } = setup();
+    expect(arrive('bump', {}).action).toBe('run'); // idless-1
+    expect(arrive('bump', {}, 'a')).toMatchObject({ action: 'twin', of: 'idless-1' });
+    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'idless-1' });
+    // …so the second call's copy with an id runs on its own and is answered.
+    expect(arrive('bump', {}, 'b')).toMatchObject({ action: 'run', call: { callId: 'b' } });
+  });
+
+  it('a repeated request id is a repeat, never a second run', () => {
+    const { arrive } = setup();
+    expect(arrive('bump', {}, 'a').action).toBe('run');
+    expect(arrive('bump', {}, 'a')).toEqual({ action: 'repeat', of: 'a' });
+    expect(arrive('bump', { other: true }, 'a')).toEqual({ action: 'repeat', of: 'a' });
+  });
+
+  it('different tools or inputs are different calls', () => {
+    const { arrive } = setup();
+    expect(arrive('bump', { by: 1 }, 'a').action).toBe('run');
+    expect(arrive('bump', { by: 2 }).action).toBe('run');
+    expect(arrive('other', { by: 1 }).action).toBe('run');
+  });
+
+  it('forgets calls older than the window, and everything on clear()', () => {
+    const { arrive, clock, recent } = setup(5000);
+    expect(arrive('bump', {}, 'a').action).toBe('run');
+    clock.advance(5001);
+    expect(arrive('bump', {}).action).toBe('run');
+    expect(arrive('bump', {}, 'b')).toMatchObject({ action: 'twin' });
+    recent.clear();
+    expect(arrive('bump', {}).action).toBe('run');
+    expect(arrive('bump', {}, 'b').action).toBe('twin'); // ids forgotten with the old link
+  });
+});

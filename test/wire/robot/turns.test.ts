@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { seededIds } from '../../../app/ids.js';
+import type { SessionEvents } from '../../../app/wire/session.js';
+import { RobotTurns } from '../../../app/wire/robot/turns.js';
+import { PcmUpload } from '../../../app/wire/robot/voice.js';
+
+function setup() {
+  const turns = new RobotTurns(seededIds(3));
+  const seen: Array<[string, unknown]> = [];
+  for (const name of ['replyDelta', 'replyDone', 'replyInterrupted', 'thought', 'audio'] as const)
+    turns.events.on(name, (p: SessionEvents[typeof name]) => seen.push([name, p]));
+  return { turns, seen };
+}
+
+describe('RobotTurns: replies without turn ids', () => {
+  it('a text reply whose voice follows its final stays on one task; the next reply gets a new one', () => {
+    const { turns, seen } = setup();
+    const t = turns.begin();
+    turns.chunk('Hi');
+    turns.final('Hi!');
+    turns.startAudio();
+    turns.audioFrame(Buffer.alloc(4));
+    turns.endAudio();
+    turns.chunk('Later');
+    expect(seen.map(([n]) => n)).toEqual(['replyDelta', 'replyDone', 'audio', 'replyDelta']);
+    expect((seen[1]![1] as { taskId: string; text: string }).text).toBe('Hi!');
+    expect(seen.slice(0, 3).every(([, p]) => (p as { taskId: string }).taskId === t)).toBe(true);
+    expect((seen[3]![1] as { taskId: string }).taskId).not.toBe(t);
+  });
+
+  it('a reply with thoughts waits for its final even when its audio ends first', () => {
+    const { turns, seen } = setup();
+    turns.begin();
+    turns.thought('thinking');
+    turns.startAudio();
+    turns.audioFrame(Buffer.alloc(2));
+    turns.endAudio();
+    expect(seen.map(([n]) => n)).toEqual(['thought', 'audio']);
+    turns.final('Done.');
+    expect(seen.at(-1)).toEqual(['replyDone', expect.objectContaining({ text: 'Done.' })]);
+  });
+
+  it('a new turn interrupts the reply being received and drops its late text and audio', () => {
+    const { turns, seen } = setup();
+    const first = turns.begin();
+    turns.chunk('Once');
+    turns.startAudio();
+    turns.audioFrame(Buffer.alloc(4));
+    const second = turns.begin();
+    expect(seen.at(-1)).toEqual(['replyInterrupted', { taskId: first, text: 'Once' }]);
+    const count = seen.length;
+    turns.chunk(' upon');
+    turns.audioFrame(Buffer.alloc(4));
+    turns.final('Once upon');
+    turns.endAudio();
+    expect(seen).toHaveLength(count);
+    turns.chunk('Answer');
+    expect(seen.at(-1)).toEqual(['replyDelta', { taskId: second, text: 'Answer' }]);
+  });
+
+  it('a lost link ends the open reply as interrupted and forgets what was being dropped', () => {
+    const { turns, seen } = setup();
+    const t = turns.begin();
+    turns.chunk('Half');
+    turns.lost();
+    expect(seen.at(-1)).toEqual(['replyInterrupted', { taskId: t, text: 'Half' }]);
+    turns.chunk('New');
+    expect(seen.at(-1)?.[0]).toBe('replyDelta');
+  });
+});
+
+describe('PcmUpload: 20–60 ms frames', () => {
+  it('sends whole frames of at most 60 ms, holds back less than 20 ms, and flushes the rest', () => {
+    const up = new PcmUpload('t');
+    expect(up.push(new Uint8Array(600))).toEqual([]);
+    const frames = up.push(new Uint8Array(4000)); // 4600 bytes waiting
+    expect(frames.map((f) => f.length)).toEqual([1920, 1920, 760]);
+    expect(up.push(new Uint8Array(101))).toEqual([]);
+    expect(up.flush().map((f) => f.length)).toEqual([100]);
+    expect(up.flush()).toEqual([]);
+  });
+});
