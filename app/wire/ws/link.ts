@@ -139,6 +139,23 @@ export class WsLink {
     this.setState({ status: 'offline', reason: 'stopped', message: 'disconnected' });
   }
 
+  /**
+   * Drop the current socket and dial again at once (no backoff): the dialect wants the server to
+   * start over, e.g. a XiaoZhi endpoint that ignores `tools/list_changed` lists again on a new link.
+   */
+  reconnectNow(reason: string): void {
+    if (!this.running) return;
+    this.dropSocket();
+    this.clearTimers();
+    this.setState({
+      status: 'reconnecting',
+      attempt: this.attempt + 1,
+      nextAt: this.clock.now(),
+      lastError: reason,
+    });
+    void this.connect();
+  }
+
   /** The dialect's greeting succeeded (only with `awaitReady`). */
   markReady(): void {
     if (this.current.status !== 'authenticating') return;
@@ -192,8 +209,10 @@ export class WsLink {
         throw new LinkConfigError(`'${redactUrl(url)}' is not a ws:// or wss:// address`);
     } catch (err) {
       if (generation !== this.generation || !this.running) return;
-      const message =
-        err instanceof LinkConfigError ? err.message : `cannot connect: ${(err as Error).message}`;
+      // A settings function or the URL parser may quote the URL, token included.
+      const message = redactText(
+        err instanceof LinkConfigError ? err.message : `cannot connect: ${(err as Error).message}`,
+      );
       this.running = false;
       this.setState({ status: 'offline', reason: 'config', message });
       return;
@@ -213,7 +232,8 @@ export class WsLink {
       this.setState({
         status: 'offline',
         reason: 'config',
-        message: `cannot connect to ${redactUrl(url)}: ${(err as Error).message}`,
+        // ws quotes the whole address in some of its errors ("Invalid URL: …").
+        message: `cannot connect to ${redactUrl(url)}: ${redactText((err as Error).message)}`,
       });
       return;
     }
@@ -234,14 +254,15 @@ export class WsLink {
         this.setState({ status: 'authenticating' });
         this.setTimer('handshake', this.timing.handshakeTimeoutMs, () =>
           this.fail(
-            `the server did not greet us within ${Math.round(this.timing.handshakeTimeoutMs / 1000)} s`,
+            `the server did not greet us within ${formatDuration(this.timing.handshakeTimeoutMs)}`,
             { retry: true },
           ),
         );
         this.events.emit('open', undefined);
       } else {
         this.events.emit('open', undefined);
-        this.becomeReady();
+        // A listener may have given up on this socket already (fail() in its 'open' handler).
+        if (mine()) this.becomeReady();
       }
     });
     socket.on('message', (data, isBinary) => {
@@ -285,9 +306,15 @@ export class WsLink {
       const socket = this.socket;
       if (!socket || socket.readyState !== WebSocket.OPEN) return;
       socket.ping();
-      this.setTimer('pong', this.timing.pongTimeoutMs, () =>
-        this.fail('the server stopped answering pings', { retry: true }),
-      );
+      // The deadline runs from the oldest unanswered ping: re-arming it on every ping would keep
+      // pushing it out whenever pings are more frequent than the pong timeout.
+      if (!this.timers.has('pong'))
+        this.setTimer('pong', this.timing.pongTimeoutMs, () =>
+          this.fail(
+            `the server stopped answering pings (none for ${formatDuration(this.timing.pongTimeoutMs)})`,
+            { retry: true },
+          ),
+        );
       this.schedulePing();
     });
   }
@@ -311,7 +338,11 @@ export class WsLink {
       backoffMaxMs,
       backoffInitialMs * backoffFactor ** Math.max(0, this.attempt - 1),
     );
-    const delay = Math.max(0, Math.round(base * (1 + jitter * (2 * this.ids.random() - 1))));
+    // Jitter spreads reconnecting clients apart; the cap holds for the jittered delay too.
+    const delay = Math.min(
+      backoffMaxMs,
+      Math.max(0, Math.round(base * (1 + jitter * (2 * this.ids.random() - 1)))),
+    );
     const nextAt = this.clock.now() + delay;
     this.setState({ status: 'reconnecting', attempt: this.attempt + 1, nextAt, lastError: reason });
     this.setTimer('reconnect', delay, () => void this.connect());
@@ -345,18 +376,39 @@ export class WsLink {
   }
 }
 
+/** Query parameter names whose values are secrets (`token`, `access_token`, `api_key`, `sig`…). */
+const SECRET_PARAM = /token|auth|key|secret|pass|jwt|sig|credential/i;
+
 /** The URL with the values of secret-looking query parameters replaced, for messages and logs. */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
-    for (const key of [...u.searchParams.keys()]) {
-      if (/token|auth|key|secret|password/i.test(key)) u.searchParams.set(key, '***');
+    for (const key of [...new Set(u.searchParams.keys())]) {
+      if (SECRET_PARAM.test(key)) u.searchParams.set(key, '***');
     }
     if (u.password) u.password = '***';
     return u.toString();
   } catch {
-    return url.replace(/([?&][^=]*(?:token|auth|key|secret)[^=]*=)[^&]*/gi, '$1***');
+    return url
+      .replace(
+        /([?&][^=&#]*(?:token|auth|key|secret|pass|jwt|sig|credential)[^=&#]*=)[^&#\s]*/gi,
+        '$1***',
+      )
+      .replace(/(\/\/[^/:@\s]*:)[^/@\s]*@/, '$1***@');
   }
+}
+
+/** Every ws/wss/http/https URL inside a free text (an error message) passed through `redactUrl`. */
+export function redactText(text: string): string {
+  // A URL in prose ends at a space, a quote or a closing parenthesis (`(see ws://…)`).
+  return text.replace(/\b(?:wss?|https?):\/\/[^\s'"<>()]+/gi, (u) => redactUrl(u));
+}
+
+/** `10 s`, `1.5 s`, `250 ms`: readable at any scale (tests use millisecond timeouts). */
+function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
 }
 
 function toBuffer(data: WebSocket.RawData): Buffer {
@@ -375,6 +427,6 @@ function describeSocketError(err: Error & { code?: string }): string {
     case 'ETIMEDOUT':
       return 'the server did not answer in time';
     default:
-      return err.message.replace(/wss?:\/\/\S+/g, (u) => redactUrl(u));
+      return redactText(err.message);
   }
 }

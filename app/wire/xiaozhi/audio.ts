@@ -1,0 +1,111 @@
+/**
+ * Voice on a XiaoZhi session (DESIGN §3 Voice): the UI hands over PCM s16le 16 kHz mono and gets
+ * PCM back. Up, it becomes 60 ms Opus packets, one per binary frame, wrapped for the protocol
+ * version; down, the server's packets are decoded at the rate its hello named.
+ */
+import { OpusDecoder, OpusEncoder, type OpusRate, isOpusRate } from '../../audio/opus.js';
+import { type ProtocolVersion, encodeAudioFrame } from './binary.js';
+
+const PACKET_MS = 60;
+
+export type UploadClosed = 'ended' | 'cancelled' | 'superseded' | 'lost';
+
+/** One voice turn's upload: it knows when it is over, so nothing goes up for a closed turn. */
+export class VoiceUplink {
+  closedBecause: UploadClosed | undefined;
+  private encoder: OpusEncoder | undefined = new OpusEncoder();
+  private packets = 0;
+
+  constructor(
+    readonly taskId: string,
+    private readonly version: ProtocolVersion,
+  ) {}
+
+  get open(): boolean {
+    return this.closedBecause === undefined;
+  }
+
+  /** Binary frames for every whole 60 ms of audio now available (may be none). */
+  push(pcm: Uint8Array): Buffer[] {
+    return this.wrap(this.encoder?.encodePcm(pcm) ?? []);
+  }
+
+  /** The last partial packet, padded with silence. */
+  flush(): Buffer[] {
+    return this.wrap(this.encoder?.flush() ?? []);
+  }
+
+  close(because: UploadClosed): void {
+    this.closedBecause ??= because;
+    this.encoder?.close();
+    this.encoder = undefined;
+  }
+
+  private wrap(packets: Buffer[]): Buffer[] {
+    return packets.map((p) =>
+      // v2 carries the packet's place in the stream, which servers use to line up echo cancelling.
+      encodeAudioFrame(this.version, p, { timestampMs: this.packets++ * PACKET_MS }),
+    );
+  }
+}
+
+/** The user-facing reason a chunk for a closed upload is refused. */
+export function closedUploadMessage(upload: VoiceUplink): string {
+  const task = `voice turn '${upload.taskId}'`;
+  switch (upload.closedBecause) {
+    case 'ended':
+      return `${task} has ended (voiceEnd was called); start a new one with voiceStart`;
+    case 'cancelled':
+      return `${task} was cancelled; start a new one with voiceStart`;
+    case 'superseded':
+      return `${task} was replaced by a newer turn; send audio for that one`;
+    case 'lost':
+      return `${task} ended when the connection was lost; start a new one once it is back`;
+    default:
+      return `${task} is closed`;
+  }
+}
+
+/** The rate reply audio is decoded at: the server's, or the nearest Opus can produce. */
+export function downlinkRate(said: number | undefined): { rate: OpusRate; note?: string } {
+  if (said === undefined) return { rate: 16_000 };
+  if (isOpusRate(said)) return { rate: said };
+  // Opus decodes any packet at any of its rates; pick one and say the PCM is at that rate.
+  return {
+    rate: 24_000,
+    note: `the server announced ${said} Hz audio, which Opus cannot produce; decoding at 24000 Hz`,
+  };
+}
+
+/**
+ * Reply audio of one reply, Opus packets → PCM. A decoder keeps state between packets, so each
+ * reply has its own, freed (WASM memory) when the reply ends or is dropped.
+ */
+export class ReplyAudio {
+  private decoder: OpusDecoder | undefined;
+  /** Numbers the reply's audio events. */
+  seq = 0;
+
+  constructor(
+    readonly taskId: string,
+    readonly rate: OpusRate,
+  ) {}
+
+  decode(packet: Buffer): { ok: true; pcm: Buffer } | { ok: false; message: string } {
+    try {
+      this.decoder ??= new OpusDecoder(this.rate);
+      return { ok: true, pcm: this.decoder.decodePacket(packet) };
+    } catch (err) {
+      // A corrupt packet costs 60 ms, not the reply.
+      return {
+        ok: false,
+        message: `an Opus packet of reply '${this.taskId}' could not be decoded (${(err as Error).message})`,
+      };
+    }
+  }
+
+  close(): void {
+    this.decoder?.close();
+    this.decoder = undefined;
+  }
+}

@@ -1,0 +1,600 @@
+/**
+ * A XiaoZhi device session (protocols/xiaozhi.md B): the agent connects to a XiaoZhi server as if
+ * it were an ESP32 device — hello, typed and voice turns, Opus both ways — and serves the user's
+ * services to it as the device-side MCP server, through the one gate.
+ *
+ * - Each (re)connect: headers (or query parameters) → device hello → server hello within
+ *   `handshakeTimeoutMs` (10 s) or the attempt fails with a clear error and the link reconnects.
+ *   Each connection gets a fresh `session_id`, echoed in every later message.
+ * - MCP arrives in `{"type":"mcp","payload":…}` envelopes, possibly before the server hello, and is
+ *   answered by McpToolServer. "Registered" means the server has listed the tools (last page).
+ * - No server handles `tools/list_changed`: after a toggle it is sent anyway and, by default, the
+ *   session reconnects so the server lists again.
+ * - `system` messages (e.g. `reboot`) are shown to the user and never run.
+ */
+import { type Clock, type TimerHandle, systemClock } from '../../clock.js';
+import type { ConnectionState, RegistrationState } from '../../contract/connection.js';
+import { Emitter } from '../../events.js';
+import { type IdSource, cryptoIds } from '../../ids.js';
+import { type JsonRpcMessage, classify, preview } from '../mcp/jsonrpc.js';
+import { McpToolServer } from '../mcp/server.js';
+import {
+  type ChunkResult,
+  type Gate,
+  type LiveSession,
+  type SendResult,
+  type SessionEvents,
+  type ToolEntry,
+  notReady,
+  unsupported,
+} from '../session.js';
+import { DEFAULT_WS_TIMING, LinkConfigError, WsLink, type WsTiming } from '../ws/link.js';
+import { ReplyAudio, VoiceUplink, closedUploadMessage, downlinkRate } from './audio.js';
+import { BinaryFrameError, FRAME_TYPE, type ProtocolVersion, decodeAudioFrame } from './binary.js';
+import { normaliseClientId, normaliseDeviceId } from './identity.js';
+import {
+  type ServerMessage,
+  abortMessage,
+  deviceHello,
+  listenMessage,
+  mcpMessage,
+  moodOf,
+  parseServerMessage,
+  pingMessage,
+} from './messages.js';
+import { XzTurns } from './turns.js';
+
+export interface XiaozhiSessionOptions {
+  /** Connection display name → audit `connection`. */
+  name: string;
+  /** ws(s)://host:8000/xiaozhi/v1/ */
+  url: string;
+  /** Read on every (re)connect; absent/empty → no Authorization. */
+  token?: () => Promise<string | undefined> | string | undefined;
+  /** MAC aa:bb:cc:dd:ee:ff */
+  deviceId: string;
+  /** UUID */
+  clientId: string;
+  /** Binary audio framing, default 1. */
+  protocolVersion?: 1 | 2 | 3;
+  /** Send device-id, client-id, authorization as query parameters instead of headers. */
+  authInQuery?: boolean;
+  /** After a service toggle, reconnect so the server lists again (no server handles list_changed). Default true. */
+  reconnectOnToolsChanged?: boolean;
+  /** Send {"type":"ping"} this often while idle (0 = off, default 0). */
+  keepAliveMs?: number;
+  /** Hands-free listen mode for voiceStart: 'manual' (push-to-talk) or 'auto'. Default 'manual'. */
+  listenMode?: 'manual' | 'auto';
+  gate: Gate;
+  tools: () => ToolEntry[];
+  serverInfo?: { name: string; version: string };
+  clock?: Clock;
+  ids?: IdSource;
+  /** `handshakeTimeoutMs` is how long the server hello may take (10 s default). */
+  timing?: Partial<WsTiming>;
+}
+
+export const DEFAULT_SERVER_INFO = { name: 'advent-agent', version: '0.1.0' };
+
+/** What the link waits beyond the hello timeout, so ours (with the XiaoZhi wording) fires first. */
+const LINK_GRACE_MS = 1000;
+
+export class XiaozhiSession implements LiveSession {
+  readonly kind = 'xiaozhi' as const;
+  readonly capabilities = { chat: true, voice: true, speak: false };
+  readonly events = new Emitter<SessionEvents>();
+  readonly link: WsLink;
+  private readonly clock: Clock;
+  private readonly ids: IdSource;
+  private readonly version: ProtocolVersion;
+  private readonly helloTimeoutMs: number;
+  private readonly turns: XzTurns;
+  private mcp: McpToolServer;
+  private registration: RegistrationState = { state: 'registering' };
+  /** Tool names listed so far on this connection (pages add up until the last one). */
+  private listed: string[] = [];
+  /** The server hello's, for this connection only. */
+  private sessionId: string | undefined;
+  private rate = downlinkRate(undefined).rate;
+  /** Bumped per socket: an MCP answer computed for an older link is not sent on a newer one. */
+  private generation = 0;
+  private upload: VoiceUplink | undefined;
+  private replyAudio: ReplyAudio | undefined;
+  /** The token read for the connect now in progress (url() reads it, headers() uses it). */
+  private dialToken: string | undefined;
+  private helloTimer: TimerHandle | undefined;
+  private keepAliveTimer: TimerHandle | undefined;
+  private lastSentAt = 0;
+  private stopped = false;
+
+  constructor(private readonly options: XiaozhiSessionOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.ids = options.ids ?? cryptoIds;
+    this.version = options.protocolVersion ?? 1;
+    this.helloTimeoutMs =
+      options.timing?.handshakeTimeoutMs ?? DEFAULT_WS_TIMING.handshakeTimeoutMs;
+    this.turns = new XzTurns(this.ids);
+    this.mcp = this.newMcp();
+    this.link = new WsLink({
+      url: () => this.dialUrl(),
+      headers: () => this.dialHeaders(),
+      awaitReady: true,
+      clock: this.clock,
+      ids: this.ids,
+      timing: { ...options.timing, handshakeTimeoutMs: this.helloTimeoutMs + LINK_GRACE_MS },
+    });
+
+    const l = this.link.events;
+    l.on('state', (s) => this.onState(s));
+    l.on('open', () => this.onOpen());
+    l.on('ready', () => this.armKeepAlive());
+    l.on('text', (t) => this.onText(t));
+    l.on('binary', (b) => this.onBinary(b));
+    l.on('issue', ({ message }) => this.log('warn', message));
+
+    const t = this.turns.events;
+    for (const name of ['replyDelta', 'transcript', 'mood'] as const)
+      t.on(name, (p) => this.events.emit(name, p));
+    t.on('replyDone', (p) => {
+      this.freeReplyAudio(p.taskId);
+      this.events.emit('replyDone', p);
+    });
+    t.on('replyInterrupted', (p) => {
+      this.freeReplyAudio(p.taskId);
+      this.events.emit('replyInterrupted', p);
+    });
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  get state(): ConnectionState {
+    return this.link.state;
+  }
+
+  get registrationState(): RegistrationState {
+    return this.registration;
+  }
+
+  /** The server's session id on this connection (undefined before its hello). */
+  get currentSessionId(): string | undefined {
+    return this.sessionId;
+  }
+
+  /** Where a camera-like service may post photos (`initialize` `capabilities.vision`). */
+  get vision(): McpToolServer['vision'] {
+    return this.mcp.vision;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.link.start();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.closeUpload('cancelled');
+    this.turns.supersede();
+    this.clearTimers();
+    await this.link.stop();
+    this.freeReplyAudio();
+  }
+
+  reregister(): void {
+    if (this.stopped) return;
+    if (!this.link.isOpen) {
+      // The next connection lists again anyway.
+      this.setRegistration({ state: 'registering' });
+      return;
+    }
+    this.send(
+      mcpMessage(this.sid(), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' }),
+    );
+    if (this.options.reconnectOnToolsChanged === false) {
+      this.setRegistration({
+        state: 'failed',
+        message:
+          'the server was told the services changed, but XiaoZhi servers list them only when a device connects; reconnect to update them',
+      });
+      return;
+    }
+    this.setRegistration({ state: 'registering' });
+    const why =
+      'reconnecting so the server lists the services again (XiaoZhi servers ignore tools/list_changed)';
+    this.log('info', why);
+    this.link.reconnectNow(why);
+  }
+
+  /** A typed turn: `listen` `detect` with the text, which the server treats as an utterance. */
+  sendText(text: string): SendResult {
+    if (!text.trim()) return { ok: false, message: 'nothing to send' };
+    if (!this.link.isReady) return { ok: false, message: notReady(this.link.state) };
+    this.closeUpload('superseded');
+    const taskId = this.beginTurn();
+    this.send(listenMessage(this.sid(), 'detect', { text }));
+    return { ok: true, taskId };
+  }
+
+  speak(_text: string): SendResult {
+    return { ok: false, message: unsupported('xiaozhi', 'Say this') };
+  }
+
+  /**
+   * A voice turn under a fresh id. A reply still playing is stopped (`abort`, reason
+   * `wake_word_detected` as the firmware sends on barge-in) and its late audio dropped; then
+   * `listen start` in the configured mode.
+   */
+  voiceStart(): SendResult {
+    if (!this.link.isReady) return { ok: false, message: notReady(this.link.state) };
+    this.closeUpload('superseded');
+    const taskId = this.beginTurn();
+    this.upload = new VoiceUplink(taskId, this.version);
+    this.send(listenMessage(this.sid(), 'start', { mode: this.options.listenMode ?? 'manual' }));
+    return { ok: true, taskId };
+  }
+
+  voiceChunk(taskId: string, pcm: Uint8Array): ChunkResult {
+    const upload = this.upload;
+    if (!upload || upload.taskId !== taskId)
+      return { ok: false, message: `no voice turn '${taskId}' is open; start one with voiceStart` };
+    if (!upload.open) return { ok: false, message: closedUploadMessage(upload) };
+    if (!this.link.isReady) return { ok: false, message: notReady(this.link.state) };
+    for (const frame of upload.push(pcm)) this.sendBinary(frame);
+    return { ok: true };
+  }
+
+  /** The user stopped talking: the rest goes up, then `listen stop` (push-to-talk only). */
+  voiceEnd(taskId: string): ChunkResult {
+    const upload = this.upload;
+    if (!upload || upload.taskId !== taskId)
+      return { ok: false, message: `no voice turn '${taskId}' is open` };
+    if (!upload.open) return { ok: false, message: closedUploadMessage(upload) };
+    if (this.link.isReady) {
+      for (const frame of upload.flush()) this.sendBinary(frame);
+      // In auto mode the server's VAD decides when an utterance ends.
+      if ((this.options.listenMode ?? 'manual') === 'manual')
+        this.send(listenMessage(this.sid(), 'stop'));
+    }
+    upload.close('ended');
+    return { ok: true };
+  }
+
+  /** Stop without more audio, and tell the server to drop the turn. */
+  voiceCancel(taskId?: string): void {
+    if (taskId !== undefined && this.upload?.taskId !== taskId) return;
+    this.closeUpload('cancelled');
+    this.turns.supersede();
+    if (this.link.isReady) this.send(abortMessage(this.sid()));
+  }
+
+  /** Barge-in: the reply playing stops (`abort`) and its late audio is dropped. */
+  interrupt(): void {
+    this.turns.supersede();
+    if (this.link.isReady) this.send(abortMessage(this.sid()));
+  }
+
+  // --- connection ------------------------------------------------------------------------------
+
+  private async dialUrl(): Promise<string> {
+    const device = normaliseDeviceId(this.options.deviceId);
+    if (!device.ok) throw new LinkConfigError(device.message);
+    const client = normaliseClientId(this.options.clientId);
+    if (!client.ok) throw new LinkConfigError(client.message);
+    const token = (await this.options.token?.())?.trim() || undefined;
+    this.dialToken = token;
+    if (!this.options.authInQuery) return this.options.url;
+    let url: URL;
+    try {
+      url = new URL(this.options.url);
+    } catch {
+      throw new LinkConfigError(
+        `the server address is not a valid URL (expected ws://host:8000/xiaozhi/v1/)`,
+      );
+    }
+    url.searchParams.set('device-id', device.value);
+    url.searchParams.set('client-id', client.value);
+    if (token) url.searchParams.set('authorization', `Bearer ${token}`);
+    return url.toString();
+  }
+
+  private dialHeaders(): Record<string, string> {
+    const headers: Record<string, string> = { 'Protocol-Version': String(this.version) };
+    if (this.options.authInQuery) return headers;
+    // dialUrl() already checked both.
+    const device = normaliseDeviceId(this.options.deviceId);
+    const client = normaliseClientId(this.options.clientId);
+    if (device.ok) headers['Device-Id'] = device.value;
+    if (client.ok) headers['Client-Id'] = client.value;
+    if (this.dialToken) headers.Authorization = `Bearer ${this.dialToken}`;
+    return headers;
+  }
+
+  private onOpen(): void {
+    this.dialToken = undefined;
+    this.generation += 1;
+    this.sessionId = undefined;
+    this.rate = downlinkRate(undefined).rate;
+    this.mcp = this.newMcp();
+    this.listed = [];
+    this.setRegistration({ state: 'registering' });
+    this.send(deviceHello(this.version));
+    this.clock.clearTimeout(this.helloTimer);
+    this.helloTimer = this.clock.setTimeout(() => {
+      this.helloTimer = undefined;
+      this.link.fail(
+        `the XiaoZhi server sent no hello within ${Math.round(this.helloTimeoutMs / 1000)} s after connecting; check that the address is a XiaoZhi WebSocket endpoint (…/xiaozhi/v1/)`,
+        { retry: true },
+      );
+    }, this.helloTimeoutMs);
+  }
+
+  private onState(s: ConnectionState): void {
+    if (s.status === 'reconnecting' || s.status === 'offline') {
+      this.dialToken = undefined;
+      this.clearTimers();
+      // Nothing of the old exchange will come: end its replies, close its upload.
+      this.turns.interruptAll();
+      this.closeUpload('lost');
+      this.freeReplyAudio();
+      if (s.status === 'offline' && !this.stopped && this.registration.state === 'registering')
+        this.setRegistration({ state: 'failed', message: s.message });
+    }
+    this.events.emit('state', s);
+  }
+
+  private onHello(msg: Extract<ServerMessage, { type: 'hello' }>): void {
+    if (this.link.isReady) {
+      this.log('warn', 'the server sent a second hello on this connection; ignored');
+      return;
+    }
+    if (msg.transport !== 'websocket') {
+      this.link.fail(
+        `the server's hello names transport '${msg.transport ?? '(none)'}', not 'websocket'; this address does not serve XiaoZhi devices over WebSocket`,
+        { retry: true },
+      );
+      return;
+    }
+    this.clock.clearTimeout(this.helloTimer);
+    this.helloTimer = undefined;
+    this.sessionId = msg.sessionId;
+    const { rate, note } = downlinkRate(msg.sampleRate);
+    this.rate = rate;
+    if (note) this.log('warn', note);
+    this.link.markReady();
+  }
+
+  // --- incoming --------------------------------------------------------------------------------
+
+  private onText(text: string): void {
+    const msg = parseServerMessage(text);
+    switch (msg.type) {
+      case 'invalid':
+        this.log('warn', `unreadable message from the server (${msg.message}): ${preview(text)}`);
+        return;
+      case 'hello':
+        this.onHello(msg);
+        return;
+      case 'mcp':
+        void this.onMcp(msg.payload, msg.sessionId);
+        return;
+      case 'stt':
+        this.turns.transcript(msg.text);
+        return;
+      case 'llm': {
+        const emoji = moodOf(msg.emotion, msg.text);
+        if (emoji) this.turns.mood(emoji);
+        return;
+      }
+      case 'tts':
+        this.onTts(msg.state, msg.text, text);
+        return;
+      case 'alert':
+        this.events.emit('status', msg.text);
+        this.log('warn', `alert from the server: ${msg.text}`);
+        return;
+      case 'system': {
+        const what = msg.command ? `'${msg.command}'` : preview(JSON.stringify(msg.raw));
+        const line = `the server asked to run the system command ${what}; it was not run (the agent never runs server commands)`;
+        this.events.emit('status', line);
+        this.log('warn', line);
+        return;
+      }
+      case 'custom':
+        this.events.emit('status', `message from the server: ${preview(JSON.stringify(msg.raw))}`);
+        this.log('info', `custom message from the server: ${preview(text)}`);
+        return;
+      case 'listen':
+        this.events.emit('listen', { taskId: this.turns.currentTask ?? '', message: msg.raw });
+        return;
+      case 'pong':
+        return;
+      case 'other':
+        this.log('warn', `message of unknown type '${msg.name}' ignored: ${preview(text)}`);
+        return;
+    }
+  }
+
+  private onTts(state: string, subtitle: string | undefined, raw: string): void {
+    switch (state) {
+      case 'start':
+        this.turns.start();
+        return;
+      case 'sentence_start':
+        if (subtitle) this.turns.sentence(subtitle);
+        return;
+      case 'sentence_end':
+        return;
+      case 'stop':
+        this.turns.stop();
+        return;
+      default:
+        this.log('warn', `tts message with unknown state '${state}' ignored: ${preview(raw)}`);
+    }
+  }
+
+  private onBinary(frame: Buffer): void {
+    let unwrapped;
+    try {
+      unwrapped = decodeAudioFrame(this.version, frame);
+    } catch (err) {
+      if (!(err instanceof BinaryFrameError)) throw err;
+      this.log('warn', `audio frame dropped: ${err.message}`);
+      return;
+    }
+    if (unwrapped.type === FRAME_TYPE.JSON) {
+      this.onText(unwrapped.payload.toString('utf8'));
+      return;
+    }
+    if (unwrapped.type !== FRAME_TYPE.OPUS) {
+      this.log('warn', `binary frame of unknown type ${unwrapped.type} dropped`);
+      return;
+    }
+    // Audio of a superseded reply (barge-in) is dropped here, before any decoding.
+    const taskId = this.turns.audioTask();
+    if (taskId === undefined) return;
+    if (this.replyAudio?.taskId !== taskId) {
+      this.replyAudio?.close();
+      this.replyAudio = new ReplyAudio(taskId, this.rate);
+    }
+    const audio = this.replyAudio;
+    const decoded = audio.decode(unwrapped.payload);
+    if (!decoded.ok) {
+      this.log('warn', decoded.message);
+      return;
+    }
+    if (decoded.pcm.length)
+      this.events.emit('audio', {
+        taskId,
+        seq: audio.seq++,
+        data: decoded.pcm,
+        sampleRate: audio.rate,
+      });
+  }
+
+  /** One MCP payload: answered in the envelope, with the same id; the registration follows it. */
+  private async onMcp(payload: unknown, envelopeSessionId: string | undefined): Promise<void> {
+    const generation = this.generation;
+    const msg = classify(payload);
+    const mcp = this.mcp;
+    let response: Record<string, unknown> | undefined;
+    try {
+      response = await mcp.handle(msg, ({ level, message }) => this.log(level, message));
+    } catch (err) {
+      // handle() never throws; a bug there must not break the session.
+      this.log('warn', `MCP message could not be handled: ${(err as Error).message}`);
+      return;
+    }
+    if (!response) return;
+    if (generation !== this.generation || !this.link.isOpen) {
+      this.log(
+        'warn',
+        `the MCP answer to '${describe(msg)}' was not sent: the connection it came on is gone`,
+      );
+      return;
+    }
+    this.send(mcpMessage(this.sessionId ?? envelopeSessionId ?? '', response));
+    if (msg.kind === 'request' && msg.method === 'tools/list') this.afterList(msg.params, response);
+  }
+
+  private afterList(params: unknown, response: Record<string, unknown>): void {
+    const error = response.error as { message?: string } | undefined;
+    if (error) {
+      this.setRegistration({
+        state: 'failed',
+        message: `the server could not list the services: ${error.message ?? 'unknown error'}`,
+      });
+      return;
+    }
+    const result = (response.result ?? {}) as { tools?: { name: string }[]; nextCursor?: string };
+    const cursor = (params as { cursor?: unknown } | null)?.cursor;
+    if (cursor === undefined || cursor === null || cursor === '') this.listed = [];
+    this.listed.push(...(result.tools ?? []).map((t) => t.name));
+    if (result.nextCursor === undefined)
+      this.setRegistration({ state: 'registered', at: this.clock.now(), services: this.listed });
+  }
+
+  // --- helpers ---------------------------------------------------------------------------------
+
+  private newMcp(): McpToolServer {
+    return new McpToolServer({
+      connection: this.options.name,
+      dialect: 'xiaozhi',
+      gate: this.options.gate,
+      tools: this.options.tools,
+      serverInfo: this.options.serverInfo ?? DEFAULT_SERVER_INFO,
+      listChanged: false,
+      callId: () => this.ids.hex(8),
+    });
+  }
+
+  /** A new user turn; a reply still playing is aborted on the server too. */
+  private beginTurn(): string {
+    const wasPlaying = this.turns.playing;
+    const taskId = this.turns.begin();
+    if (wasPlaying) this.send(abortMessage(this.sid(), 'wake_word_detected'));
+    return taskId;
+  }
+
+  private sid(): string {
+    return this.sessionId ?? '';
+  }
+
+  private send(message: Record<string, unknown>): boolean {
+    const sent = this.link.sendText(JSON.stringify(message));
+    if (sent) this.lastSentAt = this.clock.now();
+    return sent;
+  }
+
+  private sendBinary(frame: Buffer): void {
+    if (this.link.sendBinary(frame)) this.lastSentAt = this.clock.now();
+  }
+
+  /** `{"type":"ping"}` after `keepAliveMs` without anything sent (servers drop idle devices). */
+  private armKeepAlive(delay = this.options.keepAliveMs ?? 0): void {
+    const every = this.options.keepAliveMs ?? 0;
+    if (every <= 0) return;
+    this.clock.clearTimeout(this.keepAliveTimer);
+    this.keepAliveTimer = this.clock.setTimeout(() => {
+      this.keepAliveTimer = undefined;
+      if (!this.link.isReady) return;
+      const idle = this.clock.now() - this.lastSentAt;
+      if (idle < every) {
+        this.armKeepAlive(every - idle);
+        return;
+      }
+      this.send(pingMessage(this.sid()));
+      this.armKeepAlive(every);
+    }, delay);
+  }
+
+  private clearTimers(): void {
+    this.clock.clearTimeout(this.helloTimer);
+    this.clock.clearTimeout(this.keepAliveTimer);
+    this.helloTimer = undefined;
+    this.keepAliveTimer = undefined;
+  }
+
+  private closeUpload(because: 'cancelled' | 'superseded' | 'lost'): void {
+    this.upload?.close(because);
+  }
+
+  private freeReplyAudio(taskId?: string): void {
+    if (!this.replyAudio || (taskId !== undefined && this.replyAudio.taskId !== taskId)) return;
+    this.replyAudio.close();
+    this.replyAudio = undefined;
+  }
+
+  private setRegistration(state: RegistrationState): void {
+    this.registration = state;
+    this.events.emit('registration', state);
+  }
+
+  private log(level: 'info' | 'warn', message: string): void {
+    this.events.emit('log', { level, message });
+  }
+}
+
+function describe(msg: JsonRpcMessage): string {
+  return msg.kind === 'request' ? `${msg.method} (id ${String(msg.id)})` : msg.kind;
+}

@@ -1,0 +1,466 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Agent, type AgentOptions } from '../../../app/agent.js';
+import type { ConnectionState, RegistrationState } from '../../../app/contract/connection.js';
+import { MemorySecretStore } from '../../../app/settings/secrets.js';
+import { XiaozhiSim, type XiaozhiSimOptions } from '../../../app/sim/xiaozhi-sim.js';
+import type { SessionEvents } from '../../../app/wire/session.js';
+import { XiaozhiSession, type XiaozhiSessionOptions } from '../../../app/wire/xiaozhi/device.js';
+import { encodeAudioFrame } from '../../../app/wire/xiaozhi/binary.js';
+import { correlation, samples, voiceLike } from '../../audio/correlation.js';
+import { nextEvent, until } from '../../helpers/wait.js';
+
+// --- harness: a real Agent (gate, audit) + a XiaozhiSession + the simulated server ------------
+
+const DEVICE_ID = 'aa:bb:cc:dd:ee:01';
+const CLIENT_ID = '123e4567-e89b-42d3-a456-426614174000';
+const FAST = { backoffInitialMs: 20, backoffMaxMs: 200, pingIntervalMs: 0, closeWaitMs: 500 };
+
+interface Pair {
+  sim: XiaozhiSim;
+  agent: Agent;
+  session: XiaozhiSession;
+  filesRoot: string;
+  states: ConnectionState[];
+  registrations: RegistrationState[];
+  logs: string[];
+  close(): Promise<void>;
+}
+
+let pair: Pair | undefined;
+afterEach(async () => {
+  await pair?.close();
+  pair = undefined;
+});
+
+async function open(
+  opts: {
+    sim?: XiaozhiSimOptions;
+    session?: Partial<XiaozhiSessionOptions>;
+    agent?: Partial<AgentOptions>;
+    waitReady?: boolean;
+  } = {},
+): Promise<Pair> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'xiaozhi-device-'));
+  const filesRoot = path.join(dir, 'files');
+  const sim = await XiaozhiSim.start({ demo: false, ...opts.sim });
+  const agent = await Agent.open({
+    dataDir: path.join(dir, 'data'),
+    defaultFilesRoot: filesRoot,
+    secrets: new MemorySecretStore(),
+    ...opts.agent,
+  });
+  const session = new XiaozhiSession({
+    name: 'XiaoZhi test',
+    url: sim.url,
+    deviceId: DEVICE_ID,
+    clientId: CLIENT_ID,
+    gate: agent.gate,
+    tools: () => agent.toolEntries(),
+    ...opts.session,
+    timing: { ...FAST, ...opts.session?.timing },
+  });
+  const states: ConnectionState[] = [];
+  const registrations: RegistrationState[] = [];
+  const logs: string[] = [];
+  session.events.on('state', (s) => states.push(s));
+  session.events.on('registration', (r) => registrations.push(r));
+  session.events.on('log', (l) => logs.push(`${l.level}: ${l.message}`));
+  const ready = nextEvent(session.events, 'state', (s) => s.status === 'ready');
+  session.start();
+  if (opts.waitReady !== false) await ready;
+  else ready.catch(() => undefined);
+  const p: Pair = {
+    sim,
+    agent,
+    session,
+    filesRoot,
+    states,
+    registrations,
+    logs,
+    async close() {
+      await session.stop();
+      await agent.close();
+      await sim.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  pair = p;
+  return p;
+}
+
+/** Everything the session told, for assertions after the fact. */
+function record<K extends keyof SessionEvents>(p: Pair, name: K): SessionEvents[K][] {
+  const out: SessionEvents[K][] = [];
+  p.session.events.on(name, (e) => out.push(e));
+  return out;
+}
+
+/** PCM to the session in 20 ms chunks, as the UI sends it. */
+function speak(p: Pair, taskId: string, pcm: Buffer): void {
+  for (let at = 0; at < pcm.length; at += 640) {
+    const r = p.session.voiceChunk(taskId, pcm.subarray(at, at + 640));
+    expect(r).toEqual({ ok: true });
+  }
+}
+
+const pcmOf = (audio: SessionEvents['audio'][]) => Buffer.concat(audio.map((a) => a.data));
+
+// ------------------------------------------------------------------------------------------------
+
+describe('XiaoZhi device: typed chat', () => {
+  it('sends listen detect with the text and turns stt, llm and tts into transcript, mood and reply', async () => {
+    const p = await open({ sim: { sessionId: 's-1' } });
+    const reply24k = voiceLike(900, 24_000);
+    p.sim.onText((turn, conn) => {
+      conn.stt(turn.text);
+      conn.llm('happy');
+      conn.ttsStart();
+      conn.sentence('Hello there.');
+      conn.sentence('How are you?');
+      conn.audio(reply24k);
+      conn.ttsStop();
+    });
+    const transcripts = record(p, 'transcript');
+    const moods = record(p, 'mood');
+    const deltas = record(p, 'replyDelta');
+    const audio = record(p, 'audio');
+    const done = nextEvent(p.session.events, 'replyDone');
+    const sent = p.session.sendText('what is up?');
+    if (!sent.ok) throw new Error(sent.message);
+    expect(sent.taskId).toMatch(/^[0-9a-f]{8}$/);
+    const reply = await done;
+
+    expect(p.sim.messages('listen')).toEqual([
+      { conn: 1, session_id: 's-1', type: 'listen', state: 'detect', text: 'what is up?' },
+    ]);
+    expect(transcripts).toEqual([{ taskId: sent.taskId, text: 'what is up?' }]);
+    expect(moods).toEqual([{ taskId: sent.taskId, emoji: '🙂' }]);
+    expect(reply).toEqual({ taskId: sent.taskId, text: 'Hello there. How are you?' });
+    expect(deltas.map((d) => d.text).join('')).toBe(reply.text);
+    expect(audio.length).toBeGreaterThan(0);
+    for (const a of audio) expect(a).toMatchObject({ taskId: sent.taskId, sampleRate: 24_000 });
+    // Opus down at 24 kHz decoded at 24 kHz: the voice the server sent is the voice played.
+    expect(correlation(samples(reply24k), samples(pcmOf(audio))).value).toBeGreaterThanOrEqual(0.8);
+    expect(p.sim.violations).toEqual([]);
+  });
+
+  it('shows the emoji an llm message carries, and joins CJK subtitles without spaces', async () => {
+    const p = await open();
+    p.sim.onText((_turn, conn) => {
+      conn.llm('thinking', '🤯');
+      conn.ttsStart();
+      conn.sentence('现在是');
+      conn.sentence('下午三点。');
+      conn.ttsStop();
+    });
+    const mood = nextEvent(p.session.events, 'mood');
+    const done = nextEvent(p.session.events, 'replyDone');
+    p.session.sendText('几点了');
+    expect((await mood).emoji).toBe('🤯');
+    expect((await done).text).toBe('现在是下午三点。');
+  });
+
+  it('gives a reply the server starts on its own a turn of its own', async () => {
+    const p = await open();
+    await p.sim.waitForTools(1);
+    const done = nextEvent(p.session.events, 'replyDone');
+    const conn = p.sim.conn();
+    conn.ttsStart();
+    conn.sentence('Reminder: stand up.');
+    conn.ttsStop();
+    const reply = await done;
+    expect(reply.taskId).toMatch(/^[0-9a-f]{8}$/);
+    expect(reply.text).toBe('Reminder: stand up.');
+  });
+
+  it('shows a system command to the user and never runs it', async () => {
+    const p = await open();
+    await p.sim.waitForTools(1);
+    const status = nextEvent(p.session.events, 'status');
+    p.sim.sendSystem('reboot');
+    const text = await status;
+    expect(text).toMatch(/asked to run the system command 'reboot'; it was not run/);
+    expect(p.logs.some((l) => l.startsWith('warn:') && l.includes("'reboot'"))).toBe(true);
+    expect(p.session.state.status).toBe('ready');
+  });
+
+  it('shows alerts and custom messages as notices', async () => {
+    const p = await open();
+    await p.sim.waitForTools(1);
+    const statuses = record(p, 'status');
+    p.sim.sendAlert('battery low');
+    p.sim.conn().sendCustom({ hello: 'world' });
+    await until(() => statuses.length === 2, 'two notices');
+    expect(statuses[0]).toBe('Warning: battery low');
+    expect(statuses[1]).toMatch(/message from the server: .*world/);
+    expect(p.logs.some((l) => /warn: alert from the server: Warning: battery low/.test(l))).toBe(
+      true,
+    );
+  });
+
+  it('logs malformed and unknown messages and carries on', async () => {
+    const p = await open({ session: { protocolVersion: 3 } });
+    await p.sim.waitForTools(1);
+    const conn = p.sim.conn();
+    conn.sendRaw('not json {');
+    conn.sendRaw('[1,2,3]');
+    conn.sendRaw(JSON.stringify({ type: 'tts' }));
+    conn.sendRaw(JSON.stringify({ type: 'teleport', where: 'mars' }));
+    conn.sendBinary(Buffer.from([0, 0, 0, 9, 1])); // v3 header says 9 bytes, 1 follows
+    conn.sendBinary(Buffer.from([0]));
+    p.sim.onText((_t, c) => c.say('still here'));
+    const done = nextEvent(p.session.events, 'replyDone');
+    p.session.sendText('ping?');
+    expect((await done).text).toBe('still here');
+    const warns = p.logs.filter((l) => l.startsWith('warn:')).join('\n');
+    expect(warns).toMatch(/unreadable message from the server \(not JSON/);
+    expect(warns).toMatch(/must be a JSON object/);
+    expect(warns).toMatch(/needs a 'state'/);
+    expect(warns).toMatch(/unknown type 'teleport'/);
+    expect(warns).toMatch(/says 9 payload bytes but only 1 follow \(truncated\)/);
+    expect(warns).toMatch(/needs a 4-byte header, got 1 bytes/);
+    expect(p.session.state.status).toBe('ready');
+  });
+
+  it('refuses "Say this" and turns while not connected, saying why', async () => {
+    const p = await open();
+    expect(p.session.capabilities).toEqual({ chat: true, voice: true, speak: false });
+    expect(p.session.speak('hi')).toEqual({
+      ok: false,
+      message: 'Say this is not possible on a XiaoZhi server connection',
+    });
+    await p.sim.stop();
+    await nextEvent(p.session.events, 'state', (s) => s.status === 'reconnecting');
+    const sent = p.session.sendText('anyone?');
+    expect(!sent.ok && sent.message).toMatch(/not connected/);
+    expect(!p.session.voiceStart().ok).toBe(true);
+  });
+});
+
+describe('XiaoZhi device: against the demo server', () => {
+  it('a typed time question is answered through the gate and spoken back', async () => {
+    const p = await open({ sim: { demo: true } });
+    await p.sim.waitForTools(1);
+    const audio = record(p, 'audio');
+    const done = nextEvent(p.session.events, 'replyDone');
+    const sent = p.session.sendText('what time is it?');
+    if (!sent.ok) throw new Error(sent.message);
+    const reply = await done;
+    expect(reply.taskId).toBe(sent.taskId);
+    expect(reply.text).toMatch(/^It's .*\d{1,2}:\d{2}.*\.$/);
+    expect(audio.length).toBeGreaterThan(0);
+    const audit = await p.agent.queryAudit({ service: 'get_current_time' });
+    expect(audit.records).toHaveLength(1);
+    expect(audit.records[0]).toMatchObject({ dialect: 'xiaozhi', outcome: 'ok' });
+    expect(p.sim.violations).toEqual([]);
+  });
+
+  it('a spoken turn gets its transcript and a reply', async () => {
+    const p = await open({ sim: { demo: true } });
+    await p.sim.waitForTools(1);
+    const transcript = nextEvent(p.session.events, 'transcript');
+    const done = nextEvent(p.session.events, 'replyDone');
+    const v = p.session.voiceStart();
+    if (!v.ok) throw new Error(v.message);
+    speak(p, v.taskId, voiceLike(600));
+    p.session.voiceEnd(v.taskId);
+    expect(await transcript).toEqual({ taskId: v.taskId, text: '(voice)' });
+    expect((await done).text).toMatch(/I heard 6\d\d ms of audio/);
+  });
+});
+
+describe('XiaoZhi device: voice', () => {
+  for (const version of [1, 2, 3] as const) {
+    it(`uploads PCM as 60 ms Opus packets framed for protocol v${version}, between listen start and stop`, async () => {
+      const p = await open({ session: { protocolVersion: version } });
+      await p.sim.waitForTools(1);
+      const said = voiceLike(1200);
+      const start = p.session.voiceStart();
+      if (!start.ok) throw new Error(start.message);
+      speak(p, start.taskId, said);
+      expect(p.session.voiceEnd(start.taskId)).toEqual({ ok: true });
+      const turn = await p.sim.waitUntil(() => p.sim.turns[0], 'the voice turn');
+
+      expect(p.sim.listenEvents).toEqual([
+        { conn: 1, state: 'start', mode: 'manual' },
+        { conn: 1, state: 'stop' },
+      ]);
+      const frames = p.sim.received.flatMap((r) => (r.kind === 'binary' ? [r.bytes] : []));
+      expect(frames).toHaveLength(Math.ceil(1200 / 60));
+      frames.forEach((f, i) => {
+        if (version === 2) {
+          expect(f.readUInt16BE(0)).toBe(2);
+          expect(f.readUInt32BE(8)).toBe(i * 60); // timestamp
+          expect(f.readUInt32BE(12)).toBe(f.length - 16);
+        }
+        if (version === 3) expect(f.readUInt16BE(2)).toBe(f.length - 4);
+      });
+      expect(turn).toMatchObject({ voice: true, mode: 'manual' });
+      expect(correlation(samples(said), samples(turn.pcm)).value).toBeGreaterThanOrEqual(0.8);
+      expect(correlation(samples(said), samples(p.sim.receivedPcm())).value).toBeGreaterThanOrEqual(
+        0.8,
+      );
+      expect(p.sim.violations).toEqual([]);
+    });
+  }
+
+  it('in auto mode starts listening hands-free and leaves the end of speech to the server', async () => {
+    const p = await open({ session: { listenMode: 'auto' } });
+    await p.sim.waitForTools(1);
+    const start = p.session.voiceStart();
+    if (!start.ok) throw new Error(start.message);
+    speak(p, start.taskId, voiceLike(300));
+    p.session.voiceEnd(start.taskId);
+    await p.sim.waitFor((r) => r.kind === 'binary');
+    // A text message after the audio proves nothing else (no listen stop) was sent in between.
+    p.session.sendText('typed');
+    await p.sim.waitUntil(() => p.sim.listenEvents[1], 'the typed turn');
+    expect(p.sim.listenEvents.map((e) => [e.state, e.mode])).toEqual([
+      ['start', 'auto'],
+      ['detect', undefined],
+    ]);
+  });
+
+  it('downlink audio arrives at the rate of the server hello', async () => {
+    const p = await open({ sim: { downlinkRate: 16_000 } });
+    await p.sim.waitForTools(1);
+    p.sim.onText((_t, c) => c.say('ok', { pcm: voiceLike(300, 16_000) }));
+    const audio = nextEvent(p.session.events, 'audio');
+    p.session.sendText('hi');
+    expect((await audio).sampleRate).toBe(16_000);
+  });
+
+  it('barge-in: a new voice turn aborts the reply playing and drops its late audio', async () => {
+    const p = await open();
+    await p.sim.waitForTools(1);
+    const tone = voiceLike(600, 24_000);
+    const first = p.session.sendText('tell me a story');
+    if (!first.ok) throw new Error(first.message);
+    await p.sim.waitUntil(() => p.sim.turns[0], 'the typed turn');
+    const conn = p.sim.conn();
+    const audio = record(p, 'audio');
+    const deltas = record(p, 'replyDelta');
+    conn.ttsStart();
+    conn.sentence('Once upon a time');
+    conn.audio(tone);
+    await until(() => audio.length >= 5, 'the first reply playing');
+
+    const interrupted = nextEvent(p.session.events, 'replyInterrupted');
+    const second = p.session.voiceStart();
+    if (!second.ok) throw new Error(second.message);
+    expect(await interrupted).toEqual({ taskId: first.taskId, text: 'Once upon a time' });
+    const abort = await p.sim.waitUntil(() => p.sim.aborts[0], 'the abort');
+    expect(abort).toEqual({ conn: 1, reason: 'wake_word_detected' });
+    const order = p.sim.messages('abort').concat(p.sim.messages('listen'));
+    expect(order.map((m) => m.type)).toEqual(['abort', 'listen', 'listen']);
+    const before = audio.length;
+
+    // What the server had in flight for the old reply still arrives…
+    conn.sentence('and they lived happily');
+    conn.audio(tone);
+    conn.ttsStop();
+    // …then the answer to the new turn.
+    speak(p, second.taskId, voiceLike(300));
+    p.session.voiceEnd(second.taskId);
+    await p.sim.waitUntil(() => p.sim.turns[1], 'the voice turn');
+    const done = nextEvent(p.session.events, 'replyDone');
+    conn.stt('(voice)');
+    conn.ttsStart();
+    conn.sentence('New answer');
+    conn.audio(tone);
+    conn.ttsStop();
+    expect(await done).toEqual({ taskId: second.taskId, text: 'New answer' });
+
+    const late = audio.slice(before);
+    expect(late.length).toBeGreaterThan(0);
+    expect(late.every((a) => a.taskId === second.taskId)).toBe(true);
+    expect(deltas.map((d) => d.text)).toEqual(['Once upon a time', 'New answer']);
+  });
+
+  it('interrupt() aborts the reply playing and drops its late audio', async () => {
+    const p = await open();
+    await p.sim.waitForTools(1);
+    const sent = p.session.sendText('go on');
+    if (!sent.ok) throw new Error(sent.message);
+    await p.sim.waitUntil(() => p.sim.turns[0], 'the turn');
+    const conn = p.sim.conn();
+    const audio = record(p, 'audio');
+    conn.ttsStart();
+    conn.audio(voiceLike(300, 24_000));
+    await until(() => audio.length > 0, 'audio');
+    const interrupted = nextEvent(p.session.events, 'replyInterrupted');
+    p.session.interrupt();
+    expect((await interrupted).taskId).toBe(sent.taskId);
+    await p.sim.waitUntil(() => p.sim.aborts[0], 'the abort');
+    const before = audio.length;
+    conn.audio(voiceLike(300, 24_000));
+    conn.ttsStop();
+    // The next reply is delivered again, so the late audio above was seen and dropped.
+    const done = nextEvent(p.session.events, 'replyDone');
+    conn.say('fresh', { pcm: voiceLike(120, 24_000) });
+    const fresh = await done;
+    expect(fresh.taskId).not.toBe(sent.taskId);
+    expect(audio.slice(before).every((a) => a.taskId === fresh.taskId)).toBe(true);
+  });
+
+  it('refuses chunks after the turn ended or was cancelled, with the reason', async () => {
+    const p = await open();
+    await p.sim.waitForTools(1);
+    const a = p.session.voiceStart();
+    if (!a.ok) throw new Error(a.message);
+    speak(p, a.taskId, voiceLike(120));
+    p.session.voiceEnd(a.taskId);
+    const late = p.session.voiceChunk(a.taskId, Buffer.alloc(640));
+    expect(!late.ok && late.message).toMatch(/has ended \(voiceEnd was called\)/);
+    expect(p.session.voiceChunk('nope1234', Buffer.alloc(640))).toMatchObject({ ok: false });
+
+    const b = p.session.voiceStart();
+    if (!b.ok) throw new Error(b.message);
+    const stale = p.session.voiceChunk(a.taskId, Buffer.alloc(640));
+    expect(!stale.ok && stale.message).toMatch(/no voice turn/);
+    p.session.voiceCancel(b.taskId);
+    const cancelled = p.session.voiceChunk(b.taskId, Buffer.alloc(640));
+    expect(!cancelled.ok && cancelled.message).toMatch(/was cancelled/);
+    await p.sim.waitUntil(() => p.sim.aborts[0], 'the abort of the cancelled turn');
+    // Cancelled, not finished: no listen stop for it.
+    expect(p.sim.listenEvents.map((e) => e.state)).toEqual(['start', 'stop', 'start']);
+  });
+
+  it('a lost link ends the reply as interrupted and closes the upload', async () => {
+    const p = await open();
+    await p.sim.waitForTools(1);
+    const sent = p.session.sendText('long answer please');
+    if (!sent.ok) throw new Error(sent.message);
+    await p.sim.waitUntil(() => p.sim.turns[0], 'the turn');
+    const delta = nextEvent(p.session.events, 'replyDelta');
+    p.sim.conn().ttsStart();
+    p.sim.conn().sentence('Part one');
+    await delta;
+    const interrupted = nextEvent(p.session.events, 'replyInterrupted');
+    p.sim.dropConnections();
+    expect(await interrupted).toEqual({ taskId: sent.taskId, text: 'Part one' });
+
+    await nextEvent(p.session.events, 'state', (s) => s.status === 'ready');
+    const v = p.session.voiceStart();
+    if (!v.ok) throw new Error(v.message);
+    speak(p, v.taskId, voiceLike(120));
+    p.sim.dropConnections();
+    await nextEvent(p.session.events, 'state', (s) => s.status === 'reconnecting');
+    const chunk = p.session.voiceChunk(v.taskId, Buffer.alloc(640));
+    expect(!chunk.ok && chunk.message).toMatch(/ended when the connection was lost/);
+  });
+
+  it('drops a downlink frame framed for another protocol version, with a log line', async () => {
+    const p = await open({ session: { protocolVersion: 2 } });
+    await p.sim.waitForTools(1);
+    // A v3 frame where v2 is expected: the header cannot fit.
+    p.sim.conn().sendBinary(encodeAudioFrame(3, Buffer.alloc(20)));
+    await until(() => p.logs.some((l) => l.includes('audio frame dropped')), 'the log line');
+    expect(p.logs.join('\n')).toMatch(
+      /v2 audio frame says version 0; device and server disagree on Protocol-Version/,
+    );
+  });
+});
