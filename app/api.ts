@@ -225,7 +225,11 @@ export class CoreApi implements AgentApi {
         return {
           profile: {
             ...input,
-            macAddr: normaliseMac(input.macAddr ?? prev?.macAddr ?? generateDeviceId(ids), '-'),
+            // The robot protocol writes MACs as AA-BB-CC-DD-EE-FF.
+            macAddr: normaliseMac(
+              input.macAddr ?? prev?.macAddr ?? generateDeviceId(ids),
+              '-',
+            ).toUpperCase(),
           },
         };
       }

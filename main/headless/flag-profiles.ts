@@ -90,7 +90,7 @@ export async function flagConnections(
         kind: 'robot',
         name: `Robot ${hostOf(args.robot.url)}`,
         url: args.robot.url,
-        macAddr: normaliseMac(args.robot.mac ?? identity.robotMac!, '-'),
+        macAddr: normaliseMac(args.robot.mac ?? identity.robotMac!, '-').toUpperCase(),
       },
     });
   }

@@ -40,7 +40,8 @@ export function classify(msg: unknown): JsonRpcMessage {
       ? { kind: 'notification', method: m.method, params }
       : { kind: 'request', id, method: m.method, params };
   }
-  if (m.method !== undefined) return { kind: 'invalid', id, message: "'method' must be a string" };
+  if (m.method !== undefined)
+    return { kind: 'invalid', id, message: "'method' must be a non-empty string" };
   if ('result' in m || 'error' in m) {
     const error = isErrorBody(m.error) ? m.error : undefined;
     return { kind: 'response', id: id ?? null, result: m.result, error };

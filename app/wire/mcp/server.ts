@@ -52,6 +52,12 @@ export class McpToolServer {
   /** `capabilities.vision` from the last `initialize`, if the server sent one. */
   vision: VisionCapability | undefined;
   initialized = false;
+  /**
+   * This server asked for user-only tools (`withUserTools`), so it may call them — still through
+   * the gate. A server that never asked does not see them and gets "unknown tool", as for any
+   * name it was never shown.
+   */
+  private userToolsListed = false;
 
   constructor(private readonly options: McpServerOptions) {}
 
@@ -98,6 +104,11 @@ export class McpToolServer {
     params: unknown,
   ): Promise<Record<string, unknown>> {
     const p = (params && typeof params === 'object' ? params : {}) as Record<string, unknown>;
+    // Some servers send notifications with an id; a request deserves an answer, so say "ok".
+    if (method.startsWith('notifications/')) {
+      if (method === 'notifications/initialized') this.initialized = true;
+      return rpcResult(id, {});
+    }
     switch (method) {
       case 'initialize':
         return rpcResult(id, this.initialize(p));
@@ -113,6 +124,10 @@ export class McpToolServer {
   }
 
   private initialize(p: Record<string, unknown>): Record<string, unknown> {
+    // A new MCP session: what the previous one asked for no longer holds.
+    this.vision = undefined;
+    this.initialized = false;
+    this.userToolsListed = false;
     const caps = p.capabilities as { vision?: unknown } | undefined;
     const vision = caps?.vision;
     if (vision && typeof vision === 'object') {
@@ -136,6 +151,7 @@ export class McpToolServer {
 
   private list(id: JsonRpcId, p: Record<string, unknown>): Record<string, unknown> {
     const withUser = p.withUserTools === true;
+    if (withUser) this.userToolsListed = true;
     const tools = this.options
       .tools()
       .filter((t) => withUser || !t.userOnly)
@@ -188,7 +204,7 @@ export class McpToolServer {
       service: name,
       params: args,
       // User-only services are callable by servers that list them; the gate still decides.
-      userTools: entry?.userOnly === true ? true : undefined,
+      userTools: entry?.userOnly === true && this.userToolsListed ? true : undefined,
     });
     return this.toResponse(id, result);
   }
@@ -219,8 +235,10 @@ export function cutText(text: string, maxBytes: number): string {
   if (total <= maxBytes) return text;
   const note = `\n…[cut: the result was ${total} bytes; only the first part is shown]`;
   const room = Math.max(0, maxBytes - Buffer.byteLength(note));
-  let cut = Buffer.from(text).subarray(0, room).toString('utf8');
-  // A character split by the byte cut decodes as U+FFFD: drop it.
-  cut = cut.replace(/\uFFFD$/, '');
-  return cut + note;
+  const bytes = Buffer.from(text);
+  // Back off to the start of the character the cut would split (UTF-8 continuation bytes are
+  // 10xxxxxx), so the text never ends in half a character (or a U+FFFD in its place).
+  let end = room;
+  while (end > 0 && end < bytes.length && (bytes[end]! & 0xc0) === 0x80) end -= 1;
+  return bytes.subarray(0, end).toString('utf8') + note;
 }

@@ -1,0 +1,390 @@
+/**
+ * The XiaoZhi MCP endpoint (接入点, protocols/xiaozhi.md B′): the agent dials out to a WebSocket URL
+ * that carries its token (`wss://api.xiaozhi.me/mcp/?token=…`) and is a plain MCP server there —
+ * bare JSON-RPC text frames, no envelope, no hello, no audio. Same registry, same gate, same audit
+ * as every other dialect; only the framing differs.
+ *
+ * - Registration is what the server has seen: `registering` until it has listed every page of our
+ *   tools, then `registered` with the names it was given.
+ * - A change of the enabled set sends `notifications/tools/list_changed` (MCP standard). Servers
+ *   that ignore it never list again, so after `relistWaitMs` without a new list the link is
+ *   re-dialled: every server lists on a new connection.
+ * - Replies go only to the socket the request came on: a call still running when the link drops is
+ *   recorded by the gate but never answered on the next link (its ids mean something else there).
+ * - Odd frames (not JSON, batches, huge) get a log line and, where an id can be read, an error
+ *   reply; nothing a server sends can throw out of here.
+ */
+import { type Clock, type TimerHandle, systemClock } from '../../clock.js';
+import type { ConnectionState, RegistrationState } from '../../contract/connection.js';
+import { Emitter } from '../../events.js';
+import { type IdSource, cryptoIds } from '../../ids.js';
+import { type JsonRpcId, RPC, classify, preview, rpcError } from '../mcp/jsonrpc.js';
+import { McpToolServer } from '../mcp/server.js';
+import {
+  type ChunkResult,
+  type Gate,
+  type LiveSession,
+  type SendResult,
+  type SessionEvents,
+  type ToolEntry,
+  notReady,
+  unsupported,
+} from '../session.js';
+import { WsLink, type WsTiming, redactText } from '../ws/link.js';
+
+export interface EndpointSessionOptions {
+  /** The connection's display name, shown to the user and written in the audit log. */
+  name: string;
+  /** `ws(s)://…/mcp/?token=…`; the token is part of the URL. Read on every (re)connect. */
+  url: () => Promise<string> | string;
+  gate: Gate;
+  /** The enabled services (user-only ones included: the MCP server filters them). */
+  tools: () => ToolEntry[];
+  serverInfo?: { name: string; version: string };
+  clock?: Clock;
+  ids?: IdSource;
+  timing?: Partial<WsTiming>;
+  /**
+   * After `reregister()`, how long to wait for the server to list again before re-dialling so it
+   * must (default 5 s; 0 never re-dials).
+   */
+  relistWaitMs?: number;
+  /** Warn when the server has not listed our tools this long after connecting (default 30 s). */
+  listWaitMs?: number;
+}
+
+/**
+ * Frames above this are refused with an error reply (the Advent dialect's frame limit too); up to
+ * twice that the link still reads them, so the refusal can name the request's id.
+ */
+export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/** Beyond this the link itself gives up on the socket (ws closes with 1009) and redials. */
+const LINK_MAX_BYTES = 2 * MAX_FRAME_BYTES;
+const DEFAULT_SERVER_INFO = { name: 'advent-agent', version: '0.1.0' };
+
+export class EndpointSession implements LiveSession {
+  readonly kind = 'endpoint' as const;
+  readonly capabilities = { chat: false, voice: false, speak: false };
+  readonly events = new Emitter<SessionEvents>();
+  readonly link: WsLink;
+  private readonly clock: Clock;
+  /** One MCP server per socket: `initialize` state and `withUserTools` belong to that socket. */
+  private server: McpToolServer;
+  /** Bumped per socket: a reply computed for an older socket is dropped. */
+  private generation = 0;
+  private registration: RegistrationState = { state: 'registering' };
+  /** Names listed so far in the current `tools/list` walk (first page → page without cursor). */
+  private listing: string[] | undefined;
+  /** tools/call requests being answered on the current socket. */
+  private inFlight = 0;
+  private relistTimer: TimerHandle | undefined;
+  private listTimer: TimerHandle | undefined;
+  private callSeq = 0;
+
+  constructor(private readonly options: EndpointSessionOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.link = new WsLink({
+      url: options.url,
+      clock: this.clock,
+      ids: options.ids ?? cryptoIds,
+      timing: options.timing,
+      maxMessageBytes: LINK_MAX_BYTES,
+    });
+    this.server = this.newServer();
+    const l = this.link.events;
+    l.on('state', (s) => this.onState(s));
+    l.on('open', () => {
+      this.generation += 1;
+      this.server = this.newServer();
+      this.inFlight = 0;
+      this.listing = undefined;
+    });
+    l.on('ready', () => this.armListWait());
+    l.on('text', (text) => this.onText(text));
+    l.on('binary', (data) =>
+      this.log(
+        'warn',
+        `a binary frame (${data.length} bytes) was ignored: the endpoint is text-only`,
+      ),
+    );
+    l.on('issue', ({ message }) => this.log('warn', message));
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  get state(): ConnectionState {
+    return this.link.state;
+  }
+
+  get registrationState(): RegistrationState {
+    return this.registration;
+  }
+
+  start(): void {
+    this.link.start();
+  }
+
+  async stop(): Promise<void> {
+    this.clearTimers();
+    this.generation += 1;
+    await this.link.stop();
+  }
+
+  /**
+   * The enabled set changed: tell the server (MCP `notifications/tools/list_changed`) and wait for
+   * it to list again; servers that ignore the notification get a fresh link after `relistWaitMs`.
+   */
+  reregister(): void {
+    if (!this.link.isReady) return;
+    this.setRegistration({ state: 'registering' });
+    this.listing = undefined;
+    this.link.sendText(
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }),
+    );
+    this.armRelistWait();
+  }
+
+  sendText(): SendResult {
+    return { ok: false, message: unsupported('endpoint', 'chat') };
+  }
+
+  speak(): SendResult {
+    return { ok: false, message: unsupported('endpoint', 'speaking text') };
+  }
+
+  voiceStart(): SendResult {
+    return { ok: false, message: unsupported('endpoint', 'voice') };
+  }
+
+  voiceChunk(): ChunkResult {
+    return { ok: false, message: unsupported('endpoint', 'voice') };
+  }
+
+  voiceEnd(): ChunkResult {
+    return { ok: false, message: unsupported('endpoint', 'voice') };
+  }
+
+  voiceCancel(): void {
+    // Nothing to cancel: there is never a voice turn here.
+  }
+
+  interrupt(): void {
+    // Nothing plays on an endpoint connection.
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private newServer(): McpToolServer {
+    return new McpToolServer({
+      connection: this.options.name,
+      dialect: 'xiaozhi-endpoint',
+      gate: this.options.gate,
+      tools: this.options.tools,
+      serverInfo: this.options.serverInfo ?? DEFAULT_SERVER_INFO,
+      listChanged: true,
+      callId: () => `call-${++this.callSeq}`,
+    });
+  }
+
+  private onState(s: ConnectionState): void {
+    if (s.status !== 'ready') {
+      this.clearTimers();
+      // The socket is gone: whatever is still being answered belongs to no connection now.
+      this.generation += 1;
+    }
+    // A new link means a new MCP session: nothing is registered until the server lists again.
+    if (s.status === 'connecting' || s.status === 'reconnecting') {
+      if (this.registration.state !== 'registering') this.setRegistration({ state: 'registering' });
+    } else if (s.status === 'offline') {
+      this.setRegistration({ state: 'failed', message: notReady(s) });
+    }
+    this.events.emit('state', s);
+  }
+
+  private onText(text: string): void {
+    const generation = this.generation;
+    const bytes = Buffer.byteLength(text);
+    if (bytes > MAX_FRAME_BYTES) {
+      const id = readId(text);
+      this.log(
+        'warn',
+        `a ${bytes}-byte frame was ignored (limit ${MAX_FRAME_BYTES} bytes): ${preview(text, 80)}`,
+      );
+      if (id !== undefined)
+        this.reply(
+          generation,
+          rpcError(
+            id,
+            RPC.INVALID_REQUEST,
+            `message too large (${bytes} bytes; limit ${MAX_FRAME_BYTES})`,
+          ),
+        );
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      // Not JSON: there is no id to answer, so a log line is all it gets.
+      this.log(
+        'warn',
+        `a frame that is not JSON was ignored (${(err as Error).message}): ${preview(text, 120)}`,
+      );
+      return;
+    }
+    if (Array.isArray(value)) {
+      // MCP (2025-06-18) has no batches and no XiaoZhi server sends them: refuse each request.
+      this.log('warn', `a JSON-RPC batch of ${value.length} was refused: ${preview(text, 120)}`);
+      for (const item of value) {
+        const m = classify(item);
+        if (m.kind === 'request')
+          this.reply(
+            generation,
+            rpcError(
+              m.id,
+              RPC.INVALID_REQUEST,
+              'batches are not supported: send one message per frame',
+            ),
+          );
+      }
+      return;
+    }
+    void this.handle(generation, value);
+  }
+
+  private async handle(generation: number, value: unknown): Promise<void> {
+    const msg = classify(value);
+    const server = this.server;
+    const isCall = msg.kind === 'request' && msg.method === 'tools/call';
+    if (isCall) this.inFlight += 1;
+    let response: Record<string, unknown> | undefined;
+    try {
+      response = await server.handle(msg, ({ level, message }) => this.log(level, message));
+    } finally {
+      if (isCall && generation === this.generation) this.inFlight -= 1;
+    }
+    if (msg.kind === 'request' && msg.method === 'tools/list' && generation === this.generation)
+      this.onListed(msg.params, response);
+    if (response) this.reply(generation, response);
+  }
+
+  /** Follow the server's walk through the pages; the last page completes the registration. */
+  private onListed(params: unknown, response: Record<string, unknown> | undefined): void {
+    const result = response?.result as
+      { tools?: { name: string }[]; nextCursor?: string } | undefined;
+    if (!result?.tools) {
+      const error = (response?.error as { message?: string } | undefined)?.message;
+      this.log('warn', `tools/list failed: ${error ?? 'no result'}`);
+      if (this.registration.state === 'registering')
+        this.setRegistration({
+          state: 'failed',
+          message: `listing the services failed: ${error ?? 'no result'}`,
+        });
+      return;
+    }
+    const cursor = (params as { cursor?: unknown } | null)?.cursor;
+    const first = cursor === undefined || cursor === null || cursor === '';
+    if (first) this.listing = [];
+    // A later page of a walk begun before the set changed (reregister() forgot it): it cannot
+    // show the whole set, so registration waits for the walk the change asked for.
+    else if (!this.listing) return;
+    this.listing.push(...result.tools.map((t) => t.name));
+    if (result.nextCursor !== undefined) return;
+    const services = this.listing;
+    this.listing = undefined;
+    this.clearTimer('list');
+    this.clearTimer('relist');
+    this.setRegistration({ state: 'registered', at: this.clock.now(), services });
+  }
+
+  private reply(generation: number, response: Record<string, unknown>): void {
+    // The socket the request came on is gone: its server forgot the id, and a new server could
+    // mistake our reply for the answer to one of its own requests.
+    if (generation !== this.generation) {
+      this.log(
+        'info',
+        `a reply for id ${String(response.id)} was dropped: that connection is gone`,
+      );
+      return;
+    }
+    if (!this.link.sendText(JSON.stringify(response)))
+      this.log(
+        'warn',
+        `a reply for id ${String(response.id)} could not be sent: ${notReady(this.link.state)}`,
+      );
+  }
+
+  /** A server that never lists leaves the user staring at "registering…": say what is wrong. */
+  private armListWait(): void {
+    const ms = this.options.listWaitMs ?? 30_000;
+    if (ms <= 0 || this.registration.state === 'registered') return;
+    this.clearTimer('list');
+    this.listTimer = this.clock.setTimeout(() => {
+      this.listTimer = undefined;
+      if (this.registration.state !== 'registering') return;
+      this.setRegistration({
+        state: 'failed',
+        message: `connected, but the server has not asked for the services within ${seconds(ms)}; check that the URL is an MCP endpoint address`,
+      });
+    }, ms);
+  }
+
+  private armRelistWait(): void {
+    const ms = this.options.relistWaitMs ?? 5000;
+    this.clearTimer('relist');
+    if (ms <= 0) return;
+    this.relistTimer = this.clock.setTimeout(() => {
+      this.relistTimer = undefined;
+      if (this.registration.state !== 'registering' || !this.link.isReady) return;
+      // Dropping the link would cut off calls in progress; try again once they are answered.
+      if (this.inFlight > 0) return this.armRelistWait();
+      this.log(
+        'info',
+        'the server did not list the services again after the change: reconnecting so it does',
+      );
+      this.link.reconnectNow('reconnecting so the server sees the changed services');
+    }, ms);
+  }
+
+  private clearTimer(which: 'list' | 'relist'): void {
+    if (which === 'list') {
+      this.clock.clearTimeout(this.listTimer);
+      this.listTimer = undefined;
+    } else {
+      this.clock.clearTimeout(this.relistTimer);
+      this.relistTimer = undefined;
+    }
+  }
+
+  private clearTimers(): void {
+    this.clearTimer('list');
+    this.clearTimer('relist');
+  }
+
+  private setRegistration(state: RegistrationState): void {
+    this.registration = state;
+    this.events.emit('registration', state);
+  }
+
+  private log(level: 'info' | 'warn', message: string): void {
+    // Server text is quoted in some lines; a URL in it never shows its token.
+    this.events.emit('log', { level, message: redactText(message) });
+  }
+}
+
+/** The id of a frame too large to handle, when it parses; otherwise nothing to answer. */
+function readId(text: string): JsonRpcId | undefined {
+  try {
+    const m = classify(JSON.parse(text));
+    return m.kind === 'request' || m.kind === 'invalid' ? m.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function seconds(ms: number): string {
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+}
