@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AdventSim } from './advent-sim.js';
+import { main as robotMain } from './robot-cli.js';
+import { endpointMain, xiaozhiMain } from './ws-cli.js';
 import type { AuthMode, SimEvents } from './records.js';
 
 /**
@@ -17,9 +19,12 @@ export interface CliIo {
   };
   /** Told the running simulator, for tests. */
   started?(sim: AdventSim): void;
+  /** Lines typed at the endpoint simulator. */
+  stdin?: NodeJS.ReadableStream;
 }
 
 const USAGE = `usage: advent-sim [--port 8009] [--host 127.0.0.1] [--reject TEXT] [--quiet]
+       advent-sim xiaozhi|endpoint|robot [--help]   (the other simulated servers)
 
   --port N       TCP port (default 8009; 0 picks a free one)
   --host H       address to bind (default 127.0.0.1; anything else exposes the demo to your network)
@@ -32,8 +37,21 @@ const processIo: CliIo = {
   signals: process,
 };
 
-/** Run the demo server until SIGINT/SIGTERM; resolves with the exit code. */
+/**
+ * Run a demo server until SIGINT/SIGTERM; resolves with the exit code. The first argument picks
+ * the kind: `xiaozhi`, `endpoint` or `robot`; anything else is the Advent server's flags.
+ */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  const [kind, ...rest] = argv;
+  const plain = { out: io.out, err: io.err, signals: io.signals };
+  if (kind === 'robot') return robotMain(rest, plain);
+  if (kind === 'xiaozhi') return xiaozhiMain(rest, plain);
+  if (kind === 'endpoint')
+    return endpointMain(rest, { ...plain, stdin: io.stdin ?? process.stdin });
+  return adventMain(argv, io);
+}
+
+async function adventMain(argv: readonly string[], io: CliIo): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({

@@ -66,7 +66,15 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   };
   const pump = (): void => {
     const session = chatTarget.session;
-    while (current === undefined && waiting.length && session?.state.status === 'ready') {
+    // The first line waits for the services to be registered too: a question asked before the
+    // server knows our services would be answered without them.
+    const registering = session?.registrationState.state === 'registering';
+    while (
+      current === undefined &&
+      waiting.length &&
+      session?.state.status === 'ready' &&
+      !registering
+    ) {
       const sent = session.sendText(waiting.shift()!);
       if (!sent.ok) {
         out.notice('warn', `not sent: ${sent.message}`);
@@ -99,9 +107,10 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
       }
     }
   });
-  agent.events.on('registration', ({ name, registration }) =>
-    out.registration(registration, several ? name : undefined),
-  );
+  agent.events.on('registration', ({ id, name, registration }) => {
+    out.registration(registration, several ? name : undefined);
+    if (id === chatTarget.id && registration.state !== 'registering') pump();
+  });
   agent.events.on('replyDelta', ({ taskId, text }) => out.replyDelta(taskId, text));
   agent.events.on('replyDone', ({ taskId }) => {
     out.replyDone(taskId);

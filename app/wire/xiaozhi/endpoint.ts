@@ -197,7 +197,8 @@ export class EndpointSession implements LiveSession {
     // A new link means a new MCP session: nothing is registered until the server lists again.
     if (s.status === 'connecting' || s.status === 'reconnecting') {
       if (this.registration.state !== 'registering') this.setRegistration({ state: 'registering' });
-    } else if (s.status === 'offline') {
+    } else if (s.status === 'offline' && s.reason !== 'stopped') {
+      // A refused or unusable link is a failure worth showing; a stop the user asked for is not.
       this.setRegistration({ state: 'failed', message: notReady(s) });
     }
     this.events.emit('state', s);

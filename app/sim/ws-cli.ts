@@ -1,0 +1,157 @@
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { isLoopback } from './cli.js';
+import { EndpointSim } from './endpoint-sim.js';
+import { logEndpointSim } from './endpoint-log.js';
+import { XiaozhiSim } from './xiaozhi-sim.js';
+import { logXiaozhiEvents } from './xiaozhi-log.js';
+
+/**
+ * `npm run sim -- xiaozhi` and `npm run sim -- endpoint`: the simulated XiaoZhi server (B) and
+ * MCP endpoint (B′) for trying the agent without an account. Both bind loopback unless told
+ * otherwise; neither log ever shows a whole token.
+ */
+
+export interface WsCliIo {
+  out(line: string): void;
+  err(line: string): void;
+  signals: {
+    once(event: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
+    off(event: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
+  };
+  /** Lines typed at the endpoint simulator (`TOOL {json args}` calls that tool). */
+  stdin?: NodeJS.ReadableStream;
+}
+
+const XIAOZHI_USAGE = `usage: advent-sim xiaozhi [--port 8000] [--host 127.0.0.1] [--token T] [--quiet]
+
+  --port N     TCP port (default 8000; 0 picks a free one); the address is ws://HOST:PORT/xiaozhi/v1/
+  --host H     address to bind (default 127.0.0.1; anything else exposes the demo)
+  --token T    require this bearer token (default: any device is welcome)
+  --quiet      print only the listening line and errors`;
+
+const ENDPOINT_USAGE = `usage: advent-sim endpoint [--port 8004] [--host 127.0.0.1] [--token T] [--quiet]
+
+  --port N     TCP port (default 8004; 0 picks a free one)
+  --host H     address to bind (default 127.0.0.1; anything else exposes the demo)
+  --token T    the token the address carries (default: demo)
+  --quiet      print only the listening line and errors
+Type a line such as   get_current_time {}   to call that tool on the connected agent.`;
+
+type Options = { port: string; host?: string; token?: string; quiet: boolean; help: boolean };
+
+function parse(
+  argv: readonly string[],
+  defaultPort: string,
+  name: string,
+  usage: string,
+  io: WsCliIo,
+): Options | number {
+  let values: Options;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        port: { type: 'string', default: defaultPort },
+        host: { type: 'string' },
+        token: { type: 'string' },
+        quiet: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    io.err(`${name}: ${(err as Error).message}`);
+    io.err(usage);
+    return 2;
+  }
+  if (values.help) {
+    io.out(usage);
+    return 0;
+  }
+  if (!/^\d+$/.test(values.port) || Number(values.port) > 65_535) {
+    io.err(`${name}: --port must be 0..65535, got '${values.port}'`);
+    return 2;
+  }
+  const host = values.host ?? '127.0.0.1';
+  if (!isLoopback(host))
+    io.err(`warning: listening on ${host} lets anyone who can reach it use this demo server.`);
+  return values;
+}
+
+export async function xiaozhiMain(argv: readonly string[], io: WsCliIo): Promise<number> {
+  const o = parse(argv, '8000', 'xiaozhi-sim', XIAOZHI_USAGE, io);
+  if (typeof o === 'number') return o;
+  const host = o.host ?? '127.0.0.1';
+  let sim: XiaozhiSim;
+  try {
+    sim = await XiaozhiSim.start({ port: Number(o.port), host, token: o.token, record: false });
+  } catch (err) {
+    io.err(`xiaozhi-sim: cannot listen on ${host}:${o.port}: ${(err as Error).message}`);
+    return 1;
+  }
+  io.out(`XiaoZhi demo server listening on ${sim.url}`);
+  const unlog = o.quiet ? () => undefined : logXiaozhiEvents(sim, io.out);
+  if (!o.quiet) io.out('Try "what time is it" or "write a note: buy milk". Ctrl+C stops it.');
+  await untilSignal(io);
+  unlog();
+  await sim.stop();
+  if (!o.quiet) io.out('stopped');
+  return 0;
+}
+
+export async function endpointMain(argv: readonly string[], io: WsCliIo): Promise<number> {
+  const o = parse(argv, '8004', 'endpoint-sim', ENDPOINT_USAGE, io);
+  if (typeof o === 'number') return o;
+  const host = o.host ?? '127.0.0.1';
+  let sim: EndpointSim;
+  try {
+    sim = await EndpointSim.start({
+      port: Number(o.port),
+      host,
+      token: o.token ?? 'demo',
+      record: false,
+    });
+  } catch (err) {
+    io.err(`endpoint-sim: cannot listen on ${host}:${o.port}: ${(err as Error).message}`);
+    return 1;
+  }
+  io.out(`XiaoZhi MCP endpoint demo listening on ${sim.url}`);
+  const unlog = o.quiet ? () => undefined : logEndpointSim(sim, io.out);
+  // The endpoint has no AI of its own: a person types the calls an AI would make.
+  const lines = io.stdin ? createInterface({ input: io.stdin, terminal: false }) : undefined;
+  lines?.on('line', (raw) => {
+    const m = /^\s*([a-z][a-z0-9_]*)\s*(.*)$/.exec(raw);
+    if (!m) return;
+    let args: unknown = {};
+    try {
+      args = m[2] ? JSON.parse(m[2]) : {};
+    } catch {
+      io.err(`not JSON: ${m[2]}`);
+      return;
+    }
+    sim.callTool(m[1]!, args).then(
+      (r) => io.out(`${r.isError ? '✗' : '✓'} ${m[1]}: ${r.text}`),
+      (err: unknown) => io.err(`${m[1]}: ${(err as Error).message}`),
+    );
+  });
+  await untilSignal(io);
+  lines?.close();
+  unlog();
+  await sim.stop();
+  if (!o.quiet) io.out('stopped');
+  return 0;
+}
+
+function untilSignal(io: WsCliIo): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = (): void => {
+      io.signals.off('SIGINT', stop);
+      io.signals.off('SIGTERM', stop);
+      resolve();
+    };
+    io.signals.once('SIGINT', stop);
+    io.signals.once('SIGTERM', stop);
+  });
+}
