@@ -7,6 +7,9 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AdventSim } from '../../../app/sim/advent-sim.js';
+import { EndpointSim } from '../../../app/sim/endpoint-sim.js';
+import { RobotSim } from '../../../app/sim/robot-sim.js';
+import { XiaozhiSim } from '../../../app/sim/xiaozhi-sim.js';
 import { FrameType } from '../../../app/wire/advent/frame.js';
 import { main } from '../../../main/headless/cli.js';
 import type { CliIo } from '../../../main/headless/io.js';
@@ -161,6 +164,55 @@ describe('advent-agent command line', () => {
       true,
     );
     expect(r.stdout.text).toMatch(/bye/);
+  });
+
+  it('several servers at once: Advent, XiaoZhi, an MCP endpoint and a robot, one gate, lines to the Advent chat', async () => {
+    sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    const xz = await XiaozhiSim.start({});
+    const ep = await EndpointSim.start({ token: 'ep-tok' });
+    const rb = await RobotSim.start({});
+    try {
+      const r = start(
+        runArgs(
+          sim.port,
+          '--xiaozhi',
+          xz.url,
+          '--endpoint',
+          ep.url,
+          '--robot',
+          rb.url,
+          '--mac',
+          'aa-bb-cc-dd-ee-01',
+          '--allow',
+          'create_file',
+        ),
+      );
+      await until(
+        () => (r.stdout.text.match(/✓ registered 2 service\(s\) with /g) ?? []).length === 4,
+        'all four registered',
+        10_000,
+      );
+      // Each server uses our services through the same gate; each call is printed and audited.
+      expect(await ep.callTool('get_current_time', {})).toMatchObject({ isError: false });
+      expect((await rb.execute('get_current_time', {})).result).toBeDefined();
+      expect((await xz.callTool('create_file', { filename: 'x.txt', content: 'x' })).isError).toBe(
+        false,
+      );
+      expect(rb.registrations.at(-1)?.macAddr).toBe('AA-BB-CC-DD-EE-01');
+      r.stdin.write('what time is it\n');
+      await until(() => /assistant› It's .+\n/.test(r.stdout.text), 'reply');
+      expect(sim.received.some((f) => f.type === FrameType.TEXT)).toBe(true);
+      expect(xz.turns.length).toBe(0);
+      r.stdin.end();
+      expect(await r.exit).toBe(0);
+      // The endpoint's token never reaches the terminal.
+      expect(r.stdout.text + r.stderr.text).not.toContain('ep-tok');
+      const identity = JSON.parse(await readFile(path.join(dir, 'data', 'identity.json'), 'utf8'));
+      expect(identity.deviceId).toMatch(/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/);
+      expect(xz.connections[0]?.deviceId).toBe(identity.deviceId);
+    } finally {
+      await Promise.all([xz.stop(), ep.stop(), rb.stop()]);
+    }
   });
 
   it('piped input: lines that arrive before login wait for it, and end of input waits for their replies', async () => {
