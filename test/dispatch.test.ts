@@ -80,6 +80,44 @@ const call = (
 });
 
 describe('the gate', () => {
+  it('records a repeat a dialect recognised as duplicate and never runs it', async () => {
+    let runs = 0;
+    const { dispatcher } = gate({
+      services: [service({ name: 'count', run: async () => ++runs })],
+    });
+    expect(await dispatcher.dispatch(call('count', {}, { callId: 'x1' }))).toMatchObject({
+      ok: true,
+    });
+    const repeat = await dispatcher.dispatch(
+      call('count', {}, { callId: 'x2', duplicateOf: 'x1' }),
+    );
+    expect(repeat).toMatchObject({ ok: false, code: 'duplicate' });
+    expect(!repeat.ok && repeat.message).toMatch(/repeats call 'x1'.*not run twice/);
+    expect(runs).toBe(1);
+    expect(audit.select({ order: 'asc' }).map((r) => [r.callId, r.decision, r.outcome])).toEqual([
+      ['x1', 'auto', 'ok'],
+      ['x2', 'duplicate', 'refused'],
+    ]);
+  });
+
+  it('lets a server that lists user tools call one, still through the permission step', async () => {
+    const { dispatcher, broker } = gate({
+      services: [service({ name: 'mine', userOnly: true, risk: 'write', run: async () => 'done' })],
+    });
+    // Hidden from ordinary server calls: it does not exist for them.
+    expect(await dispatcher.dispatch(call('mine'))).toMatchObject({
+      ok: false,
+      code: 'unknown_service',
+    });
+    // Visible to a server that asked for user tools, but a write still needs a yes.
+    const detach = broker.attach({ name: 'test' });
+    const asked = new Promise<string>((resolve) => broker.on('prompt', (p) => resolve(p.id)));
+    const running = dispatcher.dispatch(call('mine', {}, { userTools: true }));
+    broker.answer(await asked, 'deny');
+    expect(await running).toMatchObject({ ok: false, code: 'denied' });
+    detach();
+  });
+
   it('turns an exception inside a service into service_error with its message, outcome error', async () => {
     const { dispatcher } = gate({
       services: [

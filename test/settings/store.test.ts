@@ -33,6 +33,33 @@ describe('SettingsStore.open', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it('keeps connection profiles of every kind, and sets aside a file with a profile no kind allows', async () => {
+    const connections: Settings['connections'] = [
+      { id: 'a', kind: 'advent', name: 'A', host: 'h', port: 8009, mode: 'vad' },
+      {
+        id: 'x',
+        kind: 'xiaozhi',
+        name: 'X',
+        url: 'ws://h:8000/xiaozhi/v1/',
+        deviceId: 'aa:bb:cc:dd:ee:ff',
+        clientId: '123e4567-e89b-42d3-a456-426614174000',
+        protocolVersion: 3,
+        listenMode: 'auto',
+      },
+      { id: 'e', kind: 'endpoint', name: 'E', url: 'wss://h/mcp/' },
+      { id: 'r', kind: 'robot', name: 'R', url: 'ws://h:8888/ws', macAddr: 'AA-BB-CC-DD-EE-FF' },
+    ];
+    await writeFile(file, JSON.stringify({ ...defaults(), connections }));
+    expect((await SettingsStore.open(file, defaults())).get().connections).toEqual(connections);
+
+    // A robot profile with an Advent field matches no kind: the file is not trusted.
+    const bad = [{ id: 'r', kind: 'robot', name: 'R', url: 'ws://h/ws', host: 'h' }];
+    await writeFile(file, JSON.stringify({ ...defaults(), connections: bad }));
+    const store = await SettingsStore.open(file, defaults());
+    expect(store.get().connections).toEqual([]);
+    expect(store.warnings.join(' ')).toMatch(/corrupt/);
+  });
+
   it('loads a valid file as it is', async () => {
     const saved = { ...defaults(), theme: 'dark', promptTimeoutSec: 30 };
     await writeFile(file, JSON.stringify(saved));
