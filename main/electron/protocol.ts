@@ -16,7 +16,7 @@ import { APP_HOST, APP_SCHEME } from './origin.js';
 export const SECURITY_HEADERS = Object.freeze({
   responseHeaders: {
     'Content-Security-Policy': [
-      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; media-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+      "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; media-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
     ],
     'X-Content-Type-Options': ['nosniff'],
     'Referrer-Policy': ['no-referrer'],

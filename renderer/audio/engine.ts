@@ -6,10 +6,12 @@
 export { type Capture, MicError, counters, devicePrefs } from './shared.js';
 import captureUrl from './capture-worklet.ts?worker&url';
 import playbackUrl from './playback-worklet.ts?worker&url';
+import type { LoadResult } from './local-vad.js';
 import { Resampler, s16ToFloat } from './resample.js';
 import {
   type Capture,
   MicError,
+  type SpeechDetectorResult,
   type VoiceEngine,
   counters,
   devicePrefs,
@@ -62,6 +64,8 @@ export class AudioEngine implements VoiceEngine {
   private buffered = 0;
   private playedWhenStopped = 0;
   private replyRate = 16_000;
+  /** Local voice detection, loaded on first use. */
+  private vad: Promise<LoadResult> | undefined;
   onPlaybackState: ((state: { playing: boolean; buffered: number }) => void) | undefined;
 
   /** The context with both worklets loaded; created on first use (ideally in a user gesture). */
@@ -107,6 +111,30 @@ export class AudioEngine implements VoiceEngine {
       if (ctx.state === 'suspended') ctx.resume().catch(() => undefined);
       return ctx;
     });
+  }
+
+  /** The local voice detector on this context, loaded once; a failed load is tried again next time. */
+  private speechDetector(): Promise<LoadResult> {
+    if (!this.vad) {
+      // The wrapper and the library are chunks of their own, fetched only when this runs.
+      const loading = Promise.all([this.context(), import('./local-vad.js')]).then(
+        ([context, { loadLocalVad }]) => loadLocalVad({ context }),
+        (err: unknown): LoadResult => ({
+          ok: false,
+          error: (err as Error)?.message || String(err),
+        }),
+      );
+      this.vad = loading;
+      void loading.then((r) => {
+        if (!r.ok && this.vad === loading) this.vad = undefined;
+      });
+    }
+    return this.vad;
+  }
+
+  async loadSpeechDetector(): Promise<SpeechDetectorResult> {
+    const r = await this.speechDetector();
+    return r.ok ? { ok: true } : r;
   }
 
   get idle(): boolean {
@@ -179,6 +207,20 @@ export class AudioEngine implements VoiceEngine {
 
     let done: Promise<void> | undefined;
     return {
+      watchSpeech: async (onEnd) => {
+        const detector = this.speechDetector();
+        const loaded = await detector;
+        if (!loaded.ok) return loaded;
+        if (done) return { ok: true, watch: { stop: async () => undefined } };
+        const r = await loaded.vad.listen(stream, { onSpeechEnd: onEnd });
+        if (!r.ok) {
+          // A detector that failed to start is not used again: the next turn loads a fresh one.
+          if (this.vad === detector) this.vad = undefined;
+          void loaded.vad.destroy();
+          return r;
+        }
+        return { ok: true, watch: r.listening };
+      },
       stop: () =>
         (done ??= new Promise<void>((resolve) => {
           const timer = setTimeout(() => resolve(), 300);

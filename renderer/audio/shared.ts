@@ -47,6 +47,7 @@ page.__adventAudio = counters;
 const INPUT_KEY = 'advent-agent.voice.input';
 const OUTPUT_KEY = 'advent-agent.voice.output';
 const ECHO_KEY = 'advent-agent.voice.echoCancellation';
+const LOCAL_VAD_KEY = 'advent-agent.voice.localVad';
 
 function load(key: string): string {
   try {
@@ -69,9 +70,12 @@ export const devicePrefs = {
   input: () => load(INPUT_KEY),
   output: () => load(OUTPUT_KEY),
   echoCancellation: () => load(ECHO_KEY) === 'on',
+  /** Local voice detection ends push-to-talk turns (renderer/audio/local-vad.ts). */
+  localVad: () => load(LOCAL_VAD_KEY) === 'on',
   setInput: (id: string) => store(INPUT_KEY, id),
   setOutput: (id: string) => store(OUTPUT_KEY, id),
   setEchoCancellation: (on: boolean) => store(ECHO_KEY, on ? 'on' : ''),
+  setLocalVad: (on: boolean) => store(LOCAL_VAD_KEY, on ? 'on' : ''),
 };
 
 /** Why the microphone could not be opened, as a key the UI translates. */
@@ -100,9 +104,24 @@ export function micProblem(err: unknown): MicProblem {
   return 'failed';
 }
 
+/** Local voice detection could run, or why not (a reason to show). */
+export type SpeechDetectorResult = { ok: true } | { ok: false; error: string };
+
+/** Local voice detection listening to one capture's microphone. */
+export interface SpeechWatch {
+  stop(): Promise<void>;
+}
+
 export interface Capture {
   /** Stop after delivering every full chunk captured so far. */
   stop(): Promise<void>;
+  /**
+   * Local voice detection on this capture's microphone (engines that have it): `onEnd` runs once
+   * speech that began has stopped. Resolves once it listens, or with why it cannot.
+   */
+  watchSpeech?(
+    onEnd: () => void,
+  ): Promise<{ ok: true; watch: SpeechWatch } | { ok: false; error: string }>;
 }
 
 export interface VoiceEngine {
@@ -117,4 +136,6 @@ export interface VoiceEngine {
   play(taskId: string, sampleRate: number, pcm: ArrayBuffer): Promise<void>;
   flush(): void;
   setOutput(deviceId: string): Promise<void>;
+  /** Load local voice detection now (Settings turning it on), or say why it cannot run. */
+  loadSpeechDetector?(): Promise<SpeechDetectorResult>;
 }

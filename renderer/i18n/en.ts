@@ -157,6 +157,7 @@ export const en = {
     streaming: 'Typing…',
     jumpToLatest: 'Jump to latest',
     notice: 'Notice',
+    thought: 'Reasoning',
   },
   tool: {
     label: 'Service call: {{service}}',
@@ -193,8 +194,8 @@ export const en = {
     demoTitle: 'Try the demo server',
     demoBody: 'Simulated, runs on your computer, no account needed.',
     demoStarting: 'Starting the demo…',
-    addTitle: 'Add your Advent server',
-    addBody: 'Host, port and your token.',
+    addTitle: 'Add your server',
+    addBody: 'An Advent server, a XiaoZhi server or MCP endpoint, or a robot server.',
   },
   prompt: {
     title: 'Allow {{service}}?',
@@ -357,10 +358,59 @@ export const en = {
     hostInvalid: 'Enter a host name or address, without spaces or slashes.',
     portInvalid: 'The port is a number from 1 to 65535.',
     noHashes: 'This value cannot contain “##” or line breaks.',
+    newTitleKind: 'Add a connection: {{kind}}',
+    kindLabel: 'Kind',
+    kind: {
+      advent: 'Advent server',
+      xiaozhi: 'XiaoZhi server (device)',
+      endpoint: 'XiaoZhi MCP endpoint',
+      robot: 'Robot server (JSON-RPC)',
+    },
+    kindHelp: {
+      advent: 'Chat and voice over the Advent TCP protocol; your services are registered with it.',
+      xiaozhi:
+        'This computer joins a XiaoZhi server as a device: chat, voice (Opus) and your services over MCP.',
+      endpoint:
+        'Your services only, offered to a XiaoZhi MCP endpoint (the “MCP 接入点” address from the XiaoZhi console). No chat or voice.',
+      robot:
+        'A robot backend speaking mcp/registerTools: your services, its replies and PCM voice.',
+    },
+    kindShort: {
+      advent: 'Advent',
+      xiaozhi: 'XiaoZhi',
+      endpoint: 'MCP endpoint',
+      robot: 'Robot',
+    },
+    url: 'Address',
+    urlInvalid: 'Enter a ws:// or wss:// address without spaces.',
+    endpointUrlHelp:
+      'Paste the whole address including ?token=…; the token is moved to your keychain and not shown again.',
+    endpointTokenSaved:
+      'A token is saved for this endpoint. Paste an address with ?token=… to replace it.',
+    endpointNeedsToken: 'The endpoint address must include its ?token=… part.',
+    tokenOptional: 'Token (if the server needs one)',
+    device: 'Device identity',
+    deviceId: 'Device-Id (MAC)',
+    clientId: 'Client-Id (UUID)',
+    macAddr: 'MAC address',
+    generated: 'generated and kept',
+    macInvalid: 'A MAC address looks like aa:bb:cc:dd:ee:ff.',
+    uuidInvalid: 'A Client-Id is a UUID such as 123e4567-e89b-12d3-a456-426614174000.',
+    protocolVersion: 'Audio protocol version',
+    authInQuery: 'Send the identity in the address (for servers that ignore headers)',
+    reconnectOnToolsChanged: 'Reconnect when services change, so the server lists them again',
+    voiceInProfile: 'This connection’s voice options are in its profile (Connections → Edit).',
+    noChat: '“{{name}}” only serves tools: it has no chat. Make another connection active to talk.',
+    noVoice: '“{{name}}” has no voice.',
   },
   voice: {
     holdToTalk: 'Hold to talk',
     holdHint: 'Hold this button, or hold Space outside the text box, and speak; let go to send.',
+    clickToTalk: 'Talk',
+    clickHint:
+      'Click and speak: the turn is sent when you stop speaking (or click again). Holding works too.',
+    localVadStopped:
+      'Speech detection on this computer stopped: {{reason}}. Click the microphone (or let go) to send; it was turned off in Settings → Voice.',
     phase: {
       idle: 'Ready',
       listening: 'Listening…',
@@ -404,8 +454,11 @@ export const en = {
       echo: 'Echo cancellation in hands-free',
       echoHelp:
         'Lets you talk over a reply (the next turn listens while it plays). Push-to-talk always records the raw microphone.',
-      localVad: 'Detect speech on this computer',
-      localVadLater: 'Not available yet: the server detects speech in VAD and auto modes.',
+      localVad: 'Detect speech on this computer (local VAD)',
+      localVadHelp:
+        'Ends a push-to-talk turn when you stop speaking, so you can click the microphone once and just talk. The model runs on this computer; nothing is sent to detect speech. Hands-free modes leave this to the server.',
+      localVadLoading: 'Loading the speech model…',
+      localVadFailed: 'Turned off: the speech model could not start here ({{reason}}).',
       shortcutTitle: 'Push-to-talk shortcut',
       shortcut: 'Global push-to-talk shortcut',
       shortcutHelp:

@@ -2,15 +2,18 @@
  * What the voice end-to-end files share: Chromium with a fake microphone playing the spoken
  * fixture, WAV/PCM sample access, the best-lag correlation, and holding the mic button.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { BROWSER_ARGS, findChromium, repo } from './harness.js';
 
 export const FIXTURE = path.join(repo, 'test', 'fixtures', 'what-time-is-it.wav');
 
-/** The harness's Chromium plus the fake microphone (and, unless `denied`, its auto-accepted prompt). */
-export function launchVoiceBrowser(denied = false): Promise<Browser> {
+/**
+ * The harness's Chromium plus the fake microphone playing `wav` once (and, unless `denied`, its
+ * auto-accepted prompt).
+ */
+export function launchVoiceBrowser(denied = false, wav = FIXTURE): Promise<Browser> {
   return chromium.launch({
     executablePath: findChromium(),
     headless: true,
@@ -18,7 +21,7 @@ export function launchVoiceBrowser(denied = false): Promise<Browser> {
       ...BROWSER_ARGS,
       '--autoplay-policy=no-user-gesture-required',
       '--use-fake-device-for-media-stream',
-      `--use-file-for-fake-audio-capture=${FIXTURE}%noloop`,
+      `--use-file-for-fake-audio-capture=${wav}%noloop`,
       ...(denied ? [] : ['--use-fake-ui-for-media-stream']),
     ],
   });
@@ -38,6 +41,25 @@ export function wavSamples(file: string): Int16Array {
     at += 8 + size + (size % 2);
   }
   throw new Error(`${file}: no data chunk`);
+}
+
+/** Write 16-bit mono PCM `samples` as a WAV file. */
+export function writeWav(file: string, samples: Int16Array, sampleRate = 16_000): void {
+  const data = Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(sampleRate, 24);
+  header.writeUInt32LE(sampleRate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(data.length, 40);
+  writeFileSync(file, Buffer.concat([header, data]));
 }
 
 export function pcmSamples(buf: Buffer): Int16Array {

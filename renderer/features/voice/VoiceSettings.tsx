@@ -1,15 +1,11 @@
 /**
  * Settings → Voice: the active connection's voice options (mode, input and output format — saved
  * on its profile), the microphone and speaker of this computer (kept in this browser), echo
- * cancellation for hands-free, and local voice detection (not available yet).
+ * cancellation for hands-free, and local voice detection for push-to-talk.
  */
 import { useCallback, useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import {
-  type ProfileInput,
-  ProfileInputSchema,
-  type ProfileView,
-} from '../../../app/contract/index.js';
+import type { ProfileView } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
 import { devicePrefs, listDevices, supportsOutputChoice } from '../../audio/engine.js';
 import { useAction } from '../../lib/useAction.js';
@@ -24,27 +20,20 @@ import {
   shortcutPref,
   shortcutStartProblem,
 } from './shortcut.js';
+import { setLocalVad, useLocalVad } from './local-vad-setting.js';
 import { voice } from './voice.js';
+import { toInput } from '../connections/profile.js';
 
-type VoiceFields = Pick<ProfileInput, 'mode' | 'format' | 'inputAudioFormat'>;
+type AdventView = Extract<ProfileView, { kind: 'advent' }>;
+type VoiceFields = Pick<AdventView, 'mode' | 'format' | 'inputAudioFormat'>;
 
-/** The profile as saveConnection takes it, with `patch` applied. */
-export function profileInput(profile: ProfileView, patch: VoiceFields): ProfileInput {
-  const input: Record<string, unknown> = {};
-  for (const key of Object.keys(ProfileInputSchema.properties)) {
-    const value = (profile as unknown as Record<string, unknown>)[key];
-    if (value !== undefined) input[key] = value;
-  }
-  return { ...(input as ProfileInput), ...patch };
-}
-
-function ConnectionVoice({ profile }: { profile: ProfileView }) {
+function ConnectionVoice({ profile }: { profile: AdventView }) {
   const { t } = useTranslation();
   const id = useId();
   const { busy, run } = useAction();
 
   async function save(patch: VoiceFields) {
-    const saved = await run(() => bridge().invoke('saveConnection', profileInput(profile, patch)));
+    const saved = await run(() => bridge().invoke('saveConnection', toInput(profile, patch)));
     if (saved) toast('success', t('voice.settings.saved', { name: saved.name }));
   }
 
@@ -195,13 +184,48 @@ function Devices() {
         </label>
         <p className="help">{t('voice.settings.echoHelp')}</p>
       </div>
-      <div className="field">
-        <label className="check-label">
-          <input type="checkbox" checked={false} disabled data-testid="voice-local-vad" />{' '}
-          {t('voice.settings.localVad')}
-        </label>
-        <p className="help">{t('voice.settings.localVadLater')}</p>
-      </div>
+      <LocalVadSwitch />
+    </div>
+  );
+}
+
+/**
+ * Local voice detection: ends a push-to-talk turn when the user stops speaking. Turning it on
+ * loads the model; if that fails the switch stays off and says why.
+ */
+function LocalVadSwitch() {
+  const { t } = useTranslation();
+  const id = useId();
+  const on = useLocalVad((s) => s.on);
+  const loading = useLocalVad((s) => s.loading);
+  const error = useLocalVad((s) => s.error);
+  return (
+    <div className="field">
+      <label className="check-label">
+        <input
+          type="checkbox"
+          checked={on || loading}
+          disabled={loading}
+          aria-describedby={`${id}-help`}
+          onChange={(e) => void setLocalVad(voice.engine, e.target.checked)}
+          data-testid="voice-local-vad"
+          data-state={loading ? 'loading' : on ? 'on' : error ? 'failed' : 'off'}
+        />{' '}
+        {t('voice.settings.localVad')}
+      </label>
+      <p id={`${id}-help`} className="help">
+        {t('voice.settings.localVadHelp')}
+      </p>
+      {loading && (
+        <p className="help" role="status" data-testid="voice-local-vad-loading">
+          {t('voice.settings.localVadLoading')}
+        </p>
+      )}
+      {error && !loading && (
+        <p className="field-error" role="alert" data-testid="voice-local-vad-error">
+          {t('voice.settings.localVadFailed', { reason: error })}
+        </p>
+      )}
     </div>
   );
 }
@@ -323,7 +347,11 @@ export function VoiceSettings() {
       {active ? (
         <>
           <p className="help">{t('voice.settings.forConnection', { name: active.profile.name })}</p>
-          <ConnectionVoice profile={active.profile} />
+          {active.profile.kind === 'advent' ? (
+            <ConnectionVoice profile={active.profile} />
+          ) : (
+            <p className="help">{t('connections.voiceInProfile')}</p>
+          )}
         </>
       ) : (
         <p className="help">{t('voice.settings.noConnection')}</p>

@@ -4,6 +4,9 @@
  * (talking while a reply plays flushes it at once, and that reply's late audio is dropped), and
  * reply audio played as it streams. Chunks go up as binary frames when the bridge has them.
  * Electron's global shortcut has no key-up, so it toggles: press to talk, press again to send.
+ * With local voice detection on (Settings), a push-to-talk turn also ends when the user stops
+ * speaking, exactly as a release would; then a click (a press shorter than a hold) starts a turn
+ * that listens until speech ends, or until the next press sends it.
  */
 import type { Bridge } from '../../bridge/types.js';
 import {
@@ -11,9 +14,11 @@ import {
   MicError,
   type VoiceEngine,
   counters,
+  type SpeechWatch,
   devicePrefs,
 } from '../../audio/shared.js';
 import { useVoice } from '../../store/voice.js';
+import { localVadFailed, useLocalVad } from './local-vad-setting.js';
 
 /** Presses shorter than this are taken as a slip and cancelled, not sent. */
 export const MIN_PRESS_MS = 300;
@@ -27,6 +32,12 @@ interface Turn {
   released: boolean;
   heldMs: number;
   finishing: boolean;
+  /** Local voice detection ends this turn (a push-to-talk turn with the setting on). */
+  localVad: boolean;
+  /** A click, not a hold, started it: it listens until speech ends or the next press. */
+  latched: boolean;
+  /** The detector listening to this turn, once it does. */
+  speech?: Promise<SpeechWatch | undefined>;
 }
 
 export class VoiceController {
@@ -81,6 +92,8 @@ export class VoiceController {
 
   /** Start talking (button or Space down, or the next hands-free turn). */
   async press(handsFree = false): Promise<void> {
+    // A press while a clicked turn listens sends it.
+    if (this.turn?.latched && !handsFree) return this.end(this.turn);
     if (this.turn || !this.bridge) return;
     // Pressing talk interrupts a reply at once. A hands-free turn that starts while a reply plays
     // (echo cancellation) leaves it playing: the server's LISTEN tells when the user cuts in.
@@ -92,10 +105,13 @@ export class VoiceController {
       released: false,
       heldMs: 0,
       finishing: false,
+      localVad: !handsFree && useLocalVad.getState().on,
+      latched: false,
     };
     this.turn = turn;
     const voice = useVoice.getState();
     voice.setProblem(undefined);
+    if (useLocalVad.getState().notice) useLocalVad.setState({ notice: false });
     voice.setPhase('listening');
     if (!(await this.microphoneAllowed())) {
       this.turn = undefined;
@@ -122,6 +138,7 @@ export class VoiceController {
       await this.finish(turn);
       return;
     }
+    if (turn.localVad) this.watchSpeech(turn, turn.capture);
     try {
       const { taskId } = await this.bridge.invoke('voiceStart');
       turn.taskId = taskId;
@@ -144,11 +161,54 @@ export class VoiceController {
   /** Stop talking (button or Space up). */
   async release(): Promise<void> {
     const turn = this.turn;
-    if (!turn || turn.released || turn.handsFree) return;
+    if (!turn || turn.released || turn.handsFree || turn.latched) return;
+    // A click with local voice detection on: keep listening until the user stops speaking.
+    if (turn.localVad && this.now() - turn.startedAt < MIN_PRESS_MS) {
+      turn.latched = true;
+      return;
+    }
+    return this.end(turn);
+  }
+
+  /** End a push-to-talk turn: what a release does (a turn held too briefly is cancelled). */
+  private async end(turn: Turn): Promise<void> {
+    if (turn.released || turn.handsFree) return;
     turn.released = true;
     turn.heldMs = this.now() - turn.startedAt;
     // Still opening the mic or starting the turn: press() finishes it when that is done.
     if (turn.capture && turn.taskId) await this.finish(turn);
+  }
+
+  /**
+   * Local voice detection on the turn's microphone: the end of speech ends the turn. When the
+   * detector cannot run, the setting turns itself off with the reason, and the turn goes on
+   * until it is released (or, if clicked, pressed again).
+   */
+  private watchSpeech(turn: Turn, capture: Capture): void {
+    if (!capture.watchSpeech) {
+      localVadFailed('not available in this window', true);
+      return;
+    }
+    turn.speech = capture
+      .watchSpeech(() => {
+        if (this.turn === turn && !turn.finishing) void this.end(turn);
+      })
+      .then(
+        (r) => (r.ok ? r.watch : Promise.reject(new Error(r.error))),
+        (err: unknown) => Promise.reject(err instanceof Error ? err : new Error(String(err))),
+      )
+      .then(
+        async (watch) => {
+          if (!turn.finishing) return watch;
+          await watch.stop();
+          return undefined;
+        },
+        (err: Error) => {
+          console.warn('[voice] local voice detection failed', err);
+          localVadFailed(err.message, true);
+          return undefined;
+        },
+      );
   }
 
   /**
@@ -158,8 +218,7 @@ export class VoiceController {
   async toggle(): Promise<void> {
     const turn = this.turn;
     if (!turn) return this.press();
-    if (turn.handsFree || turn.released) return;
-    return this.release();
+    return this.end(turn);
   }
 
   /** The system's answer, asked once it says yes; an IPC failure leaves it to getUserMedia. */
@@ -198,6 +257,7 @@ export class VoiceController {
   private async finish(turn: Turn): Promise<void> {
     if (turn.finishing) return;
     turn.finishing = true;
+    void turn.speech?.then((watch) => watch?.stop());
     await turn.capture?.stop();
     if (this.turn === turn) this.turn = undefined;
     const b = this.bridge;
