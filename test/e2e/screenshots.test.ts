@@ -6,8 +6,11 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zhCN } from '../../renderer/i18n/zh-CN.js';
+import { RobotSim } from '../../app/sim/robot-sim.js';
+import { XiaozhiSim } from '../../app/sim/xiaozhi-sim.js';
 import {
   by,
+  cleanup,
   dismissToasts,
   goTo,
   launchBrowser,
@@ -28,7 +31,10 @@ afterAll(async () => {
 
 describe('screenshots', { timeout: 60_000 }, () => {
   it('saves a screenshot of every page, the permission prompt and the Chinese chat', async () => {
-    const { page, errors } = await openApp(browser);
+    const { page, errors, host } = await openApp(browser);
+    const xiaozhi = await XiaozhiSim.start({});
+    const robot = await RobotSim.start({});
+    cleanup(() => Promise.all([xiaozhi.stop(), robot.stop()]));
 
     await page.getByTestId('welcome').waitFor();
     await snap(page, 'welcome');
@@ -59,8 +65,20 @@ describe('screenshots', { timeout: 60_000 }, () => {
     await page.getByTestId('audit-drawer').waitFor();
     await snap(page, 'activity');
 
+    // Other kinds of server live beside the demo (the demo stays the active one).
+    for (const input of [
+      { kind: 'xiaozhi' as const, name: 'Kitchen XiaoZhi', url: xiaozhi.url },
+      { kind: 'robot' as const, name: 'Desk robot', url: robot.url },
+    ]) {
+      const saved = await host.api.saveConnection(input);
+      await host.api.connect(saved.id);
+    }
     await goTo(page, 'connections');
     await page.locator(by('connection-demo', { state: 'ready' })).waitFor();
+    await expect
+      .poll(() => page.locator('[data-testid^="connection-p-"][data-state="ready"]').count())
+      .toBe(2);
+    await dismissToasts(page);
     await snap(page, 'connections');
 
     await goTo(page, 'settings');
