@@ -69,6 +69,8 @@ const xiaozhiFields = {
   authInQuery: Type.Optional(Type.Boolean()),
   /** Reconnect after a service toggle so the server lists tools again. Default on. */
   reconnectOnToolsChanged: Type.Optional(Type.Boolean()),
+  /** Send `{"type":"ping"}` every minute while idle (some servers answer `pong`). */
+  keepAlive: Type.Optional(Type.Boolean()),
   /** Hands-free: `auto` (the server detects the end of speech); push-to-talk uses `manual`. */
   listenMode: Type.Optional(Type.Union([Type.Literal('manual'), Type.Literal('auto')])),
   autoConnect: AutoConnect,

@@ -75,6 +75,7 @@ export function createSession(profile: Profile, ctx: SessionContext): LiveSessio
         protocolVersion: profile.protocolVersion,
         authInQuery: profile.authInQuery,
         reconnectOnToolsChanged: profile.reconnectOnToolsChanged,
+        keepAliveMs: profile.keepAlive ? 60_000 : 0,
         listenMode: profile.listenMode,
         gate: ctx.gate,
         tools: ctx.tools,

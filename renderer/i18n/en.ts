@@ -399,6 +399,7 @@ export const en = {
     protocolVersion: 'Audio protocol version',
     authInQuery: 'Send the identity in the address (for servers that ignore headers)',
     reconnectOnToolsChanged: 'Reconnect when services change, so the server lists them again',
+    keepAlive: 'Send a keep-alive ping every minute',
     voiceInProfile: 'This connection’s voice options are in its profile (Connections → Edit).',
     noChat: '“{{name}}” only serves tools: it has no chat. Make another connection active to talk.',
     noVoice: '“{{name}}” has no voice.',

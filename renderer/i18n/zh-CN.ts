@@ -394,6 +394,7 @@ export const zhCN: Messages = {
     protocolVersion: '音频协议版本',
     authInQuery: '在地址中发送身份信息（适用于忽略请求头的服务器）',
     reconnectOnToolsChanged: '服务变化时重新连接，让服务器重新获取列表',
+    keepAlive: '每分钟发送一次保活 ping',
     voiceInProfile: '此连接的语音选项在其配置中（连接 → 编辑）。',
     noChat: '“{{name}}”只提供工具，没有聊天。请把另一个连接设为当前连接再对话。',
     noVoice: '“{{name}}”没有语音。',

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { extractFile, listPackage } from '@electron/asar';
 import { FuseV1Options, getCurrentFuseWire } from '@electron/fuses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VAD_ASSETS, VAD_ASSET_DIR } from '../../renderer/audio/vad-assets.js';
 
 // `electron-builder --dir` for real, offline: the Electron binary is replaced by a stub that
 // carries the fuse wire (the sentinel @electron/fuses looks for), so packing, app.asar and the
@@ -86,6 +87,9 @@ afterAll(async () => {
 describe('electron-builder --dir', () => {
   it('packs app.asar with the built main, preload, renderer and package.json', () => {
     for (const file of [...BUILT, 'package.json']) expect(files, file).toContain(`/${file}`);
+    // Local voice detection works offline: its model and runtime travel inside the app.
+    for (const { name } of VAD_ASSETS)
+      expect(files, name).toContain(`/dist/renderer/${VAD_ASSET_DIR}${name}`);
   });
 
   it('leaves out sources, maps, tests, docs and dev-only packages', () => {

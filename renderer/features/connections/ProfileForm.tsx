@@ -25,6 +25,7 @@ interface Draft {
   listenMode: '' | 'manual' | 'auto';
   authInQuery: boolean;
   reconnectOnToolsChanged: boolean;
+  keepAlive: boolean;
   host: string;
   port: string;
   token: string;
@@ -53,6 +54,7 @@ function draftOf(p: ProfileView | undefined): Draft {
     listenMode: x?.listenMode ?? '',
     authInQuery: x?.authInQuery ?? false,
     reconnectOnToolsChanged: x?.reconnectOnToolsChanged ?? true,
+    keepAlive: x?.keepAlive ?? false,
     host: a?.host ?? '',
     port: a ? String(a.port) : '',
     token: '',
@@ -104,6 +106,7 @@ function inputOf(d: Draft, id: string | undefined): ProfileInput {
           listenMode: d.listenMode || undefined,
           authInQuery: d.authInQuery || undefined,
           reconnectOnToolsChanged: d.reconnectOnToolsChanged,
+          keepAlive: d.keepAlive || undefined,
         }),
       );
     case 'endpoint':
@@ -292,7 +295,10 @@ export function ProfileForm({
     { value: 'opus', label: 'Opus' },
   ];
 
-  const check = (k: 'autoConnect' | 'authInQuery' | 'reconnectOnToolsChanged', label: string) => (
+  const check = (
+    k: 'autoConnect' | 'authInQuery' | 'reconnectOnToolsChanged' | 'keepAlive',
+    label: string,
+  ) => (
     <label className="check-label">
       <input
         type="checkbox"
@@ -460,6 +466,7 @@ export function ProfileForm({
           </div>
           {check('authInQuery', t('connections.authInQuery'))}
           {check('reconnectOnToolsChanged', t('connections.reconnectOnToolsChanged'))}
+          {check('keepAlive', t('connections.keepAlive'))}
         </fieldset>
       )}
       {draft.kind === 'robot' && (
