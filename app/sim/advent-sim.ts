@@ -15,7 +15,9 @@ import type {
   TurnHandler,
 } from './records.js';
 import { Session, type SessionHost, asError } from './session.js';
+import { boundPort, closeServer, listen } from './listen.js';
 import { TimerSet } from './timers.js';
+import { DEFAULT_WAIT_MS, Waiters } from './waiters.js';
 
 export interface AdventSimOptions {
   /** 0 (default) picks a free port; read it from `sim.port`. */
@@ -62,13 +64,6 @@ export interface AdventSimOptions {
   record?: boolean;
 }
 
-interface Waiter {
-  check(): boolean;
-  fail(err: Error): void;
-}
-
-const DEFAULT_WAIT_MS = 5000;
-
 /**
  * A simulated Advent server on loopback: the peer every wire test runs against and the demo a
  * newcomer can try without an account. It records every frame the client sends, lists every
@@ -96,7 +91,7 @@ export class AdventSim {
   private readonly timerSets = new Set<TimerSet>();
   private readonly sessionHost: SessionHost;
   private readonly registers: Array<{ conn: number; services: Record<string, unknown> }> = [];
-  private readonly waiters = new Set<Waiter>();
+  private readonly waiters = new Waiters('AdventSim');
   private authMode: AuthMode;
   private handler: TurnHandler | undefined;
   private readonly demo: TurnHandler | undefined;
@@ -131,7 +126,7 @@ export class AdventSim {
       record: (frame) => {
         if (options.record === false) return;
         this.received.push(frame);
-        this.poke();
+        this.waiters.poke();
       },
       violation: (conn, message) => {
         this.violations.push(`conn ${conn}: ${message}`);
@@ -147,20 +142,12 @@ export class AdventSim {
   static async start(options: AdventSimOptions = {}): Promise<AdventSim> {
     const server = createServer();
     const sim = new AdventSim(server, options);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' }, () => {
-        server.off('error', reject);
-        // Later server errors (e.g. out of file descriptors) are told, never fatal to a test run.
-        server.on('error', (error) => sim.events.emit('error', { conn: 0, error }));
-        resolve();
-      });
-    });
+    await listen(server, options, (error) => sim.events.emit('error', { conn: 0, error }));
     return sim;
   }
 
   get port(): number {
-    return (this.server.address() as AddressInfo | null)?.port ?? 0;
+    return boundPort(this.server);
   }
 
   get host(): string {
@@ -202,15 +189,9 @@ export class AdventSim {
     pred: (frame: ReceivedFrame) => boolean,
     timeoutMs = DEFAULT_WAIT_MS,
   ): Promise<ReceivedFrame> {
-    let next = 0;
-    return this.until(
-      () => {
-        for (; next < this.received.length; next++) {
-          const frame = this.received[next]!;
-          if (pred(frame)) return frame;
-        }
-        return undefined;
-      },
+    return this.waiters.firstOf(
+      this.received,
+      pred,
       timeoutMs,
       () => `no matching frame; received: ${this.summary()}`,
     );
@@ -218,7 +199,7 @@ export class AdventSim {
 
   /** The peer of connection number `count` (default 1), once the client has made it. */
   waitForConnection(count = 1, timeoutMs = DEFAULT_WAIT_MS): Promise<SimPeer> {
-    return this.until(
+    return this.waiters.until(
       () => (this.connCount >= count ? this.peer(count) : undefined),
       timeoutMs,
       () => `connection ${count} was not made (${this.connCount} so far)`,
@@ -227,11 +208,13 @@ export class AdventSim {
 
   /** Resolves once connection `conn` (default: the latest) is closed. */
   waitForClose(conn = this.connCount, timeoutMs = DEFAULT_WAIT_MS): Promise<void> {
-    return this.until(
-      () => (this.allSessions.has(conn) && !this.sessions.has(conn) ? true : undefined),
-      timeoutMs,
-      () => `connection ${conn} did not close`,
-    ).then(() => undefined);
+    return this.waiters
+      .until(
+        () => (this.allSessions.has(conn) && !this.sessions.has(conn) ? true : undefined),
+        timeoutMs,
+        () => `connection ${conn} did not close`,
+      )
+      .then(() => undefined);
   }
 
   /** The `data.services` of every register received, in order (of one connection if given). */
@@ -267,17 +250,16 @@ export class AdventSim {
 
   /** Close the server and every socket, clear every timer, fail whoever is still waiting. */
   stop(): Promise<void> {
-    this.stopping ??= new Promise<void>((resolve) => {
+    this.stopping ??= ((): Promise<void> => {
       for (const session of this.sessions.values()) {
         session.socket.destroy();
         session.closed();
       }
       this.sessions.clear();
       for (const t of this.timerSets) t.clearAll();
-      for (const waiter of [...this.waiters]) waiter.fail(new Error('AdventSim stopped'));
-      if (!this.server.listening) return resolve();
-      this.server.close(() => resolve());
-    });
+      this.waiters.stop();
+      return closeServer(this.server);
+    })();
     return this.stopping;
   }
 
@@ -319,13 +301,13 @@ export class AdventSim {
       this.timerSets.delete(timers);
       this.timerSets.delete(realTimers);
       this.events.emit('close', { conn });
-      this.poke();
+      this.waiters.poke();
     });
     this.events.emit('connection', {
       conn,
       remote: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`,
     });
-    this.poke();
+    this.waiters.poke();
   }
 
   private decideAuth(token: string, params: Record<string, string>): AuthDecision {
@@ -350,39 +332,6 @@ export class AdventSim {
         this.errors.push(error);
         this.events.emit('error', { conn: turn.conn, error });
       });
-  }
-
-  /** Wait until `probe` returns something; re-checked after every frame, connection and close. */
-  private until<T>(probe: () => T | undefined, timeoutMs: number, why: () => string): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const first = probe();
-      if (first !== undefined) return resolve(first);
-      if (this.stopping) return reject(new Error('AdventSim stopped'));
-      const timer = setTimeout(() => {
-        this.waiters.delete(waiter);
-        reject(new Error(`AdventSim: waited ${timeoutMs} ms: ${why()}`));
-      }, timeoutMs);
-      const waiter: Waiter = {
-        check: () => {
-          const value = probe();
-          if (value === undefined) return false;
-          clearTimeout(timer);
-          this.waiters.delete(waiter);
-          resolve(value);
-          return true;
-        },
-        fail: (err) => {
-          clearTimeout(timer);
-          this.waiters.delete(waiter);
-          reject(err);
-        },
-      };
-      this.waiters.add(waiter);
-    });
-  }
-
-  private poke(): void {
-    for (const waiter of [...this.waiters]) waiter.check();
   }
 
   /** The last few frames, for timeout messages. */

@@ -1,3 +1,4 @@
+import { NOTE, noteBody, noteFilename, show } from './demo-common.js';
 import type { SimPeer } from './peer.js';
 import type { Turn, TurnHandler } from './records.js';
 import { PCM_BYTES_PER_MS, sineTone, speechLike } from './tone.js';
@@ -8,8 +9,6 @@ import { PCM_BYTES_PER_MS, sineTone, speechLike } from './tone.js';
  */
 
 const TIME = /what time|几点|time is it/i;
-const NOTE = /write a note|note:|记/i;
-const NOTE_BODY = /(?:write a note|note:)\s*:?\s*([\s\S]*)$/i;
 const TIME_SERVICE = 'get_current_time';
 const FILE_SERVICE = 'create_file';
 
@@ -59,9 +58,8 @@ async function writeNote(turn: Turn, peer: SimPeer, text: string, at: number): P
   if (!registered(peer, FILE_SERVICE)) {
     return reply(peer, turn.taskId, missing(FILE_SERVICE, 'save notes'), 'sad');
   }
-  const body = NOTE_BODY.exec(text)?.[1]?.trim();
-  const filename = `notes/note-${stamp(at)}.txt`;
-  const result = await ask(peer, FILE_SERVICE, { filename, content: body || text });
+  const filename = noteFilename(at);
+  const result = await ask(peer, FILE_SERVICE, { filename, content: noteBody(text) });
   if (typeof result === 'string') return reply(peer, turn.taskId, result, 'sad');
   if (!result.success) {
     return reply(
@@ -135,18 +133,4 @@ export function pieces(text: string): string[] {
     from = to;
   }
   return out;
-}
-
-function show(data: unknown): string {
-  return typeof data === 'string' ? data : JSON.stringify(data);
-}
-
-/** yyyymmdd-hhmmss in local time, as a person would read it in a file list. */
-function stamp(ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return (
-    `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-` +
-    `${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`
-  );
 }

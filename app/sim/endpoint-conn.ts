@@ -5,25 +5,16 @@
  * following `nextCursor` — and notes every protocol rule the agent breaks.
  */
 import type WebSocket from 'ws';
+import {
+  PendingRequests,
+  type SimCallResult,
+  type SimTool,
+  firstText,
+  walkTools,
+} from './mcp-client.js';
 import type { TimerSet } from './timers.js';
 
-/** A tool as the simulated server keeps it (names renamed when the quirk is on). */
-export interface SimTool {
-  name: string;
-  /** The name the agent listed (differs from `name` only with `renameDots`). */
-  listedName: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
-}
-
-export interface SimCallResult {
-  /** `content[0].text` only — what the real servers read (or the JSON-RPC error's message). */
-  text: string;
-  isError: boolean;
-  /** The whole reply as it arrived. */
-  raw: unknown;
-}
+export type { SimCallResult, SimTool };
 
 export interface ConnContext {
   conn: number;
@@ -40,18 +31,6 @@ export interface ConnContext {
   listChanged(): void;
 }
 
-interface Pending {
-  method: string;
-  /** The id as sent, to check the reply echoes its value and its type. */
-  id: number;
-  resolve(message: Record<string, unknown>): void;
-  reject(err: Error): void;
-  timer: ReturnType<TimerSet['set']>;
-}
-
-/** A client walking a broken cursor chain must stop somewhere. */
-const MAX_PAGES = 1000;
-
 export class EndpointConn {
   readonly conn: number;
   /** The latest complete listing, or undefined before the first one finished. */
@@ -59,15 +38,15 @@ export class EndpointConn {
   /** What the agent answered to `initialize`. */
   initializeResult: Record<string, unknown> | undefined;
   private nextId = 0;
-  private readonly pending = new Map<number, Pending>();
+  private readonly pending: PendingRequests;
   /** Ids already answered: a second reply is a violation. */
-  private readonly answered = new Set<number>();
+  private readonly answered = new Set<number | string>();
   private listing: Promise<void> | undefined;
   private relistWanted = false;
-  private closed = false;
 
   constructor(private readonly ctx: ConnContext) {
     this.conn = ctx.conn;
+    this.pending = new PendingRequests(ctx.conn, ctx.timers, ctx.callTimeoutMs);
     ctx.socket.on('message', (data, isBinary) => {
       if (isBinary) {
         ctx.violation('sent a binary frame; the endpoint carries JSON text only');
@@ -104,7 +83,7 @@ export class EndpointConn {
     }
     this.listing = this.walk().finally(() => {
       this.listing = undefined;
-      if (this.relistWanted && !this.closed) {
+      if (this.relistWanted && !this.pending.closed) {
         this.relistWanted = false;
         void this.list().catch(() => undefined);
       }
@@ -118,9 +97,8 @@ export class EndpointConn {
       const message = (reply.error as { message?: unknown }).message;
       return { text: typeof message === 'string' ? message : '', isError: true, raw: reply };
     }
-    const result = reply.result as { content?: unknown; isError?: unknown } | undefined;
-    const first = Array.isArray(result?.content) ? (result.content[0] as unknown) : undefined;
-    const text = (first as { text?: unknown } | undefined)?.text;
+    const result = reply.result as { isError?: unknown } | undefined;
+    const text = firstText(reply);
     if (typeof text !== 'string') this.ctx.violation('tools/call result has no content[0].text');
     return {
       text: typeof text === 'string' ? text : '',
@@ -138,72 +116,29 @@ export class EndpointConn {
 
   /** The socket closed: everyone waiting is told, no timer stays behind. */
   closedNow(): void {
-    this.closed = true;
-    for (const p of this.pending.values()) {
-      this.ctx.timers.clear(p.timer);
-      p.reject(new Error(`connection ${this.conn} closed before '${p.method}' was answered`));
-    }
-    this.pending.clear();
+    this.pending.closeAll();
   }
 
   // -------------------------------------------------------------------------------------------
 
   private async walk(): Promise<void> {
-    const tools: SimTool[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const params: Record<string, unknown> = { cursor: cursor ?? '' };
-      if (this.ctx.withUserTools) params.withUserTools = true;
-      const reply = await this.request('tools/list', params);
-      const result = reply.result as { tools?: unknown; nextCursor?: unknown } | undefined;
-      if (!result || !Array.isArray(result.tools))
-        throw new Error(`tools/list failed: ${JSON.stringify(reply.error ?? reply)}`);
-      for (const raw of result.tools as Array<Record<string, unknown>>) {
-        const name = String(raw.name);
-        if (seen.has(name)) this.ctx.violation(`tools/list sent '${name}' twice`);
-        seen.add(name);
-        tools.push({
-          name: this.ctx.renameDots ? name.replaceAll('.', '_') : name,
-          listedName: name,
-          description: String(raw.description ?? ''),
-          inputSchema: (raw.inputSchema ?? {}) as Record<string, unknown>,
-          ...(raw.annotations ? { annotations: raw.annotations as Record<string, unknown> } : {}),
-        });
-      }
-      const next = result.nextCursor;
-      if (next === undefined || next === null || next === '') {
+    await walkTools({
+      page: (params) => this.request('tools/list', params),
+      withUserTools: this.ctx.withUserTools,
+      renameDots: this.ctx.renameDots,
+      violation: (message) => this.ctx.violation(message),
+      listed: (tools) => {
         this.tools = tools;
         this.ctx.listed(tools);
-        return;
-      }
-      if (typeof next !== 'string' || next === cursor) {
-        this.ctx.violation(`tools/list nextCursor ${JSON.stringify(next)} does not move on`);
-        return;
-      }
-      cursor = next;
-    }
-    this.ctx.violation(`tools/list did not end within ${MAX_PAGES} pages`);
+      },
+    });
   }
 
   private request(method: string, params: unknown): Promise<Record<string, unknown>> {
-    if (this.closed)
-      return Promise.reject(
-        new Error(`connection ${this.conn} is closed; cannot send '${method}'`),
-      );
     const id = ++this.nextId;
-    return new Promise((resolve, reject) => {
-      const timer = this.ctx.timers.set(() => {
-        this.pending.delete(id);
-        reject(
-          new Error(
-            `'${method}' (id ${id}) got no reply within ${this.ctx.callTimeoutMs} ms on connection ${this.conn}`,
-          ),
-        );
-      }, this.ctx.callTimeoutMs);
-      this.pending.set(id, { method, id, resolve, reject, timer });
-      this.send({ jsonrpc: '2.0', id, method, params });
-    });
+    return this.pending.request(method, id, () =>
+      this.send({ jsonrpc: '2.0', id, method, params }),
+    );
   }
 
   private send(message: Record<string, unknown>): void {
@@ -270,14 +205,12 @@ export class EndpointConn {
         return;
       }
     }
-    this.pending.delete(pending.id);
     this.answered.add(pending.id);
-    this.ctx.timers.clear(pending.timer);
     if (pending.method === 'tools/list') {
       const bytes = Buffer.byteLength(text);
       if (bytes > this.ctx.pageBytes)
         this.ctx.violation(`a tools/list page of ${bytes} bytes (limit ${this.ctx.pageBytes})`);
     }
-    pending.resolve(m);
+    this.pending.settle(pending, m);
   }
 }

@@ -11,14 +11,22 @@
  * `relistOnChange: false` (ignore `notifications/tools/list_changed`, as most servers do).
  */
 import { type IncomingMessage, type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import type { WebSocketServer } from 'ws';
 import type WebSocket from 'ws';
 import { type Clock, systemClock } from '../clock.js';
 import { Emitter } from '../events.js';
 import { EndpointConn, type SimCallResult, type SimTool } from './endpoint-conn.js';
+import { boundPort, hostPort, listen } from './listen.js';
 import { TimerSet } from './timers.js';
+import { DEFAULT_WAIT_MS, Waiters } from './waiters.js';
+import {
+  OpenConns,
+  closeWsServer,
+  refuseUpgrade,
+  serveUpgrades,
+  upgradeTarget,
+} from './ws-server.js';
 
 export type { SimCallResult, SimTool };
 
@@ -60,13 +68,6 @@ export type EndpointSimEvents = {
   close: { conn: number };
 };
 
-interface Waiter {
-  check(): boolean;
-  fail(err: Error): void;
-}
-
-const DEFAULT_WAIT_MS = 5000;
-
 export class EndpointSim {
   /** Protocol rules the agent broke, each prefixed with its connection: `conn 2: …`. */
   readonly violations: string[] = [];
@@ -76,11 +77,8 @@ export class EndpointSim {
   private readonly options: EndpointSimOptions;
   private readonly wss: WebSocketServer;
   private readonly clock: Clock;
-  private readonly open = new Map<
-    number,
-    { conn: EndpointConn; socket: WebSocket; timers: TimerSet }
-  >();
-  private readonly waiters = new Set<Waiter>();
+  private readonly open = new OpenConns<EndpointConn>();
+  private readonly waiters = new Waiters('EndpointSim');
   private latest: EndpointConn | undefined;
   private connCount = 0;
   private changes = 0;
@@ -92,30 +90,22 @@ export class EndpointSim {
   ) {
     this.options = options;
     this.clock = options.clock ?? systemClock;
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
-    server.on('upgrade', (req, socket, head) => this.upgrade(req, socket, head));
-    // Plain HTTP requests are not what an endpoint serves.
-    server.on('request', (_req, res) => {
-      res.writeHead(426, { 'content-type': 'text/plain' }).end('a WebSocket endpoint\n');
-    });
+    this.wss = serveUpgrades(server, 'a WebSocket endpoint\n', (req, socket, head) =>
+      this.upgrade(req, socket, head),
+    );
   }
 
   static async start(options: EndpointSimOptions = {}): Promise<EndpointSim> {
     const server = createServer();
     const sim = new EndpointSim(server, options);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' }, () => {
-        server.off('error', reject);
-        server.on('error', (err) => sim.events.emit('error', { conn: 0, message: err.message }));
-        resolve();
-      });
-    });
+    await listen(server, options, (err) =>
+      sim.events.emit('error', { conn: 0, message: err.message }),
+    );
     return sim;
   }
 
   get port(): number {
-    return (this.server.address() as AddressInfo | null)?.port ?? 0;
+    return boundPort(this.server);
   }
 
   get token(): string {
@@ -124,9 +114,8 @@ export class EndpointSim {
 
   /** The address to give the agent, token included. */
   get url(): string {
-    const host = this.options.host ?? '127.0.0.1';
-    const shown = host.includes(':') ? `[${host}]` : host;
-    return `ws://${shown}:${this.port}${ENDPOINT_PATH}?token=${encodeURIComponent(this.token)}`;
+    const at = hostPort(this.options.host ?? '127.0.0.1', this.port);
+    return `ws://${at}${ENDPOINT_PATH}?token=${encodeURIComponent(this.token)}`;
   }
 
   /** Connections accepted so far (ids run 1, 2, …); refused upgrades do not count. */
@@ -155,9 +144,7 @@ export class EndpointSim {
 
   /** Timers still set (0 after `stop()`). */
   get pendingTimers(): number {
-    let n = 0;
-    for (const o of this.open.values()) n += o.timers.size;
-    return n;
+    return this.open.pendingTimers;
   }
 
   /** Call a tool on the latest open connection, as the AI would. */
@@ -195,7 +182,7 @@ export class EndpointSim {
     pred: (tools: SimTool[]) => boolean,
     timeoutMs = DEFAULT_WAIT_MS,
   ): Promise<SimTool[]> {
-    return this.until(
+    return this.waiters.until(
       () => {
         const tools = this.latest?.tools;
         return tools && pred(tools) ? tools : undefined;
@@ -207,28 +194,22 @@ export class EndpointSim {
 
   /** Resolves once connection number `count` has been accepted. */
   waitForConnection(count = 1, timeoutMs = DEFAULT_WAIT_MS): Promise<void> {
-    return this.until(
-      () => (this.connCount >= count ? true : undefined),
-      timeoutMs,
-      () => `connection ${count} was not made (${this.connCount} so far)`,
-    ).then(() => undefined);
+    return this.waiters
+      .until(
+        () => (this.connCount >= count ? true : undefined),
+        timeoutMs,
+        () => `connection ${count} was not made (${this.connCount} so far)`,
+      )
+      .then(() => undefined);
   }
 
   /** Close every socket and the server, clear every timer, fail whoever is still waiting. */
   stop(): Promise<void> {
-    this.stopping ??= new Promise<void>((resolve) => {
-      for (const { conn, socket, timers } of this.open.values()) {
-        socket.terminate();
-        conn.closedNow();
-        timers.clearAll();
-      }
-      this.open.clear();
-      for (const waiter of [...this.waiters]) waiter.fail(new Error('EndpointSim stopped'));
-      this.wss.close();
-      this.server.closeAllConnections?.();
-      if (!this.server.listening) return resolve();
-      this.server.close(() => resolve());
-    });
+    this.stopping ??= ((): Promise<void> => {
+      this.open.closeAll();
+      this.waiters.stop();
+      return closeWsServer(this.server, this.wss);
+    })();
     return this.stopping;
   }
 
@@ -244,8 +225,7 @@ export class EndpointSim {
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => undefined);
     if (this.stopping) return void socket.destroy();
-    const url = new URL(req.url ?? '/', 'http://sim');
-    const path = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
+    const { url, path } = upgradeTarget(req);
     if (path !== ENDPOINT_PATH) return this.refuse(socket, 404, 'Not Found');
     if (url.searchParams.get('token') !== this.token)
       return this.refuse(socket, 401, 'Unauthorized');
@@ -254,7 +234,7 @@ export class EndpointSim {
 
   private refuse(socket: Duplex, status: number, reason: string): void {
     this.events.emit('refused', { status, reason });
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    refuseUpgrade(socket, status, reason);
   }
 
   private accept(socket: WebSocket): void {
@@ -272,7 +252,7 @@ export class EndpointSim {
       withUserTools: this.options.withUserTools ?? false,
       record: (text) => {
         if (this.options.record !== false) this.received.push({ conn: id, text });
-        this.poke();
+        this.waiters.poke();
       },
       violation: (message) => {
         this.violations.push(`conn ${id}: ${message}`);
@@ -280,60 +260,23 @@ export class EndpointSim {
       },
       listed: (tools) => {
         this.events.emit('tools', { conn: id, tools });
-        this.poke();
+        this.waiters.poke();
       },
       listChanged: () => {
         this.changes += 1;
         this.events.emit('listChanged', { conn: id });
-        this.poke();
+        this.waiters.poke();
       },
     });
-    this.open.set(id, { conn, socket, timers });
-    this.latest = conn;
-    socket.on('close', () => {
-      conn.closedNow();
-      timers.clearAll();
-      this.open.delete(id);
+    this.open.add(id, { conn, socket, timers }, () => {
       this.events.emit('close', { conn: id });
-      this.poke();
+      this.waiters.poke();
     });
+    this.latest = conn;
     this.events.emit('connection', { conn: id });
-    this.poke();
+    this.waiters.poke();
     conn.begin().catch((err: Error) => {
       if (this.open.has(id)) this.events.emit('error', { conn: id, message: err.message });
     });
-  }
-
-  /** Wait until `probe` returns something; re-checked after every frame, listing and close. */
-  private until<T>(probe: () => T | undefined, timeoutMs: number, why: () => string): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const first = probe();
-      if (first !== undefined) return resolve(first);
-      if (this.stopping) return reject(new Error('EndpointSim stopped'));
-      const timer = setTimeout(() => {
-        this.waiters.delete(waiter);
-        reject(new Error(`EndpointSim: waited ${timeoutMs} ms: ${why()}`));
-      }, timeoutMs);
-      const waiter: Waiter = {
-        check: () => {
-          const value = probe();
-          if (value === undefined) return false;
-          clearTimeout(timer);
-          this.waiters.delete(waiter);
-          resolve(value);
-          return true;
-        },
-        fail: (err) => {
-          clearTimeout(timer);
-          this.waiters.delete(waiter);
-          reject(err);
-        },
-      };
-      this.waiters.add(waiter);
-    });
-  }
-
-  private poke(): void {
-    for (const waiter of [...this.waiters]) waiter.check();
   }
 }

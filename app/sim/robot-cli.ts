@@ -1,5 +1,15 @@
 import { parseArgs } from 'node:util';
-import { isLoopback } from './cli.js';
+import {
+  DEMO_HINT,
+  type SimCliIo,
+  logConnLines,
+  parseSimFlags,
+  processIo,
+  serveUntilSignal,
+  simFlags,
+  startSim,
+  warnIfExposed,
+} from './cli-common.js';
 import { RobotSim, type RobotSimEvents } from './robot-sim.js';
 
 /**
@@ -7,13 +17,7 @@ import { RobotSim, type RobotSimEvents } from './robot-sim.js';
  * connection at. It trusts anyone, so it binds loopback unless told otherwise.
  */
 
-export interface RobotCliIo {
-  out(line: string): void;
-  err(line: string): void;
-  signals: {
-    once(event: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
-    off(event: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
-  };
+export interface RobotCliIo extends SimCliIo {
   /** Told the running simulator, for tests. */
   started?(sim: RobotSim): void;
 }
@@ -29,45 +33,28 @@ const USAGE = `usage: robot-sim [--port 8888] [--host 127.0.0.1] [--ack register
   --vad-ms N        end each voice upload with stop_stream after N ms of audio
   --quiet           print only the listening line and errors`;
 
-const processIo: RobotCliIo = {
-  out: (line) => console.log(line),
-  err: (line) => console.error(line),
-  signals: process,
-};
-
 /** Run the robot demo server until SIGINT/SIGTERM; resolves with the exit code. */
 export async function main(argv: readonly string[], io: RobotCliIo = processIo): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        port: { type: 'string', default: '8888' },
-        host: { type: 'string' },
-        ack: { type: 'string', default: 'registered' },
-        'no-duplicates': { type: 'boolean', default: false },
-        'idless-first': { type: 'boolean', default: false },
-        'vad-ms': { type: 'string' },
-        quiet: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    io.err(`robot-sim: ${(err as Error).message}`);
-    io.err(USAGE);
-    return 2;
-  }
-  if (values.help) {
-    io.out(USAGE);
-    return 0;
-  }
+  const values = parseSimFlags(
+    'robot-sim',
+    USAGE,
+    io,
+    () =>
+      parseArgs({
+        args: [...argv],
+        options: {
+          ...simFlags('8888'),
+          ack: { type: 'string', default: 'registered' },
+          'no-duplicates': { type: 'boolean', default: false },
+          'idless-first': { type: 'boolean', default: false },
+          'vad-ms': { type: 'string' },
+        },
+        strict: true,
+        allowPositionals: false,
+      }).values,
+  );
+  if (typeof values === 'number') return values;
   const port = Number(values.port);
-  if (!/^\d+$/.test(values.port) || port > 65_535) {
-    io.err(`robot-sim: --port must be 0..65535, got '${values.port}'`);
-    return 2;
-  }
   if (!['registered', 'success', 'none'].includes(values.ack)) {
     io.err(`robot-sim: --ack must be registered, success or none, got '${values.ack}'`);
     return 2;
@@ -78,12 +65,10 @@ export async function main(argv: readonly string[], io: RobotCliIo = processIo):
     return 2;
   }
   const host = values.host ?? '127.0.0.1';
-  if (!isLoopback(host))
-    io.err(`warning: listening on ${host} lets anyone who can reach it use this demo server.`);
+  warnIfExposed(io, host);
 
-  let sim: RobotSim;
-  try {
-    sim = await RobotSim.start({
+  const sim = await startSim('robot-sim', host, port, io, () =>
+    RobotSim.start({
       port,
       host,
       ackShape: values.ack === 'success' ? 'success' : 'registered',
@@ -91,58 +76,28 @@ export async function main(argv: readonly string[], io: RobotCliIo = processIo):
       duplicateExecutes: !values['no-duplicates'],
       duplicateOrder: values['idless-first'] ? 'idless-first' : 'id-first',
       vadStopAfterMs: vad === undefined ? undefined : Number(vad),
-    });
-  } catch (err) {
-    io.err(`robot-sim: cannot listen on ${host}:${port}: ${(err as Error).message}`);
-    return 1;
-  }
+    }),
+  );
+  if (!sim) return 1;
   io.out(`Robot demo server listening on ${sim.url}`);
   if (!values.quiet) {
-    io.out('Try "what time is it" or "write a note: buy milk". Ctrl+C stops it.');
+    io.out(DEMO_HINT);
     logEvents(sim, io);
   }
   io.started?.(sim);
-
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      io.signals.off('SIGINT', stop);
-      io.signals.off('SIGTERM', stop);
-      resolve();
-    };
-    io.signals.once('SIGINT', stop);
-    io.signals.once('SIGTERM', stop);
-  });
-  await sim.stop();
-  if (!values.quiet) io.out('stopped');
-  return 0;
+  return serveUntilSignal(sim, io, values.quiet);
 }
 
 function logEvents(sim: RobotSim, io: RobotCliIo): void {
-  const log = <K extends keyof RobotSimEvents>(
-    event: K,
-    fmt: (e: RobotSimEvents[K]) => string,
-  ): void => {
-    sim.events.on(event, (e) => io.out(`[${e.conn}] ${oneLine(fmt(e))}`));
-  };
-  log('connection', (e) => `connected from ${e.remote}`);
-  log(
-    'register',
-    (e) => `registerTools ${e.macAddr ?? '(no mac_addr)'}: ${e.tools.join(', ') || '(no tools)'}`,
-  );
-  log('text', (e) => `text turn: ${JSON.stringify(e.text)}`);
-  log('stream', (e) => `voice upload: ${e.bytes} bytes (${e.end})`);
-  log('execute', (e) => `execute ${String(e.id)} ${e.tool} ${JSON.stringify(e.input)}`);
-  log('response', (e) =>
-    e.outcome.error
-      ? `response ${String(e.id)} error ${e.outcome.error.code}: ${e.outcome.error.message}`
-      : `response ${String(e.id)} ${JSON.stringify(e.outcome.result)}`,
-  );
-  log('violation', (e) => `protocol violation: ${e.message}`);
-  log('error', (e) => `error: ${e.error.message}`);
-  log('close', () => 'closed');
-}
-
-function oneLine(text: string, max = 200): string {
-  const flat = text.replace(/\s*\n\s*/g, ' ');
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  logConnLines<RobotSimEvents>(sim.events, io.out, {
+    register: (e) =>
+      `registerTools ${e.macAddr ?? '(no mac_addr)'}: ${e.tools.join(', ') || '(no tools)'}`,
+    text: (e) => `text turn: ${JSON.stringify(e.text)}`,
+    stream: (e) => `voice upload: ${e.bytes} bytes (${e.end})`,
+    execute: (e) => `execute ${String(e.id)} ${e.tool} ${JSON.stringify(e.input)}`,
+    response: (e) =>
+      e.outcome.error
+        ? `response ${String(e.id)} error ${e.outcome.error.code}: ${e.outcome.error.message}`
+        : `response ${String(e.id)} ${JSON.stringify(e.outcome.result)}`,
+  });
 }

@@ -2,12 +2,11 @@
  * The robot demo's canned conversation: enough to see a registered tool run (with the user's
  * permission for a write), a thought, a streamed reply and a spoken answer, with no AI behind it.
  */
+import { NOTE, noteBody, noteFilename, show } from './demo-common.js';
 import type { ExecuteOutcome, RobotConn, RobotStream } from './robot-conn.js';
 import { PCM_BYTES_PER_MS, speechLike } from './tone.js';
 
 const TIME = /what time|time is it|几点|时间/i;
-const NOTE = /write a note|note:|记/i;
-const NOTE_BODY = /(?:write a note|note:)\s*:?\s*([\s\S]*)$/i;
 const TIME_TOOL = 'get_current_time';
 const FILE_TOOL = 'create_file';
 
@@ -48,8 +47,8 @@ async function tellTime(conn: RobotConn): Promise<void> {
 async function writeNote(conn: RobotConn, text: string, at: number): Promise<void> {
   if (!conn.toolNames.includes(FILE_TOOL))
     return say(conn, `I can't save notes: your device has not registered ${FILE_TOOL}.`);
-  const body = NOTE_BODY.exec(text)?.[1]?.trim() || text;
-  const filename = `notes/note-${stamp(at)}.txt`;
+  const body = noteBody(text);
+  const filename = noteFilename(at);
   conn.aiMessage('thought', `Saving the note with ${FILE_TOOL} as ${filename}.`);
   const outcome = await ask(conn, FILE_TOOL, { filename, content: body });
   if (typeof outcome === 'string') return say(conn, outcome);
@@ -76,18 +75,4 @@ function say(conn: RobotConn, text: string): void {
   if (conn.closed) return;
   conn.reply(text);
   conn.sendAudio(speechLike(3));
-}
-
-function show(data: unknown): string {
-  return typeof data === 'string' ? data : JSON.stringify(data);
-}
-
-/** yyyymmdd-hhmmss in local time. */
-function stamp(ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return (
-    `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-` +
-    `${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`
-  );
 }

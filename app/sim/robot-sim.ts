@@ -23,7 +23,9 @@ import {
   type RobotRegistration,
   type RobotStream,
 } from './robot-conn.js';
+import { boundPort, hostPort, listen } from './listen.js';
 import { createRobotDemo } from './robot-demo.js';
+import { DEFAULT_WAIT_MS, Waiters } from './waiters.js';
 
 export type {
   AckShape,
@@ -90,13 +92,6 @@ export type RobotSimEvents = {
   error: { conn: number; error: Error };
 };
 
-interface Waiter {
-  check(): boolean;
-  fail(err: Error): void;
-}
-
-const DEFAULT_WAIT_MS = 5000;
-
 export class RobotSim {
   readonly registrations: RobotRegistration[] = [];
   /** Rules the client broke, each prefixed with its connection: `conn 2: …`. */
@@ -119,7 +114,7 @@ export class RobotSim {
   private readonly clock: Clock;
   private readonly conns = new Map<number, RobotConn>();
   private readonly allConns = new Map<number, RobotConn>();
-  private readonly waiters = new Set<Waiter>();
+  private readonly waiters = new Waiters('RobotSim');
   private readonly demo: { text: RobotTextHandler; voice: RobotVoiceHandler } | undefined;
   private textHandler: RobotTextHandler | undefined;
   private voiceHandler: RobotVoiceHandler | undefined;
@@ -164,13 +159,13 @@ export class RobotSim {
         rc.closedNow();
         this.conns.delete(conn);
         this.events.emit('close', { conn });
-        this.poke();
+        this.waiters.poke();
       });
       this.events.emit('connection', {
         conn,
         remote: `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`,
       });
-      this.poke();
+      this.waiters.poke();
     });
   }
 
@@ -185,27 +180,20 @@ export class RobotSim {
       maxPayload: 16 * 1024 * 1024,
     });
     const sim = new RobotSim(http, wss, options);
-    await new Promise<void>((resolve, reject) => {
-      http.once('error', reject);
-      http.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' }, () => {
-        http.off('error', reject);
-        http.on('error', (error) => sim.events.emit('error', { conn: 0, error }));
-        resolve();
-      });
-    });
-    // ws re-emits server errors on the WebSocketServer; they are told, never fatal.
+    // ws re-emits the HTTP server's errors on the WebSocketServer, a busy port included: listen
+    // before listening, or that error has no listener and ends the process instead of rejecting.
     wss.on('error', (error) => sim.events.emit('error', { conn: 0, error }));
+    await listen(http, options, (error) => sim.events.emit('error', { conn: 0, error }));
     return sim;
   }
 
   get port(): number {
-    return (this.http.address() as AddressInfo | null)?.port ?? 0;
+    return boundPort(this.http);
   }
 
   get url(): string {
     const address = this.http.address() as AddressInfo | null;
-    const host = address?.address.includes(':') ? `[${address.address}]` : address?.address;
-    return `ws://${host ?? '127.0.0.1'}:${this.port}${this.options.path ?? '/ws'}`;
+    return `ws://${hostPort(address?.address ?? '127.0.0.1', this.port)}${this.options.path ?? '/ws'}`;
   }
 
   /** Connections accepted so far (numbered 1, 2, …). */
@@ -288,7 +276,7 @@ export class RobotSim {
     pred: (r: RobotRegistration) => boolean = () => true,
     timeoutMs = DEFAULT_WAIT_MS,
   ): Promise<RobotRegistration> {
-    return this.until(
+    return this.waiters.until(
       () => this.registrations.find(pred),
       timeoutMs,
       () => `no matching registration (${this.registrations.length} so far)`,
@@ -300,15 +288,9 @@ export class RobotSim {
     pred: (m: RobotReceived) => boolean,
     timeoutMs = DEFAULT_WAIT_MS,
   ): Promise<RobotReceived> {
-    let next = 0;
-    return this.until(
-      () => {
-        for (; next < this.received.length; next++) {
-          const m = this.received[next]!;
-          if (pred(m)) return m;
-        }
-        return undefined;
-      },
+    return this.waiters.firstOf(
+      this.received,
+      pred,
       timeoutMs,
       () => `no matching message; last received: ${this.summary()}`,
     );
@@ -319,7 +301,7 @@ export class RobotSim {
     pred: (s: RobotStream) => boolean = () => true,
     timeoutMs = DEFAULT_WAIT_MS,
   ): Promise<RobotStream> {
-    return this.until(
+    return this.waiters.until(
       () => this.streams.find(pred),
       timeoutMs,
       () => `no matching voice upload (${this.streams.length} so far)`,
@@ -328,7 +310,7 @@ export class RobotSim {
 
   /** The latest open connection, once there are `count` connections in all. */
   waitForConnection(count = 1, timeoutMs = DEFAULT_WAIT_MS): Promise<RobotConn> {
-    return this.until(
+    return this.waiters.until(
       () => (this.connCount >= count ? this.allConns.get(count) : undefined),
       timeoutMs,
       () => `connection ${count} was not made (${this.connCount} so far)`,
@@ -337,11 +319,13 @@ export class RobotSim {
 
   /** Resolves when `check` holds; re-checked after everything the client sends. */
   waitUntil(check: () => boolean, what: string, timeoutMs = DEFAULT_WAIT_MS): Promise<void> {
-    return this.until(
-      () => (check() ? true : undefined),
-      timeoutMs,
-      () => what,
-    ).then(() => undefined);
+    return this.waiters
+      .until(
+        () => (check() ? true : undefined),
+        timeoutMs,
+        () => what,
+      )
+      .then(() => undefined);
   }
 
   /** Close every connection and the server, clear every timer, fail whoever still waits. */
@@ -352,7 +336,7 @@ export class RobotSim {
         c.closedNow();
       }
       this.conns.clear();
-      for (const waiter of [...this.waiters]) waiter.fail(new Error('RobotSim stopped'));
+      this.waiters.stop();
       this.wss.close(() => {
         this.http.closeAllConnections();
         this.http.close(() => resolve());
@@ -378,7 +362,7 @@ export class RobotSim {
       settings: () => this.settings,
       received: (m) => {
         this.received.push(m);
-        this.poke();
+        this.waiters.poke();
       },
       violation: (conn, message) => {
         this.violations.push(`conn ${conn}: ${message}`);
@@ -391,7 +375,7 @@ export class RobotSim {
           macAddr: r.macAddr,
           tools: r.tools.map((t) => String(t.name)),
         });
-        this.poke();
+        this.waiters.poke();
       },
       streamEnded: (stream, conn) => {
         this.streams.push(stream);
@@ -400,7 +384,7 @@ export class RobotSim {
           bytes: stream.pcm.length,
           end: stream.end ?? '?',
         });
-        this.poke();
+        this.waiters.poke();
         if (stream.end === 'closed') return;
         // `reason: "timeout"` makes the older reference server drop the recording unanswered.
         const reason = (stream.endParams as { reason?: unknown } | undefined)?.reason;
@@ -410,7 +394,7 @@ export class RobotSim {
       userText: (text, conn) => {
         this.texts.push({ conn: conn.conn, text });
         this.events.emit('text', { conn: conn.conn, text });
-        this.poke();
+        this.waiters.poke();
         this.handle(this.textHandler ?? this.demo?.text, text, conn);
       },
       executed: (e) => {
@@ -420,9 +404,9 @@ export class RobotSim {
       answered: (e) => {
         this.responses.push(e);
         this.events.emit('response', e);
-        this.poke();
+        this.waiters.poke();
       },
-      changed: () => this.poke(),
+      changed: () => this.waiters.poke(),
     };
   }
 
@@ -439,38 +423,6 @@ export class RobotSim {
         this.errors.push(error);
         this.events.emit('error', { conn: conn.conn, error });
       });
-  }
-
-  private until<T>(probe: () => T | undefined, timeoutMs: number, why: () => string): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const first = probe();
-      if (first !== undefined) return resolve(first);
-      if (this.stopping) return reject(new Error('RobotSim stopped'));
-      const timer = setTimeout(() => {
-        this.waiters.delete(waiter);
-        reject(new Error(`RobotSim: waited ${timeoutMs} ms: ${why()}`));
-      }, timeoutMs);
-      const waiter: Waiter = {
-        check: () => {
-          const value = probe();
-          if (value === undefined) return false;
-          clearTimeout(timer);
-          this.waiters.delete(waiter);
-          resolve(value);
-          return true;
-        },
-        fail: (err) => {
-          clearTimeout(timer);
-          this.waiters.delete(waiter);
-          reject(err);
-        },
-      };
-      this.waiters.add(waiter);
-    });
-  }
-
-  private poke(): void {
-    for (const waiter of [...this.waiters]) waiter.check();
   }
 
   private summary(): string {

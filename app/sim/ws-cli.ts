@@ -1,6 +1,14 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { isLoopback } from './cli.js';
+import {
+  DEMO_HINT,
+  type SimCliIo,
+  parseSimFlags,
+  serveUntilSignal,
+  simFlags,
+  startSim,
+  warnIfExposed,
+} from './cli-common.js';
 import { EndpointSim } from './endpoint-sim.js';
 import { logEndpointSim } from './endpoint-log.js';
 import { XiaozhiSim } from './xiaozhi-sim.js';
@@ -12,13 +20,7 @@ import { logXiaozhiEvents } from './xiaozhi-log.js';
  * otherwise; neither log ever shows a whole token.
  */
 
-export interface WsCliIo {
-  out(line: string): void;
-  err(line: string): void;
-  signals: {
-    once(event: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
-    off(event: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
-  };
+export interface WsCliIo extends SimCliIo {
   /** Lines typed at the endpoint simulator (`TOOL {json args}` calls that tool). */
   stdin?: NodeJS.ReadableStream;
 }
@@ -40,6 +42,7 @@ Type a line such as   get_current_time {}   to call that tool on the connected a
 
 type Options = { port: string; host?: string; token?: string; quiet: boolean; help: boolean };
 
+/** The flags both commands take, or the exit code when the command ends here. */
 function parse(
   argv: readonly string[],
   defaultPort: string,
@@ -47,36 +50,19 @@ function parse(
   usage: string,
   io: WsCliIo,
 ): Options | number {
-  let values: Options;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        port: { type: 'string', default: defaultPort },
-        host: { type: 'string' },
-        token: { type: 'string' },
-        quiet: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    io.err(`${name}: ${(err as Error).message}`);
-    io.err(usage);
-    return 2;
-  }
-  if (values.help) {
-    io.out(usage);
-    return 0;
-  }
-  if (!/^\d+$/.test(values.port) || Number(values.port) > 65_535) {
-    io.err(`${name}: --port must be 0..65535, got '${values.port}'`);
-    return 2;
-  }
-  const host = values.host ?? '127.0.0.1';
-  if (!isLoopback(host))
-    io.err(`warning: listening on ${host} lets anyone who can reach it use this demo server.`);
+  const values = parseSimFlags<Options>(
+    name,
+    usage,
+    io,
+    () =>
+      parseArgs({
+        args: [...argv],
+        options: { ...simFlags(defaultPort), token: { type: 'string' } },
+        strict: true,
+        allowPositionals: false,
+      }).values,
+  );
+  if (typeof values !== 'number') warnIfExposed(io, values.host ?? '127.0.0.1');
   return values;
 }
 
@@ -84,39 +70,24 @@ export async function xiaozhiMain(argv: readonly string[], io: WsCliIo): Promise
   const o = parse(argv, '8000', 'xiaozhi-sim', XIAOZHI_USAGE, io);
   if (typeof o === 'number') return o;
   const host = o.host ?? '127.0.0.1';
-  let sim: XiaozhiSim;
-  try {
-    sim = await XiaozhiSim.start({ port: Number(o.port), host, token: o.token, record: false });
-  } catch (err) {
-    io.err(`xiaozhi-sim: cannot listen on ${host}:${o.port}: ${(err as Error).message}`);
-    return 1;
-  }
+  const sim = await startSim('xiaozhi-sim', host, o.port, io, () =>
+    XiaozhiSim.start({ port: Number(o.port), host, token: o.token, record: false }),
+  );
+  if (!sim) return 1;
   io.out(`XiaoZhi demo server listening on ${sim.url}`);
   const unlog = o.quiet ? () => undefined : logXiaozhiEvents(sim, io.out);
-  if (!o.quiet) io.out('Try "what time is it" or "write a note: buy milk". Ctrl+C stops it.');
-  await untilSignal(io);
-  unlog();
-  await sim.stop();
-  if (!o.quiet) io.out('stopped');
-  return 0;
+  if (!o.quiet) io.out(DEMO_HINT);
+  return serveUntilSignal(sim, io, o.quiet, unlog);
 }
 
 export async function endpointMain(argv: readonly string[], io: WsCliIo): Promise<number> {
   const o = parse(argv, '8004', 'endpoint-sim', ENDPOINT_USAGE, io);
   if (typeof o === 'number') return o;
   const host = o.host ?? '127.0.0.1';
-  let sim: EndpointSim;
-  try {
-    sim = await EndpointSim.start({
-      port: Number(o.port),
-      host,
-      token: o.token ?? 'demo',
-      record: false,
-    });
-  } catch (err) {
-    io.err(`endpoint-sim: cannot listen on ${host}:${o.port}: ${(err as Error).message}`);
-    return 1;
-  }
+  const sim = await startSim('endpoint-sim', host, o.port, io, () =>
+    EndpointSim.start({ port: Number(o.port), host, token: o.token ?? 'demo', record: false }),
+  );
+  if (!sim) return 1;
   io.out(`XiaoZhi MCP endpoint demo listening on ${sim.url}`);
   const unlog = o.quiet ? () => undefined : logEndpointSim(sim, io.out);
   // The endpoint has no AI of its own: a person types the calls an AI would make.
@@ -136,22 +107,8 @@ export async function endpointMain(argv: readonly string[], io: WsCliIo): Promis
       (err: unknown) => io.err(`${m[1]}: ${(err as Error).message}`),
     );
   });
-  await untilSignal(io);
-  lines?.close();
-  unlog();
-  await sim.stop();
-  if (!o.quiet) io.out('stopped');
-  return 0;
-}
-
-function untilSignal(io: WsCliIo): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const stop = (): void => {
-      io.signals.off('SIGINT', stop);
-      io.signals.off('SIGTERM', stop);
-      resolve();
-    };
-    io.signals.once('SIGINT', stop);
-    io.signals.once('SIGTERM', stop);
+  return serveUntilSignal(sim, io, o.quiet, () => {
+    lines?.close();
+    unlog();
   });
 }

@@ -18,6 +18,7 @@ import {
   decodeAudioFrame,
   encodeAudioFrame,
 } from '../wire/xiaozhi/binary.js';
+import { PendingRequests, firstText, walkTools } from './mcp-client.js';
 import type {
   XzCallResult,
   XzConnectionRecord,
@@ -30,8 +31,6 @@ import { sineTone } from './tone.js';
 
 const INITIALIZE_ID = 1;
 const LIST_ID = 2;
-/** A device walking a broken cursor chain must stop somewhere. */
-const MAX_PAGES = 1000;
 const PAGE_BYTES = 8000;
 
 export interface XzConnSettings {
@@ -64,15 +63,6 @@ export interface XzConnHost {
   error(message: string): void;
 }
 
-interface Pending {
-  method: string;
-  /** The id as sent, to check the reply echoes its value and its type. */
-  id: number | string;
-  resolve(message: Record<string, unknown>): void;
-  reject(err: Error): void;
-  timer: ReturnType<TimerSet['set']>;
-}
-
 export class XzSimConnection {
   readonly conn: number;
   /** The latest complete listing on this connection. */
@@ -83,14 +73,13 @@ export class XzSimConnection {
   aborts = 0;
   private helloSent = false;
   private deviceHelloSeen = false;
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending: PendingRequests;
   private nextCallId = 10;
   private listing = false;
   private listening: { mode: string | undefined; pcm: Buffer[] } | undefined;
   private readonly uplinkPcm: Buffer[] = [];
   private decoder: OpusDecoder | undefined;
   private downlinkPackets = 0;
-  private isClosed = false;
 
   constructor(
     readonly record: XzConnectionRecord,
@@ -100,6 +89,7 @@ export class XzSimConnection {
     private readonly host: XzConnHost,
   ) {
     this.conn = record.conn;
+    this.pending = new PendingRequests(record.conn, timers, settings.callTimeoutMs);
     socket.on('message', (data, isBinary) => {
       const buf = Buffer.isBuffer(data)
         ? data
@@ -112,7 +102,7 @@ export class XzSimConnection {
   }
 
   get closed(): boolean {
-    return this.isClosed;
+    return this.pending.closed;
   }
 
   get version(): ProtocolVersion {
@@ -243,25 +233,9 @@ export class XzSimConnection {
 
   /** A JSON-RPC request in the envelope; resolves with the device's reply payload. */
   request(method: string, params: unknown, id: number | string): Promise<Record<string, unknown>> {
-    if (this.isClosed)
-      return Promise.reject(
-        new Error(`connection ${this.conn} is closed; cannot send '${method}'`),
-      );
-    const key = String(id);
-    if (this.pending.has(key))
-      return Promise.reject(new Error(`request id ${key} is already waiting for a reply`));
-    return new Promise((resolve, reject) => {
-      const timer = this.timers.set(() => {
-        this.pending.delete(key);
-        reject(
-          new Error(
-            `'${method}' (id ${key}) got no reply within ${this.settings.callTimeoutMs} ms on connection ${this.conn}`,
-          ),
-        );
-      }, this.settings.callTimeoutMs);
-      this.pending.set(key, { method, id, resolve, reject, timer });
-      this.sendJson({ type: 'mcp', payload: { jsonrpc: '2.0', id, method, params } });
-    });
+    return this.pending.request(method, id, () =>
+      this.sendJson({ type: 'mcp', payload: { jsonrpc: '2.0', id, method, params } }),
+    );
   }
 
   close(code = 1000, reason = ''): void {
@@ -274,13 +248,8 @@ export class XzSimConnection {
 
   /** The socket closed: whoever waits is told, no timer or codec stays behind. */
   closedNow(): void {
-    this.isClosed = true;
     this.record.open = false;
-    for (const p of this.pending.values()) {
-      this.timers.clear(p.timer);
-      p.reject(new Error(`connection ${this.conn} closed before '${p.method}' was answered`));
-    }
-    this.pending.clear();
+    this.pending.closeAll();
     this.decoder?.close();
     this.decoder = undefined;
   }
@@ -357,7 +326,7 @@ export class XzSimConnection {
   }
 
   private sendServerHello(): void {
-    if (this.isClosed) return;
+    if (this.closed) return;
     this.helloSent = true;
     this.sendRaw(
       JSON.stringify({
@@ -390,50 +359,27 @@ export class XzSimConnection {
       this.notify('notifications/initialized');
       await this.listTools();
     })().catch((err: Error) => {
-      if (!this.isClosed) this.host.error(err.message);
+      if (!this.closed) this.host.error(err.message);
     });
   }
 
-  private async walk(): Promise<XzSimTool[]> {
-    const tools: XzSimTool[] = [];
-    const seen = new Set<string>();
-    let cursor = '';
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const params: Record<string, unknown> = { cursor };
-      if (this.settings.withUserTools) params.withUserTools = true;
-      const reply = await this.request('tools/list', params, LIST_ID);
-      const bytes = Buffer.byteLength(JSON.stringify(reply));
-      if (bytes > PAGE_BYTES)
-        this.host.violation(`a tools/list page of ${bytes} bytes (limit ${PAGE_BYTES})`);
-      const result = reply.result as { tools?: unknown; nextCursor?: unknown } | undefined;
-      if (!result || !Array.isArray(result.tools))
-        throw new Error(`tools/list failed: ${JSON.stringify(reply.error ?? reply)}`);
-      for (const raw of result.tools as Array<Record<string, unknown>>) {
-        const name = String(raw.name);
-        if (seen.has(name)) this.host.violation(`tools/list sent '${name}' twice`);
-        seen.add(name);
-        tools.push({
-          name: this.settings.renameDots ? name.replaceAll('.', '_') : name,
-          listedName: name,
-          description: String(raw.description ?? ''),
-          inputSchema: (raw.inputSchema ?? {}) as Record<string, unknown>,
-          ...(raw.annotations ? { annotations: raw.annotations as Record<string, unknown> } : {}),
-        });
-      }
-      const next = result.nextCursor;
-      if (next === undefined || next === null || next === '') {
+  private walk(): Promise<XzSimTool[]> {
+    return walkTools({
+      page: async (params) => {
+        const reply = await this.request('tools/list', params, LIST_ID);
+        const bytes = Buffer.byteLength(JSON.stringify(reply));
+        if (bytes > PAGE_BYTES)
+          this.host.violation(`a tools/list page of ${bytes} bytes (limit ${PAGE_BYTES})`);
+        return reply;
+      },
+      withUserTools: this.settings.withUserTools,
+      renameDots: this.settings.renameDots,
+      violation: (message) => this.host.violation(message),
+      listed: (tools) => {
         this.tools = tools;
         this.host.listed(tools);
-        return tools;
-      }
-      if (typeof next !== 'string' || next === cursor) {
-        this.host.violation(`tools/list nextCursor ${JSON.stringify(next)} does not move on`);
-        return tools;
-      }
-      cursor = next;
-    }
-    this.host.violation(`tools/list did not end within ${MAX_PAGES} pages`);
-    return tools;
+      },
+    });
   }
 
   private onMcp(payload: unknown): void {
@@ -473,9 +419,7 @@ export class XzSimConnection {
         `the reply to '${pending.method}' has id ${JSON.stringify(id)} (${typeof id}); it was asked with ${JSON.stringify(pending.id)} (${typeof pending.id})`,
       );
     }
-    this.pending.delete(String(id));
-    this.timers.clear(pending.timer);
-    pending.resolve(m);
+    this.pending.settle(pending, m);
   }
 
   private onListen(m: Record<string, unknown>): void {
@@ -560,10 +504,4 @@ function readCallResult(reply: Record<string, unknown>): XzCallResult {
     isError: result?.isError === true,
     raw: reply,
   };
-}
-
-function firstText(reply: Record<string, unknown>): unknown {
-  const result = reply.result as { content?: unknown } | undefined;
-  const first = Array.isArray(result?.content) ? (result.content[0] as unknown) : undefined;
-  return (first as { text?: unknown } | undefined)?.text;
 }

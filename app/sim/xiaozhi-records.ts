@@ -3,6 +3,7 @@
  * and connection code so tests, the CLI and both halves of the simulator share one vocabulary.
  */
 import type { ProtocolVersion } from '../wire/xiaozhi/binary.js';
+import type { SimCallResult, SimTool } from './mcp-client.js';
 
 /** One connection as the server saw its upgrade request and hello. */
 export interface XzConnectionRecord {
@@ -31,20 +32,11 @@ export type XzReceived =
   | { conn: number; at: number; kind: 'text'; text: string; json: unknown }
   | { conn: number; at: number; kind: 'binary'; bytes: Buffer };
 
-/** A tool as the simulated server keeps it (renamed when the `renameDots` quirk is on). */
-export interface XzSimTool {
-  name: string;
-  /** The name the device listed (differs from `name` only with `renameDots`). */
-  listedName: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
-}
+/** A tool as the simulated server keeps it: the same record as the endpoint simulator's. */
+export type XzSimTool = SimTool;
 
-export interface XzCallResult {
-  /** `content[0].text` only — all the real servers read (or the JSON-RPC error's message). */
-  text: string;
-  isError: boolean;
+/** A call's result as the endpoint simulator reads it, and for protocol errors the code. */
+export interface XzCallResult extends SimCallResult {
   /** The JSON-RPC error code, for protocol errors (-32601, -32602, …). */
   code?: number;
   /** The whole JSON-RPC reply as it arrived. */

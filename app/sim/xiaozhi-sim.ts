@@ -9,9 +9,8 @@
  * query parameter), else HTTP 401 — as the real servers refuse unknown devices.
  */
 import { type IncomingMessage, type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import type { WebSocketServer } from 'ws';
 import type WebSocket from 'ws';
 import type { OpusRate } from '../audio/opus.js';
 import { type Clock, systemClock } from '../clock.js';
@@ -19,7 +18,16 @@ import { Emitter } from '../events.js';
 import { type IdSource, cryptoIds } from '../ids.js';
 import { isProtocolVersion } from '../wire/xiaozhi/binary.js';
 import { isClientId, isDeviceId } from '../wire/xiaozhi/identity.js';
+import { boundPort, hostPort, listen } from './listen.js';
 import { TimerSet } from './timers.js';
+import { DEFAULT_WAIT_MS, Waiters } from './waiters.js';
+import {
+  OpenConns,
+  closeWsServer,
+  refuseUpgrade,
+  serveUpgrades,
+  upgradeTarget,
+} from './ws-server.js';
 import { XzSimConnection } from './xiaozhi-conn.js';
 import { type XzTurnHandler, createXiaozhiDemo } from './xiaozhi-demo.js';
 import type {
@@ -73,19 +81,6 @@ export interface XiaozhiSimOptions {
   ids?: IdSource;
 }
 
-interface Waiter {
-  check(): boolean;
-  fail(err: Error): void;
-}
-
-interface Live {
-  conn: XzSimConnection;
-  socket: WebSocket;
-  timers: TimerSet;
-}
-
-const DEFAULT_WAIT_MS = 5000;
-
 export class XiaozhiSim {
   /** Every connection accepted, in order (closed ones stay, `open: false`). */
   readonly connections: XzConnectionRecord[] = [];
@@ -110,8 +105,8 @@ export class XiaozhiSim {
   private readonly clock: Clock;
   private readonly ids: IdSource;
   private readonly all = new Map<number, XzSimConnection>();
-  private readonly live = new Map<number, Live>();
-  private readonly waiters = new Set<Waiter>();
+  private readonly live = new OpenConns<XzSimConnection>();
+  private readonly waiters = new Waiters('XiaozhiSim');
   private handler: XzTurnHandler | undefined;
   private readonly demo: XzTurnHandler | undefined;
   private lastTools: XzSimTool[] = [];
@@ -128,38 +123,29 @@ export class XiaozhiSim {
     this.ids = options.ids ?? cryptoIds;
     this.handler = options.onText;
     this.demo = options.demo === false ? undefined : createXiaozhiDemo();
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
-    server.on('upgrade', (req, socket, head) => this.upgrade(req, socket, head));
-    server.on('request', (_req, res) => {
-      res
-        .writeHead(426, { 'content-type': 'text/plain' })
-        .end(`a XiaoZhi WebSocket server: connect to ${XIAOZHI_PATH}\n`);
-    });
+    this.wss = serveUpgrades(
+      server,
+      `a XiaoZhi WebSocket server: connect to ${XIAOZHI_PATH}\n`,
+      (req, socket, head) => this.upgrade(req, socket, head),
+    );
   }
 
   static async start(options: XiaozhiSimOptions = {}): Promise<XiaozhiSim> {
     const server = createServer();
     const sim = new XiaozhiSim(server, options);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1' }, () => {
-        server.off('error', reject);
-        server.on('error', (err) => sim.events.emit('error', { conn: 0, message: err.message }));
-        resolve();
-      });
-    });
+    await listen(server, options, (err) =>
+      sim.events.emit('error', { conn: 0, message: err.message }),
+    );
     return sim;
   }
 
   get port(): number {
-    return (this.server.address() as AddressInfo | null)?.port ?? 0;
+    return boundPort(this.server);
   }
 
   /** The address to give the agent. */
   get url(): string {
-    const host = this.options.host ?? '127.0.0.1';
-    const shown = host.includes(':') ? `[${host}]` : host;
-    return `ws://${shown}:${this.port}${XIAOZHI_PATH}`;
+    return `ws://${hostPort(this.options.host ?? '127.0.0.1', this.port)}${XIAOZHI_PATH}`;
   }
 
   get openConnections(): number {
@@ -183,9 +169,7 @@ export class XiaozhiSim {
 
   /** Timers still set (0 after `stop()`). */
   get pendingTimers(): number {
-    let n = 0;
-    for (const l of this.live.values()) n += l.timers.size;
-    return n;
+    return this.live.pendingTimers;
   }
 
   /** Answer finished turns with `handler`; `null` gives them back to the demo. */
@@ -253,15 +237,9 @@ export class XiaozhiSim {
 
   /** The first received message (already here or still to come) that satisfies `pred`. */
   waitFor(pred: (r: XzReceived) => boolean, timeoutMs = DEFAULT_WAIT_MS): Promise<XzReceived> {
-    let next = 0;
-    return this.until(
-      () => {
-        for (; next < this.received.length; next++) {
-          const r = this.received[next]!;
-          if (pred(r)) return r;
-        }
-        return undefined;
-      },
+    return this.waiters.firstOf(
+      this.received,
+      pred,
       timeoutMs,
       () => `no matching message; last: ${this.summary()}`,
     );
@@ -269,7 +247,7 @@ export class XiaozhiSim {
 
   /** Resolves once `count` complete tool listings have happened (over all connections). */
   waitForTools(count = 1, timeoutMs = DEFAULT_WAIT_MS): Promise<XzSimTool[]> {
-    return this.until(
+    return this.waiters.until(
       () => (this.listings >= count ? this.lastTools : undefined),
       timeoutMs,
       () => `${this.listings} tool listing(s), waiting for ${count}`,
@@ -278,7 +256,7 @@ export class XiaozhiSim {
 
   /** Connection number `count` (default 1), once the device has made it. */
   waitForConnection(count = 1, timeoutMs = DEFAULT_WAIT_MS): Promise<XzSimConnection> {
-    return this.until(
+    return this.waiters.until(
       () => this.all.get(count),
       timeoutMs,
       () => `connection ${count} was not made (${this.connections.length} so far)`,
@@ -287,24 +265,16 @@ export class XiaozhiSim {
 
   /** Any condition over the simulator's records, re-checked after everything it hears. */
   waitUntil<T>(probe: () => T | undefined, what: string, timeoutMs = DEFAULT_WAIT_MS): Promise<T> {
-    return this.until(probe, timeoutMs, () => what);
+    return this.waiters.until(probe, timeoutMs, () => what);
   }
 
   /** Close the server and every socket, clear every timer, fail whoever is still waiting. */
   stop(): Promise<void> {
-    this.stopping ??= new Promise<void>((resolve) => {
-      for (const { conn, socket, timers } of this.live.values()) {
-        socket.terminate();
-        conn.closedNow();
-        timers.clearAll();
-      }
-      this.live.clear();
-      for (const waiter of [...this.waiters]) waiter.fail(new Error('XiaozhiSim stopped'));
-      this.wss.close();
-      this.server.closeAllConnections?.();
-      if (!this.server.listening) return resolve();
-      this.server.close(() => resolve());
-    });
+    this.stopping ??= ((): Promise<void> => {
+      this.live.closeAll();
+      this.waiters.stop();
+      return closeWsServer(this.server, this.wss);
+    })();
     return this.stopping;
   }
 
@@ -313,8 +283,7 @@ export class XiaozhiSim {
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => undefined);
     if (this.stopping) return void socket.destroy();
-    const url = new URL(req.url ?? '/', 'http://sim');
-    const path = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
+    const { url, path } = upgradeTarget(req);
     if (path !== XIAOZHI_PATH) return this.refuse(socket, 404, 'Not Found');
     const token = bearer(header(req, 'authorization') ?? url.searchParams.get('authorization'));
     if (this.options.token !== undefined && token !== this.options.token)
@@ -325,7 +294,7 @@ export class XiaozhiSim {
   private refuse(socket: Duplex, status: number, reason: string): void {
     this.refused.push({ status, reason });
     this.events.emit('refused', { status, reason });
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    refuseUpgrade(socket, status, reason);
   }
 
   private accept(
@@ -361,19 +330,15 @@ export class XiaozhiSim {
       this.hostFor(id),
     );
     this.all.set(id, conn);
-    this.live.set(id, { conn, socket, timers });
-    socket.on('close', () => {
-      conn.closedNow();
-      timers.clearAll();
-      this.live.delete(id);
+    this.live.add(id, { conn, socket, timers }, () => {
       this.events.emit('close', { conn: id });
-      this.poke();
+      this.waiters.poke();
     });
     this.events.emit('connection', {
       conn: id,
       remote: `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`,
     });
-    this.poke();
+    this.waiters.poke();
   }
 
   /** Who the device says it is, and what it got wrong about saying so. */
@@ -423,44 +388,44 @@ export class XiaozhiSim {
       record: (m) => {
         if (this.options.record !== false)
           this.received.push({ conn: id, at: this.clock.now(), ...m });
-        this.poke();
+        this.waiters.poke();
       },
       violation: (message) => this.violation(id, message),
       hello: (version) => {
         this.events.emit('hello', { conn: id, version });
-        this.poke();
+        this.waiters.poke();
       },
       listed: (tools) => {
         this.lastTools = tools;
         this.listings += 1;
         this.events.emit('tools', { conn: id, tools });
-        this.poke();
+        this.waiters.poke();
       },
       listChanged: () => {
         this.changes += 1;
         this.events.emit('listChanged', { conn: id });
-        this.poke();
+        this.waiters.poke();
       },
       call: (callId, name, args) => this.events.emit('call', { conn: id, id: callId, name, args }),
       result: (callId, result) => {
         this.events.emit('result', { conn: id, id: callId, result });
-        this.poke();
+        this.waiters.poke();
       },
       listen: (event) => {
         if (this.options.record !== false) this.listenEvents.push(event);
         this.events.emit('listen', event);
-        this.poke();
+        this.waiters.poke();
       },
       abort: (reason) => {
         this.aborts.push({ conn: id, ...(reason !== undefined ? { reason } : {}) });
         this.events.emit('abort', { conn: id, ...(reason !== undefined ? { reason } : {}) });
-        this.poke();
+        this.waiters.poke();
       },
       turn: (turn) => this.onTurn(turn),
       error: (message) => {
         this.errors.push(`conn ${id}: ${message}`);
         this.events.emit('error', { conn: id, message });
-        this.poke();
+        this.waiters.poke();
       },
     };
   }
@@ -473,7 +438,7 @@ export class XiaozhiSim {
       voice: turn.voice,
       audioBytes: turn.pcm.length,
     });
-    this.poke();
+    this.waiters.poke();
     const handler = this.handler ?? this.demo;
     const conn = this.all.get(turn.conn);
     if (!handler || !conn) return;
@@ -489,40 +454,7 @@ export class XiaozhiSim {
   private violation(conn: number, message: string): void {
     this.violations.push(`conn ${conn}: ${message}`);
     this.events.emit('violation', { conn, message });
-    this.poke();
-  }
-
-  /** Wait until `probe` returns something; re-checked after every message, listing and close. */
-  private until<T>(probe: () => T | undefined, timeoutMs: number, why: () => string): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const first = probe();
-      if (first !== undefined) return resolve(first);
-      if (this.stopping) return reject(new Error('XiaozhiSim stopped'));
-      const timer = setTimeout(() => {
-        this.waiters.delete(waiter);
-        reject(new Error(`XiaozhiSim: waited ${timeoutMs} ms: ${why()}`));
-      }, timeoutMs);
-      const waiter: Waiter = {
-        check: () => {
-          const value = probe();
-          if (value === undefined) return false;
-          clearTimeout(timer);
-          this.waiters.delete(waiter);
-          resolve(value);
-          return true;
-        },
-        fail: (err) => {
-          clearTimeout(timer);
-          this.waiters.delete(waiter);
-          reject(err);
-        },
-      };
-      this.waiters.add(waiter);
-    });
-  }
-
-  private poke(): void {
-    for (const waiter of [...this.waiters]) waiter.check();
+    this.waiters.poke();
   }
 
   /** The last few text messages, for timeout messages. */

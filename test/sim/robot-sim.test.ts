@@ -96,6 +96,15 @@ async function setup(options: RobotSimOptions = {}): Promise<{ sim: RobotSim; c:
 }
 
 describe('RobotSim: registration', () => {
+  it('refuses to start on a port already in use with an error, without ending the process', async () => {
+    const first = await RobotSim.start({});
+    try {
+      await expect(RobotSim.start({ port: first.port })).rejects.toThrow(/EADDRINUSE/);
+    } finally {
+      await first.stop();
+    }
+  });
+
   it('listens on 127.0.0.1 at /ws, records the registration and acks it the doc’s way', async () => {
     const { sim, c } = await setup();
     expect(sim.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/ws$/);
