@@ -36,6 +36,14 @@ export function createSession(profile: Profile, ctx: SessionContext): LiveSessio
     return value;
   };
   const serverInfo = { name: 'advent-agent', version: ctx.version };
+  // What every WebSocket dialect is given alike: the gate, the services, time, ids, link timing.
+  const wsShared = {
+    gate: ctx.gate,
+    tools: ctx.tools,
+    clock: ctx.clock,
+    ids: ctx.ids,
+    timing: ctx.wsTiming,
+  };
   switch (profile.kind) {
     case 'advent':
       return new AdventSession({
@@ -77,34 +85,22 @@ export function createSession(profile: Profile, ctx: SessionContext): LiveSessio
         reconnectOnToolsChanged: profile.reconnectOnToolsChanged,
         keepAliveMs: profile.keepAlive ? 60_000 : 0,
         listenMode: profile.listenMode,
-        gate: ctx.gate,
-        tools: ctx.tools,
         serverInfo,
-        clock: ctx.clock,
-        ids: ctx.ids,
-        timing: ctx.wsTiming,
+        ...wsShared,
       });
     case 'endpoint':
       return new EndpointSession({
         name: profile.name,
         url: async () => joinUrlToken(profile.url, await required('token')),
-        gate: ctx.gate,
-        tools: ctx.tools,
         serverInfo,
-        clock: ctx.clock,
-        ids: ctx.ids,
-        timing: ctx.wsTiming,
+        ...wsShared,
       });
     case 'robot':
       return new RobotSession({
         name: profile.name,
         url: profile.url,
         macAddr: profile.macAddr ?? generateDeviceId(ctx.ids),
-        gate: ctx.gate,
-        tools: ctx.tools,
-        clock: ctx.clock,
-        ids: ctx.ids,
-        timing: ctx.wsTiming,
+        ...wsShared,
       });
   }
 }

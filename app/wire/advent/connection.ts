@@ -11,10 +11,12 @@
  * `##DISCONNECT` handshake and leaves no timer or socket behind.
  */
 import net from 'node:net';
-import { type Clock, type TimerHandle, systemClock } from '../../clock.js';
+import { type Clock, systemClock } from '../../clock.js';
 import type { ConnectionState } from '../../contract/connection.js';
 import { Emitter } from '../../events.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
+import { backoffDelay } from '../backoff.js';
+import { NamedTimers } from '../timers.js';
 import {
   type AuthParams,
   buildAuthPayload,
@@ -111,7 +113,7 @@ export class AdventConnection {
   private attempt = 0;
   private lastError = '';
 
-  private timers = new Map<string, TimerHandle>();
+  private readonly timers: NamedTimers;
   /** Per-socket facts, reset on each connect. */
   private authSentAt = 0;
   private framesSinceAuth = 0;
@@ -122,6 +124,7 @@ export class AdventConnection {
     this.clock = options.clock ?? systemClock;
     this.ids = options.ids ?? cryptoIds;
     this.timing = { ...DEFAULT_TIMING, ...options.timing };
+    this.timers = new NamedTimers(this.clock);
   }
 
   get state(): ConnectionState {
@@ -143,19 +146,19 @@ export class AdventConnection {
   async stop(): Promise<void> {
     if (!this.running && !this.socket) return;
     this.running = false;
-    this.clearTimer('reconnect');
+    this.timers.clear('reconnect');
     const socket = this.socket;
     if (socket && !socket.destroyed && this.current.status === 'ready') {
       await new Promise<void>((resolve) => {
         this.disconnectAnswered = resolve;
         socket.once('close', () => resolve());
-        this.setTimer('disconnect', this.timing.disconnectWaitMs, resolve);
+        this.timers.set('disconnect', this.timing.disconnectWaitMs, resolve);
         this.write(FrameType.STATUS, SYSTEM_TASK, 0, '##DISCONNECT');
       });
     }
     this.disconnectAnswered = undefined;
     this.teardownSocket();
-    this.clearAllTimers();
+    this.timers.clearAll();
     this.setState({ status: 'offline', reason: 'stopped', message: 'disconnected' });
   }
 
@@ -205,7 +208,7 @@ export class AdventConnection {
       onIssue: (issue) => this.onDecodeIssue(issue, socket),
     });
 
-    this.setTimer('connect', this.timing.connectTimeoutMs, () =>
+    this.timers.set('connect', this.timing.connectTimeoutMs, () =>
       socket.destroy(
         new Error(
           `no answer from ${this.options.host}:${this.options.port} within ${this.timing.connectTimeoutMs / 1000} s`,
@@ -214,25 +217,25 @@ export class AdventConnection {
     );
     socket.setNoDelay(true);
     socket.on('connect', () => {
-      this.clearTimer('connect');
+      this.timers.clear('connect');
       // AUTH must be the first frame, within 5 s of connecting: send it at once, before anyone
       // told of the new state can send anything else (the session registers right after AUTH).
       this.authSentAt = this.clock.now();
       this.write(FrameType.AUTH, SYSTEM_TASK, 0, buildAuthPayload(token, params));
       this.setState({ status: 'authenticating' });
-      this.setTimer('authGrace', this.timing.authGraceMs, () => this.becomeReady());
+      this.timers.set('authGrace', this.timing.authGraceMs, () => this.becomeReady());
       if (exp !== undefined) this.scheduleTokenWarning(exp);
     });
     socket.on('data', (chunk: Buffer) => {
       if (socket !== this.socket) return;
-      this.clearTimer('pong');
+      this.timers.clear('pong');
       for (const frame of decoder.push(chunk)) this.onFrame(frame);
       if (decoder.hasTentative) {
-        this.setTimer('flush', this.timing.tentativeFlushMs, () => {
+        this.timers.set('flush', this.timing.tentativeFlushMs, () => {
           for (const frame of decoder.flush()) this.onFrame(frame);
         });
       } else {
-        this.clearTimer('flush');
+        this.timers.clear('flush');
       }
     });
     socket.on('error', (err: NodeJS.ErrnoException) => {
@@ -274,9 +277,9 @@ export class AdventConnection {
 
   private becomeReady(): void {
     if (this.current.status !== 'authenticating') return;
-    this.clearTimer('authGrace');
+    this.timers.clear('authGrace');
     this.setState({ status: 'ready', since: this.clock.now() });
-    this.setTimer('healthy', this.timing.healthyResetMs, () => {
+    this.timers.set('healthy', this.timing.healthyResetMs, () => {
       this.attempt = 0;
     });
     this.armPing();
@@ -306,32 +309,27 @@ export class AdventConnection {
   }
 
   private scheduleReconnect(reason: string): void {
-    const { backoffInitialMs, backoffFactor, backoffMaxMs, jitter } = this.timing;
-    const base = Math.min(
-      backoffMaxMs,
-      backoffInitialMs * backoffFactor ** Math.max(0, this.attempt - 1),
-    );
-    const delay = Math.max(0, Math.round(base * (1 + jitter * (2 * this.ids.random() - 1))));
+    const delay = backoffDelay(this.attempt, this.timing, this.ids.random());
     const nextAt = this.clock.now() + delay;
     this.lastError = '';
     this.setState({ status: 'reconnecting', attempt: this.attempt + 1, nextAt, lastError: reason });
-    this.setTimer('reconnect', delay, () => void this.connect());
+    this.timers.set('reconnect', delay, () => void this.connect());
   }
 
   private goOffline(reason: 'auth_failed' | 'token_expired' | 'config', message: string): void {
     this.running = false;
     this.teardownSocket();
-    this.clearAllTimers();
+    this.timers.clearAll();
     this.setState({ status: 'offline', reason, message });
   }
 
   private armPing(): void {
-    this.setTimer('ping', this.timing.pingIdleMs, () => {
+    this.timers.set('ping', this.timing.pingIdleMs, () => {
       // One outstanding ping at a time: re-pinging must not push the deadline of the first back.
       if (this.current.status !== 'ready' || this.timers.has('pong')) return;
       this.write(FrameType.STATUS, SYSTEM_TASK, 0, '##PING');
       const socket = this.socket;
-      this.setTimer('pong', this.timing.pongTimeoutMs, () => {
+      this.timers.set('pong', this.timing.pongTimeoutMs, () => {
         this.lastError = `no answer to the heartbeat within ${this.timing.pongTimeoutMs / 1000} s`;
         socket?.destroy();
       });
@@ -340,7 +338,7 @@ export class AdventConnection {
 
   private scheduleTokenWarning(exp: number): void {
     const at = exp - this.timing.tokenWarnBeforeMs;
-    this.setTimer('tokenWarn', Math.max(0, at - this.clock.now()), () =>
+    this.timers.set('tokenWarn', Math.max(0, at - this.clock.now()), () =>
       this.events.emit('tokenExpiring', { expiresAt: exp }),
     );
   }
@@ -395,7 +393,7 @@ export class AdventConnection {
       'tokenWarn',
       'disconnect',
     ]) {
-      this.clearTimer(name);
+      this.timers.clear(name);
     }
     const socket = this.socket;
     this.socket = undefined;
@@ -405,29 +403,6 @@ export class AdventConnection {
   private setState(state: ConnectionState): void {
     this.current = state;
     this.events.emit('state', state);
-  }
-
-  private setTimer(name: string, ms: number, fn: () => void): void {
-    this.clearTimer(name);
-    this.timers.set(
-      name,
-      this.clock.setTimeout(() => {
-        this.timers.delete(name);
-        fn();
-      }, ms),
-    );
-  }
-
-  private clearTimer(name: string): void {
-    const t = this.timers.get(name);
-    if (t !== undefined) {
-      this.clock.clearTimeout(t);
-      this.timers.delete(name);
-    }
-  }
-
-  private clearAllTimers(): void {
-    for (const name of [...this.timers.keys()]) this.clearTimer(name);
   }
 }
 

@@ -10,9 +10,8 @@
  *   is gone); it is still in the audit log.
  */
 import { type Clock, systemClock } from '../../clock.js';
-import type { ConnectionState, RegistrationState } from '../../contract/connection.js';
+import type { ConnectionState } from '../../contract/connection.js';
 import type { DispatchResult } from '../../dispatch.js';
-import { Emitter } from '../../events.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
 import { AdventConnection, type AdventConnectionOptions } from './connection.js';
 import { type Frame, FrameType, MCP_TASK, taskKey } from './frame.js';
@@ -24,7 +23,7 @@ import {
   resultMessage,
 } from './mcp.js';
 import { Turns, type TurnEvents, preview } from './turns.js';
-import { ReplyDecoder, type VoiceOptions, VoiceUpload, closedMessage } from './voice.js';
+import { ReplyDecoder, type VoiceOptions, VoiceUpload } from './voice.js';
 import {
   type ChunkResult,
   type Gate,
@@ -33,6 +32,8 @@ import {
   type SessionEvents,
   notReady,
 } from '../session.js';
+import { SessionBase } from '../session-base.js';
+import { endVoiceUpload, sendVoiceChunk } from '../voice-upload.js';
 
 export interface AdventSessionOptions extends Omit<AdventConnectionOptions, 'clock' | 'ids'> {
   /** The connection's name, shown to the user and written in the audit log. */
@@ -54,17 +55,15 @@ export type { ChunkResult, Gate, SendResult, SessionEvents };
 /** How many answered call ids are remembered to answer repeats without running them again. */
 const ANSWERED_MEMORY = 256;
 
-export class AdventSession implements LiveSession {
+export class AdventSession extends SessionBase implements LiveSession {
   readonly kind = 'advent' as const;
   readonly capabilities = { chat: true, voice: true, speak: true };
-  readonly events = new Emitter<SessionEvents>();
   readonly connection: AdventConnection;
   private readonly turns: Turns;
   /** Bumped on every ready: results from an older link are not sent on a newer one. */
   private generation = 0;
   private readonly running = new Set<string>();
   private readonly answered = new Map<string, string>();
-  private registration: RegistrationState = { state: 'registering' };
   private readonly voice: Required<VoiceOptions>;
   /** The current voice upload, kept after it closes so a late chunk gets a clear refusal. */
   private upload: VoiceUpload | undefined;
@@ -72,6 +71,7 @@ export class AdventSession implements LiveSession {
   private readonly replyDecoders = new Map<string, ReplyDecoder>();
 
   constructor(private readonly options: AdventSessionOptions) {
+    super(options);
     const ids = options.ids ?? cryptoIds;
     this.connection = new AdventConnection({
       ...options,
@@ -126,16 +126,8 @@ export class AdventSession implements LiveSession {
     );
   }
 
-  get name(): string {
-    return this.options.name;
-  }
-
   get state(): ConnectionState {
     return this.connection.state;
-  }
-
-  get registrationState(): RegistrationState {
-    return this.registration;
   }
 
   start(): void {
@@ -204,29 +196,22 @@ export class AdventSession implements LiveSession {
    * 20–60 ms frames with markers nudged away, or 60 ms Opus packets).
    */
   voiceChunk(taskId: string, pcm: Uint8Array): ChunkResult {
-    const upload = this.upload;
-    if (!upload || upload.taskId !== taskId)
-      return { ok: false, message: `no voice turn '${taskId}' is open; start one with voiceStart` };
-    if (upload.closedBecause === 'stopped') return { ok: true, ignored: true };
-    if (!upload.open) return { ok: false, message: closedMessage(upload) };
-    if (!this.connection.isReady) return { ok: false, message: notReady(this.connection.state) };
-    for (const payload of upload.push(pcm)) this.sendAudio(upload, payload);
-    return { ok: true };
+    return sendVoiceChunk(this.upload, taskId, pcm, this.connection, (payload, upload) =>
+      this.sendAudio(upload, payload),
+    );
   }
 
   /** The user stopped talking: the rest is flushed, then END_FRAME (manual mode only). */
   voiceEnd(taskId: string): ChunkResult {
-    const upload = this.upload;
-    if (!upload || upload.taskId !== taskId)
-      return { ok: false, message: `no voice turn '${taskId}' is open` };
-    if (upload.closedBecause === 'stopped') return { ok: true, ignored: true };
-    if (!upload.open) return { ok: false, message: closedMessage(upload) };
-    if (this.connection.isReady) {
-      for (const payload of upload.flush()) this.sendAudio(upload, payload);
-      if (this.voice.mode === 'manual') this.connection.send(FrameType.END, taskId, upload.seq());
-    }
-    upload.close('ended');
-    return { ok: true };
+    return endVoiceUpload(
+      this.upload,
+      taskId,
+      this.connection,
+      (payload, upload) => this.sendAudio(upload, payload),
+      (upload) => {
+        if (this.voice.mode === 'manual') this.connection.send(FrameType.END, taskId, upload.seq());
+      },
+    );
   }
 
   /** Stop uploading without END_FRAME and drop the turn's reply (the user changed their mind). */
@@ -271,11 +256,6 @@ export class AdventSession implements LiveSession {
           }
         : { state: 'failed', message: notReady(this.connection.state) },
     );
-  }
-
-  private setRegistration(state: RegistrationState): void {
-    this.registration = state;
-    this.events.emit('registration', state);
   }
 
   private sendAudio(upload: VoiceUpload, payload: Buffer): void {

@@ -12,6 +12,7 @@ import {
   OpusUnframer,
   frameOpusPackets,
 } from '../../audio/opus.js';
+import type { UploadClosed } from '../voice-upload.js';
 import { nudgePcmMarkers } from './frame.js';
 
 export type AudioFormat = 'pcm' | 'opus';
@@ -40,7 +41,7 @@ const MAX_PCM_FRAME = 60 * PCM_BYTES_PER_MS;
  */
 export class VoiceUpload {
   /** Why no more audio is taken, once it is over. */
-  closedBecause: 'ended' | 'cancelled' | 'stopped' | 'superseded' | 'lost' | undefined;
+  closedBecause: UploadClosed | undefined;
   /** Received PCM bytes, for the timeline's duration. */
   pcmBytes = 0;
   private nextSeq = 0;
@@ -94,7 +95,7 @@ export class VoiceUpload {
     return bytes > 0 ? [this.pcmFrame(bytes)] : [];
   }
 
-  close(because: NonNullable<VoiceUpload['closedBecause']>): void {
+  close(because: UploadClosed): void {
     this.closedBecause ??= because;
     this.pending = Buffer.alloc(0);
     this.encoder?.close();
@@ -104,23 +105,6 @@ export class VoiceUpload {
     const chunk = nudgePcmMarkers(this.pending.subarray(0, bytes));
     this.pending = this.pending.subarray(bytes);
     return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  }
-}
-
-/** The user-facing reason a chunk for a closed upload is refused. */
-export function closedMessage(upload: VoiceUpload): string {
-  const task = `voice turn '${upload.taskId}'`;
-  switch (upload.closedBecause) {
-    case 'ended':
-      return `${task} has ended (voiceEnd was called); start a new one with voiceStart`;
-    case 'cancelled':
-      return `${task} was cancelled; start a new one with voiceStart`;
-    case 'superseded':
-      return `${task} was replaced by a newer turn; send audio for that one`;
-    case 'lost':
-      return `${task} ended when the connection was lost; start a new one once it is back`;
-    default:
-      return `${task} is closed`;
   }
 }
 

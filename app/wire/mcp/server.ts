@@ -25,6 +25,9 @@ const DEFAULT_PROTOCOL_VERSION = '2024-11-05';
 export const PAGE_BYTES = 8000;
 export const RESULT_BYTES = 8000;
 
+/** Who we say we are when a session is not told the app's version (tests, older callers). */
+export const DEFAULT_SERVER_INFO = { name: 'advent-agent', version: '0.1.0' };
+
 export interface McpServerOptions {
   /** The connection's display name, written in the audit log. */
   connection: string;

@@ -14,8 +14,7 @@
  *   is gone); it is still in the audit log.
  */
 import { type Clock, type TimerHandle, systemClock } from '../../clock.js';
-import type { ConnectionState, RegistrationState } from '../../contract/connection.js';
-import { Emitter } from '../../events.js';
+import type { ConnectionState } from '../../contract/connection.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
 import {
   type JsonRpcId,
@@ -35,6 +34,7 @@ import {
   notReady,
   unsupported,
 } from '../session.js';
+import { SessionBase } from '../session-base.js';
 import { LinkConfigError, type WsTiming, WsLink } from '../ws/link.js';
 import { DEFAULT_DUPLICATE_WINDOW_MS, RecentExecutes } from './dedupe.js';
 import {
@@ -52,7 +52,8 @@ import {
   userTextMessage,
 } from './messages.js';
 import { RobotTurns } from './turns.js';
-import { PcmUpload, closedMessage } from './voice.js';
+import { endVoiceUpload, sendVoiceChunk } from '../voice-upload.js';
+import { PcmUpload } from './voice.js';
 
 export interface RobotSessionOptions {
   /** The connection's display name, shown to the user and written in the audit log. */
@@ -81,10 +82,9 @@ interface PendingRegister {
   timer: TimerHandle;
 }
 
-export class RobotSession implements LiveSession {
+export class RobotSession extends SessionBase implements LiveSession {
   readonly kind = 'robot' as const;
   readonly capabilities = { chat: true, voice: true, speak: false };
-  readonly events = new Emitter<SessionEvents>();
   readonly link: WsLink;
   /** Normalised; undefined when the setting is not a MAC address (the link then stays offline). */
   readonly macAddr: string | undefined;
@@ -92,7 +92,6 @@ export class RobotSession implements LiveSession {
   private readonly ids: IdSource;
   private readonly recent: RecentExecutes;
   private readonly turns: RobotTurns;
-  private registration: RegistrationState = { state: 'registering' };
   private pending: PendingRegister | undefined;
   /** Bumped on every ready: results from an older link are not sent on a newer one. */
   private generation = 0;
@@ -102,6 +101,7 @@ export class RobotSession implements LiveSession {
   private unannouncedNoted = false;
 
   constructor(private readonly options: RobotSessionOptions) {
+    super(options);
     this.clock = options.clock ?? systemClock;
     this.ids = options.ids ?? cryptoIds;
     this.macAddr = normaliseMac(options.macAddr);
@@ -147,16 +147,8 @@ export class RobotSession implements LiveSession {
     }
   }
 
-  get name(): string {
-    return this.options.name;
-  }
-
   get state(): ConnectionState {
     return this.link.state;
-  }
-
-  get registrationState(): RegistrationState {
-    return this.registration;
   }
 
   start(): void {
@@ -203,30 +195,20 @@ export class RobotSession implements LiveSession {
   }
 
   voiceChunk(taskId: string, pcm: Uint8Array): ChunkResult {
-    const upload = this.upload;
-    if (!upload || upload.taskId !== taskId)
-      return { ok: false, message: `no voice turn '${taskId}' is open; start one with voiceStart` };
-    // The server's VAD already ended this input: the rest of the user's audio is not wanted.
-    if (upload.closedBecause === 'stopped') return { ok: true, ignored: true };
-    if (!upload.open) return { ok: false, message: closedMessage(upload) };
-    if (!this.link.isReady) return { ok: false, message: notReady(this.state) };
-    for (const frame of upload.push(pcm)) this.link.sendBinary(frame);
-    return { ok: true };
+    return sendVoiceChunk(this.upload, taskId, pcm, this.link, (frame) =>
+      this.link.sendBinary(frame),
+    );
   }
 
   /** The user stopped talking: the rest is flushed, then `end_stream`. */
   voiceEnd(taskId: string): ChunkResult {
-    const upload = this.upload;
-    if (!upload || upload.taskId !== taskId)
-      return { ok: false, message: `no voice turn '${taskId}' is open` };
-    if (upload.closedBecause === 'stopped') return { ok: true, ignored: true };
-    if (!upload.open) return { ok: false, message: closedMessage(upload) };
-    if (this.link.isReady) {
-      for (const frame of upload.flush()) this.link.sendBinary(frame);
-      this.link.sendText(notification(METHODS.endStream));
-    }
-    upload.close('ended');
-    return { ok: true };
+    return endVoiceUpload(
+      this.upload,
+      taskId,
+      this.link,
+      (frame) => this.link.sendBinary(frame),
+      () => this.link.sendText(notification(METHODS.endStream)),
+    );
   }
 
   /** Stop uploading and drop the turn's reply (the user changed their mind). */
@@ -289,11 +271,6 @@ export class RobotSession implements LiveSession {
   private clearPending(): void {
     if (this.pending) this.clock.clearTimeout(this.pending.timer);
     this.pending = undefined;
-  }
-
-  private setRegistration(state: RegistrationState): void {
-    this.registration = state;
-    this.events.emit('registration', state);
   }
 
   // --- incoming ------------------------------------------------------------------------------
@@ -512,9 +489,5 @@ export class RobotSession implements LiveSession {
     if (this.link.isReady)
       this.link.sendText(notification(METHODS.endStream, { reason: 'timeout' }));
     upload.close(because);
-  }
-
-  private log(level: 'info' | 'warn', message: string): void {
-    this.events.emit('log', { level, message });
   }
 }

@@ -5,13 +5,13 @@
  * `mcp/server/start_audio` until an empty frame ends the playback.
  */
 
+import type { UploadClosed } from '../voice-upload.js';
+
 /** 16 kHz s16 mono: 32 bytes per ms. */
 export const PCM_RATE = 16_000;
 export const PCM_BYTES_PER_MS = 32;
 const MIN_FRAME = 20 * PCM_BYTES_PER_MS;
 const MAX_FRAME = 60 * PCM_BYTES_PER_MS;
-
-export type UploadClosed = 'ended' | 'cancelled' | 'stopped' | 'superseded' | 'lost';
 
 /** One voice upload. It knows when it is over, so nothing is sent for a closed turn. */
 export class PcmUpload {
@@ -50,23 +50,6 @@ export class PcmUpload {
     const frame = Buffer.from(this.pending.subarray(0, bytes));
     this.pending = this.pending.subarray(bytes);
     return frame;
-  }
-}
-
-/** The user-facing reason a chunk for a closed upload is refused. */
-export function closedMessage(upload: PcmUpload): string {
-  const task = `voice turn '${upload.taskId}'`;
-  switch (upload.closedBecause) {
-    case 'ended':
-      return `${task} has ended (voiceEnd was called); start a new one with voiceStart`;
-    case 'cancelled':
-      return `${task} was cancelled; start a new one with voiceStart`;
-    case 'superseded':
-      return `${task} was replaced by a newer turn; send audio for that one`;
-    case 'lost':
-      return `${task} ended when the connection was lost; start a new one once it is back`;
-    default:
-      return `${task} is closed`;
   }
 }
 

@@ -14,10 +14,12 @@
  * - Secrets in the URL (`?token=`) never reach a state message or a log line (`redactUrl`).
  */
 import WebSocket from 'ws';
-import { type Clock, type TimerHandle, systemClock } from '../../clock.js';
+import { type Clock, systemClock } from '../../clock.js';
 import type { ConnectionState } from '../../contract/connection.js';
 import { Emitter } from '../../events.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
+import { backoffDelay } from '../backoff.js';
+import { NamedTimers } from '../timers.js';
 
 export interface WsTiming {
   connectTimeoutMs: number;
@@ -84,7 +86,7 @@ export class WsLink {
   private running = false;
   private socket: WebSocket | undefined;
   private attempt = 0;
-  private readonly timers = new Map<string, TimerHandle>();
+  private readonly timers: NamedTimers;
   /** Bumped per socket, so events of an old socket are ignored. */
   private generation = 0;
 
@@ -92,6 +94,7 @@ export class WsLink {
     this.clock = options.clock ?? systemClock;
     this.ids = options.ids ?? cryptoIds;
     this.timing = { ...DEFAULT_WS_TIMING, ...options.timing };
+    this.timers = new NamedTimers(this.clock);
   }
 
   get state(): ConnectionState {
@@ -117,7 +120,7 @@ export class WsLink {
   /** Close the socket (normal closure), cancel every timer; the state ends `offline: stopped`. */
   async stop(): Promise<void> {
     this.running = false;
-    this.clearTimers();
+    this.timers.clearAll();
     const socket = this.socket;
     this.socket = undefined;
     this.generation += 1;
@@ -146,7 +149,7 @@ export class WsLink {
   reconnectNow(reason: string): void {
     if (!this.running) return;
     this.dropSocket();
-    this.clearTimers();
+    this.timers.clearAll();
     this.setState({
       status: 'reconnecting',
       attempt: this.attempt + 1,
@@ -170,7 +173,7 @@ export class WsLink {
     if (!options.retry) {
       this.running = false;
       this.dropSocket();
-      this.clearTimers();
+      this.timers.clearAll();
       this.setState({ status: 'offline', reason: options.reason ?? 'auth_failed', message });
       return;
     }
@@ -252,7 +255,7 @@ export class WsLink {
       if (!mine()) return;
       if (this.options.awaitReady) {
         this.setState({ status: 'authenticating' });
-        this.setTimer('handshake', this.timing.handshakeTimeoutMs, () =>
+        this.timers.set('handshake', this.timing.handshakeTimeoutMs, () =>
           this.fail(
             `the server did not greet us within ${formatDuration(this.timing.handshakeTimeoutMs)}`,
             { retry: true },
@@ -272,7 +275,7 @@ export class WsLink {
       else this.events.emit('text', buf.toString('utf8'));
     });
     socket.on('pong', () => {
-      if (mine()) this.clearTimer('pong');
+      if (mine()) this.timers.clear('pong');
     });
     socket.on('error', (err) => {
       if (!mine()) return;
@@ -291,9 +294,9 @@ export class WsLink {
   }
 
   private becomeReady(): void {
-    this.clearTimer('handshake');
+    this.timers.clear('handshake');
     this.setState({ status: 'ready', since: this.clock.now() });
-    this.setTimer('healthy', this.timing.healthyResetMs, () => {
+    this.timers.set('healthy', this.timing.healthyResetMs, () => {
       this.attempt = 0;
     });
     this.schedulePing();
@@ -302,14 +305,14 @@ export class WsLink {
 
   private schedulePing(): void {
     if (this.timing.pingIntervalMs <= 0) return;
-    this.setTimer('ping', this.timing.pingIntervalMs, () => {
+    this.timers.set('ping', this.timing.pingIntervalMs, () => {
       const socket = this.socket;
       if (!socket || socket.readyState !== WebSocket.OPEN) return;
       socket.ping();
       // The deadline runs from the oldest unanswered ping: re-arming it on every ping would keep
       // pushing it out whenever pings are more frequent than the pong timeout.
       if (!this.timers.has('pong'))
-        this.setTimer('pong', this.timing.pongTimeoutMs, () =>
+        this.timers.set('pong', this.timing.pongTimeoutMs, () =>
           this.fail(
             `the server stopped answering pings (none for ${formatDuration(this.timing.pongTimeoutMs)})`,
             { retry: true },
@@ -331,48 +334,18 @@ export class WsLink {
   }
 
   private scheduleReconnect(reason: string): void {
-    this.clearTimers();
+    this.timers.clearAll();
     if (!this.running) return;
-    const { backoffInitialMs, backoffFactor, backoffMaxMs, jitter } = this.timing;
-    const base = Math.min(
-      backoffMaxMs,
-      backoffInitialMs * backoffFactor ** Math.max(0, this.attempt - 1),
-    );
-    // Jitter spreads reconnecting clients apart; the cap holds for the jittered delay too.
-    const delay = Math.min(
-      backoffMaxMs,
-      Math.max(0, Math.round(base * (1 + jitter * (2 * this.ids.random() - 1)))),
-    );
+    // The cap holds for the jittered delay too: no client waits longer than `backoffMaxMs`.
+    const delay = backoffDelay(this.attempt, this.timing, this.ids.random());
     const nextAt = this.clock.now() + delay;
     this.setState({ status: 'reconnecting', attempt: this.attempt + 1, nextAt, lastError: reason });
-    this.setTimer('reconnect', delay, () => void this.connect());
+    this.timers.set('reconnect', delay, () => void this.connect());
   }
 
   private setState(state: ConnectionState): void {
     this.current = state;
     this.events.emit('state', state);
-  }
-
-  private setTimer(name: string, ms: number, fn: () => void): void {
-    this.clearTimer(name);
-    this.timers.set(
-      name,
-      this.clock.setTimeout(() => {
-        this.timers.delete(name);
-        fn();
-      }, ms),
-    );
-  }
-
-  private clearTimer(name: string): void {
-    const t = this.timers.get(name);
-    if (t !== undefined) this.clock.clearTimeout(t);
-    this.timers.delete(name);
-  }
-
-  private clearTimers(): void {
-    for (const t of this.timers.values()) this.clock.clearTimeout(t);
-    this.timers.clear();
   }
 }
 

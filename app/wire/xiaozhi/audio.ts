@@ -4,11 +4,13 @@
  * version; down, the server's packets are decoded at the rate its hello named.
  */
 import { OpusDecoder, OpusEncoder, type OpusRate, isOpusRate } from '../../audio/opus.js';
+import type { UploadClosed as AnyUploadClosed } from '../voice-upload.js';
 import { type ProtocolVersion, encodeAudioFrame } from './binary.js';
 
 const PACKET_MS = 60;
 
-export type UploadClosed = 'ended' | 'cancelled' | 'superseded' | 'lost';
+/** A XiaoZhi server's `listen` stop never closes the upload here: never `stopped`. */
+export type UploadClosed = Exclude<AnyUploadClosed, 'stopped'>;
 
 /** One voice turn's upload: it knows when it is over, so nothing goes up for a closed turn. */
 export class VoiceUplink {
@@ -46,23 +48,6 @@ export class VoiceUplink {
       // v2 carries the packet's place in the stream, which servers use to line up echo cancelling.
       encodeAudioFrame(this.version, p, { timestampMs: this.packets++ * PACKET_MS }),
     );
-  }
-}
-
-/** The user-facing reason a chunk for a closed upload is refused. */
-export function closedUploadMessage(upload: VoiceUplink): string {
-  const task = `voice turn '${upload.taskId}'`;
-  switch (upload.closedBecause) {
-    case 'ended':
-      return `${task} has ended (voiceEnd was called); start a new one with voiceStart`;
-    case 'cancelled':
-      return `${task} was cancelled; start a new one with voiceStart`;
-    case 'superseded':
-      return `${task} was replaced by a newer turn; send audio for that one`;
-    case 'lost':
-      return `${task} ended when the connection was lost; start a new one once it is back`;
-    default:
-      return `${task} is closed`;
   }
 }
 

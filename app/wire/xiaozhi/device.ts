@@ -12,24 +12,25 @@
  *   session reconnects so the server lists again.
  * - `system` messages (e.g. `reboot`) are shown to the user and never run.
  */
-import { type Clock, type TimerHandle, systemClock } from '../../clock.js';
-import type { ConnectionState, RegistrationState } from '../../contract/connection.js';
-import { Emitter } from '../../events.js';
+import { type Clock, systemClock } from '../../clock.js';
+import type { ConnectionState } from '../../contract/connection.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
 import { type JsonRpcMessage, classify, preview } from '../mcp/jsonrpc.js';
-import { McpToolServer } from '../mcp/server.js';
+import { DEFAULT_SERVER_INFO, McpToolServer } from '../mcp/server.js';
 import {
   type ChunkResult,
   type Gate,
   type LiveSession,
   type SendResult,
-  type SessionEvents,
   type ToolEntry,
   notReady,
   unsupported,
 } from '../session.js';
+import { SessionBase } from '../session-base.js';
+import { NamedTimers } from '../timers.js';
+import { endVoiceUpload, sendVoiceChunk } from '../voice-upload.js';
 import { DEFAULT_WS_TIMING, LinkConfigError, WsLink, type WsTiming } from '../ws/link.js';
-import { ReplyAudio, VoiceUplink, closedUploadMessage, downlinkRate } from './audio.js';
+import { ReplyAudio, VoiceUplink, downlinkRate } from './audio.js';
 import { BinaryFrameError, FRAME_TYPE, type ProtocolVersion, decodeAudioFrame } from './binary.js';
 import { normaliseClientId, normaliseDeviceId } from './identity.js';
 import {
@@ -74,15 +75,12 @@ export interface XiaozhiSessionOptions {
   timing?: Partial<WsTiming>;
 }
 
-export const DEFAULT_SERVER_INFO = { name: 'advent-agent', version: '0.1.0' };
-
 /** What the link waits beyond the hello timeout, so ours (with the XiaoZhi wording) fires first. */
 const LINK_GRACE_MS = 1000;
 
-export class XiaozhiSession implements LiveSession {
+export class XiaozhiSession extends SessionBase implements LiveSession {
   readonly kind = 'xiaozhi' as const;
   readonly capabilities = { chat: true, voice: true, speak: false };
-  readonly events = new Emitter<SessionEvents>();
   readonly link: WsLink;
   private readonly clock: Clock;
   private readonly ids: IdSource;
@@ -90,7 +88,6 @@ export class XiaozhiSession implements LiveSession {
   private readonly helloTimeoutMs: number;
   private readonly turns: XzTurns;
   private mcp: McpToolServer;
-  private registration: RegistrationState = { state: 'registering' };
   /** Tool names listed so far on this connection (pages add up until the last one). */
   private listed: string[] = [];
   /** The server hello's, for this connection only. */
@@ -102,13 +99,15 @@ export class XiaozhiSession implements LiveSession {
   private replyAudio: ReplyAudio | undefined;
   /** The token read for the connect now in progress (url() reads it, headers() uses it). */
   private dialToken: string | undefined;
-  private helloTimer: TimerHandle | undefined;
-  private keepAliveTimer: TimerHandle | undefined;
+  /** `hello`: the server's hello is due; `keepAlive`: the next idle ping. */
+  private readonly timers: NamedTimers<'hello' | 'keepAlive'>;
   private lastSentAt = 0;
   private stopped = false;
 
   constructor(private readonly options: XiaozhiSessionOptions) {
+    super(options);
     this.clock = options.clock ?? systemClock;
+    this.timers = new NamedTimers(this.clock);
     this.ids = options.ids ?? cryptoIds;
     this.version = options.protocolVersion ?? 1;
     this.helloTimeoutMs =
@@ -145,16 +144,8 @@ export class XiaozhiSession implements LiveSession {
     });
   }
 
-  get name(): string {
-    return this.options.name;
-  }
-
   get state(): ConnectionState {
     return this.link.state;
-  }
-
-  get registrationState(): RegistrationState {
-    return this.registration;
   }
 
   /** The server's session id on this connection (undefined before its hello). */
@@ -176,7 +167,7 @@ export class XiaozhiSession implements LiveSession {
     this.stopped = true;
     this.closeUpload('cancelled');
     this.turns.supersede();
-    this.clearTimers();
+    this.timers.clearAll();
     await this.link.stop();
     this.freeReplyAudio();
   }
@@ -235,29 +226,22 @@ export class XiaozhiSession implements LiveSession {
   }
 
   voiceChunk(taskId: string, pcm: Uint8Array): ChunkResult {
-    const upload = this.upload;
-    if (!upload || upload.taskId !== taskId)
-      return { ok: false, message: `no voice turn '${taskId}' is open; start one with voiceStart` };
-    if (!upload.open) return { ok: false, message: closedUploadMessage(upload) };
-    if (!this.link.isReady) return { ok: false, message: notReady(this.link.state) };
-    for (const frame of upload.push(pcm)) this.sendBinary(frame);
-    return { ok: true };
+    return sendVoiceChunk(this.upload, taskId, pcm, this.link, (frame) => this.sendBinary(frame));
   }
 
   /** The user stopped talking: the rest goes up, then `listen stop` (push-to-talk only). */
   voiceEnd(taskId: string): ChunkResult {
-    const upload = this.upload;
-    if (!upload || upload.taskId !== taskId)
-      return { ok: false, message: `no voice turn '${taskId}' is open` };
-    if (!upload.open) return { ok: false, message: closedUploadMessage(upload) };
-    if (this.link.isReady) {
-      for (const frame of upload.flush()) this.sendBinary(frame);
-      // In auto mode the server's VAD decides when an utterance ends.
-      if ((this.options.listenMode ?? 'manual') === 'manual')
-        this.send(listenMessage(this.sid(), 'stop'));
-    }
-    upload.close('ended');
-    return { ok: true };
+    return endVoiceUpload(
+      this.upload,
+      taskId,
+      this.link,
+      (frame) => this.sendBinary(frame),
+      () => {
+        // In auto mode the server's VAD decides when an utterance ends.
+        if ((this.options.listenMode ?? 'manual') === 'manual')
+          this.send(listenMessage(this.sid(), 'stop'));
+      },
+    );
   }
 
   /** Stop without more audio, and tell the server to drop the turn. */
@@ -319,25 +303,23 @@ export class XiaozhiSession implements LiveSession {
     this.listed = [];
     this.setRegistration({ state: 'registering' });
     this.send(deviceHello(this.version));
-    this.clock.clearTimeout(this.helloTimer);
-    this.helloTimer = this.clock.setTimeout(() => {
-      this.helloTimer = undefined;
+    this.timers.set('hello', this.helloTimeoutMs, () => {
       this.link.fail(
         `the XiaoZhi server sent no hello within ${Math.round(this.helloTimeoutMs / 1000)} s after connecting; check that the address is a XiaoZhi WebSocket endpoint (…/xiaozhi/v1/)`,
         { retry: true },
       );
-    }, this.helloTimeoutMs);
+    });
   }
 
   private onState(s: ConnectionState): void {
     if (s.status === 'reconnecting' || s.status === 'offline') {
       this.dialToken = undefined;
-      this.clearTimers();
+      this.timers.clearAll();
       // Nothing of the old exchange will come: end its replies, close its upload.
       this.turns.interruptAll();
       this.closeUpload('lost');
       this.freeReplyAudio();
-      if (s.status === 'offline' && !this.stopped && this.registration.state === 'registering')
+      if (s.status === 'offline' && !this.stopped && this.registrationState.state === 'registering')
         this.setRegistration({ state: 'failed', message: s.message });
     }
     this.events.emit('state', s);
@@ -355,8 +337,7 @@ export class XiaozhiSession implements LiveSession {
       );
       return;
     }
-    this.clock.clearTimeout(this.helloTimer);
-    this.helloTimer = undefined;
+    this.timers.clear('hello');
     this.sessionId = msg.sessionId;
     const { rate, note } = downlinkRate(msg.sampleRate);
     this.rate = rate;
@@ -554,9 +535,7 @@ export class XiaozhiSession implements LiveSession {
   private armKeepAlive(delay = this.options.keepAliveMs ?? 0): void {
     const every = this.options.keepAliveMs ?? 0;
     if (every <= 0) return;
-    this.clock.clearTimeout(this.keepAliveTimer);
-    this.keepAliveTimer = this.clock.setTimeout(() => {
-      this.keepAliveTimer = undefined;
+    this.timers.set('keepAlive', delay, () => {
       if (!this.link.isReady) return;
       const idle = this.clock.now() - this.lastSentAt;
       if (idle < every) {
@@ -565,14 +544,7 @@ export class XiaozhiSession implements LiveSession {
       }
       this.send(pingMessage(this.sid()));
       this.armKeepAlive(every);
-    }, delay);
-  }
-
-  private clearTimers(): void {
-    this.clock.clearTimeout(this.helloTimer);
-    this.clock.clearTimeout(this.keepAliveTimer);
-    this.helloTimer = undefined;
-    this.keepAliveTimer = undefined;
+    });
   }
 
   private closeUpload(because: 'cancelled' | 'superseded' | 'lost'): void {
@@ -583,15 +555,6 @@ export class XiaozhiSession implements LiveSession {
     if (!this.replyAudio || (taskId !== undefined && this.replyAudio.taskId !== taskId)) return;
     this.replyAudio.close();
     this.replyAudio = undefined;
-  }
-
-  private setRegistration(state: RegistrationState): void {
-    this.registration = state;
-    this.events.emit('registration', state);
-  }
-
-  private log(level: 'info' | 'warn', message: string): void {
-    this.events.emit('log', { level, message });
   }
 }
 

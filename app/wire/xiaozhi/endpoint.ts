@@ -14,22 +14,22 @@
  * - Odd frames (not JSON, batches, huge) get a log line and, where an id can be read, an error
  *   reply; nothing a server sends can throw out of here.
  */
-import { type Clock, type TimerHandle, systemClock } from '../../clock.js';
-import type { ConnectionState, RegistrationState } from '../../contract/connection.js';
-import { Emitter } from '../../events.js';
+import { type Clock, systemClock } from '../../clock.js';
+import type { ConnectionState } from '../../contract/connection.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
 import { type JsonRpcId, RPC, classify, preview, rpcError } from '../mcp/jsonrpc.js';
-import { McpToolServer } from '../mcp/server.js';
+import { DEFAULT_SERVER_INFO, McpToolServer } from '../mcp/server.js';
 import {
   type ChunkResult,
   type Gate,
   type LiveSession,
   type SendResult,
-  type SessionEvents,
   type ToolEntry,
   notReady,
   unsupported,
 } from '../session.js';
+import { SessionBase } from '../session-base.js';
+import { NamedTimers } from '../timers.js';
 import { WsLink, type WsTiming, redactText } from '../ws/link.js';
 
 export interface EndpointSessionOptions {
@@ -60,29 +60,28 @@ export interface EndpointSessionOptions {
 export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 /** Beyond this the link itself gives up on the socket (ws closes with 1009) and redials. */
 const LINK_MAX_BYTES = 2 * MAX_FRAME_BYTES;
-const DEFAULT_SERVER_INFO = { name: 'advent-agent', version: '0.1.0' };
 
-export class EndpointSession implements LiveSession {
+export class EndpointSession extends SessionBase implements LiveSession {
   readonly kind = 'endpoint' as const;
   readonly capabilities = { chat: false, voice: false, speak: false };
-  readonly events = new Emitter<SessionEvents>();
   readonly link: WsLink;
   private readonly clock: Clock;
   /** One MCP server per socket: `initialize` state and `withUserTools` belong to that socket. */
   private server: McpToolServer;
   /** Bumped per socket: a reply computed for an older socket is dropped. */
   private generation = 0;
-  private registration: RegistrationState = { state: 'registering' };
   /** Names listed so far in the current `tools/list` walk (first page → page without cursor). */
   private listing: string[] | undefined;
   /** tools/call requests being answered on the current socket. */
   private inFlight = 0;
-  private relistTimer: TimerHandle | undefined;
-  private listTimer: TimerHandle | undefined;
+  /** `list`: the server should have listed by now; `relist`: … listed again after a change. */
+  private readonly timers: NamedTimers<'list' | 'relist'>;
   private callSeq = 0;
 
   constructor(private readonly options: EndpointSessionOptions) {
+    super(options);
     this.clock = options.clock ?? systemClock;
+    this.timers = new NamedTimers(this.clock);
     this.link = new WsLink({
       url: options.url,
       clock: this.clock,
@@ -110,16 +109,8 @@ export class EndpointSession implements LiveSession {
     l.on('issue', ({ message }) => this.log('warn', message));
   }
 
-  get name(): string {
-    return this.options.name;
-  }
-
   get state(): ConnectionState {
     return this.link.state;
-  }
-
-  get registrationState(): RegistrationState {
-    return this.registration;
   }
 
   start(): void {
@@ -127,7 +118,7 @@ export class EndpointSession implements LiveSession {
   }
 
   async stop(): Promise<void> {
-    this.clearTimers();
+    this.timers.clearAll();
     this.generation += 1;
     await this.link.stop();
   }
@@ -190,13 +181,14 @@ export class EndpointSession implements LiveSession {
 
   private onState(s: ConnectionState): void {
     if (s.status !== 'ready') {
-      this.clearTimers();
+      this.timers.clearAll();
       // The socket is gone: whatever is still being answered belongs to no connection now.
       this.generation += 1;
     }
     // A new link means a new MCP session: nothing is registered until the server lists again.
     if (s.status === 'connecting' || s.status === 'reconnecting') {
-      if (this.registration.state !== 'registering') this.setRegistration({ state: 'registering' });
+      if (this.registrationState.state !== 'registering')
+        this.setRegistration({ state: 'registering' });
     } else if (s.status === 'offline' && s.reason !== 'stopped') {
       // A refused or unusable link is a failure worth showing; a stop the user asked for is not.
       this.setRegistration({ state: 'failed', message: notReady(s) });
@@ -278,7 +270,7 @@ export class EndpointSession implements LiveSession {
     if (!result?.tools) {
       const error = (response?.error as { message?: string } | undefined)?.message;
       this.log('warn', `tools/list failed: ${error ?? 'no result'}`);
-      if (this.registration.state === 'registering')
+      if (this.registrationState.state === 'registering')
         this.setRegistration({
           state: 'failed',
           message: `listing the services failed: ${error ?? 'no result'}`,
@@ -295,8 +287,8 @@ export class EndpointSession implements LiveSession {
     if (result.nextCursor !== undefined) return;
     const services = this.listing;
     this.listing = undefined;
-    this.clearTimer('list');
-    this.clearTimer('relist');
+    this.timers.clear('list');
+    this.timers.clear('relist');
     this.setRegistration({ state: 'registered', at: this.clock.now(), services });
   }
 
@@ -320,25 +312,22 @@ export class EndpointSession implements LiveSession {
   /** A server that never lists leaves the user staring at "registering…": say what is wrong. */
   private armListWait(): void {
     const ms = this.options.listWaitMs ?? 30_000;
-    if (ms <= 0 || this.registration.state === 'registered') return;
-    this.clearTimer('list');
-    this.listTimer = this.clock.setTimeout(() => {
-      this.listTimer = undefined;
-      if (this.registration.state !== 'registering') return;
+    if (ms <= 0 || this.registrationState.state === 'registered') return;
+    this.timers.set('list', ms, () => {
+      if (this.registrationState.state !== 'registering') return;
       this.setRegistration({
         state: 'failed',
         message: `connected, but the server has not asked for the services within ${seconds(ms)}; check that the URL is an MCP endpoint address`,
       });
-    }, ms);
+    });
   }
 
   private armRelistWait(): void {
     const ms = this.options.relistWaitMs ?? 5000;
-    this.clearTimer('relist');
+    this.timers.clear('relist');
     if (ms <= 0) return;
-    this.relistTimer = this.clock.setTimeout(() => {
-      this.relistTimer = undefined;
-      if (this.registration.state !== 'registering' || !this.link.isReady) return;
+    this.timers.set('relist', ms, () => {
+      if (this.registrationState.state !== 'registering' || !this.link.isReady) return;
       // Dropping the link would cut off calls in progress; try again once they are answered.
       if (this.inFlight > 0) return this.armRelistWait();
       this.log(
@@ -346,32 +335,12 @@ export class EndpointSession implements LiveSession {
         'the server did not list the services again after the change: reconnecting so it does',
       );
       this.link.reconnectNow('reconnecting so the server sees the changed services');
-    }, ms);
+    });
   }
 
-  private clearTimer(which: 'list' | 'relist'): void {
-    if (which === 'list') {
-      this.clock.clearTimeout(this.listTimer);
-      this.listTimer = undefined;
-    } else {
-      this.clock.clearTimeout(this.relistTimer);
-      this.relistTimer = undefined;
-    }
-  }
-
-  private clearTimers(): void {
-    this.clearTimer('list');
-    this.clearTimer('relist');
-  }
-
-  private setRegistration(state: RegistrationState): void {
-    this.registration = state;
-    this.events.emit('registration', state);
-  }
-
-  private log(level: 'info' | 'warn', message: string): void {
+  protected override log(level: 'info' | 'warn', message: string): void {
     // Server text is quoted in some lines; a URL in it never shows its token.
-    this.events.emit('log', { level, message: redactText(message) });
+    super.log(level, redactText(message));
   }
 }
 

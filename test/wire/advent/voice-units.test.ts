@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OpusEncoder, frameOpusPackets } from '../../../app/audio/opus.js';
-import { ReplyDecoder, VoiceUpload, closedMessage } from '../../../app/wire/advent/voice.js';
+import { ReplyDecoder, VoiceUpload } from '../../../app/wire/advent/voice.js';
+import { closedUploadMessage } from '../../../app/wire/voice-upload.js';
 
 describe('VoiceUpload (PCM)', () => {
   it('holds tiny chunks until 20 ms, cuts long ones at 60 ms, and flushes the rest', () => {
@@ -13,7 +14,7 @@ describe('VoiceUpload (PCM)', () => {
     expect([up.seq(), up.seq()]).toEqual([0, 1]);
     up.close('ended');
     expect(up.open).toBe(false);
-    expect(closedMessage(up)).toMatch(/voice turn 'task0001' has ended/);
+    expect(closedUploadMessage(up)).toMatch(/voice turn 'task0001' has ended/);
   });
 });
 

@@ -1,11 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Agent } from '../../../app/agent.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Agent } from '../../../app/agent.js';
 import type { Policy } from '../../../app/contract/policy.js';
 import type { Service } from '../../../app/services/service.js';
-import { MemorySecretStore } from '../../../app/settings/secrets.js';
 import { classify } from '../../../app/wire/mcp/jsonrpc.js';
 import {
   type McpLog,
@@ -13,6 +9,8 @@ import {
   McpToolServer,
   cutText,
 } from '../../../app/wire/mcp/server.js';
+import { rebootService } from '../../helpers/services.js';
+import { type TempAgent, openTempAgent } from '../../helpers/ws-agent.js';
 
 /** 60 services with long descriptions (multi-byte text: pages are counted in bytes). */
 const many: Service[] = Array.from({ length: 60 }, (_, i) => ({
@@ -39,28 +37,12 @@ const bigText: Service = {
   run: async () => 'A' + '汉'.repeat(10_000),
 };
 
-const reboot: Service = {
-  name: 'reboot_device',
-  title: 'Reboot',
-  description: 'Restart the device.',
-  parameters: { type: 'object', properties: {} },
-  risk: 'system',
-  userOnly: true,
-  timeoutMs: 1000,
-  run: async () => 'rebooting',
-};
-
-let dir: string;
+let temp: TempAgent | undefined;
 let agent: Agent;
 
 async function open(services: Service[] = [], policies: Record<string, Policy> = {}) {
-  agent = await Agent.open({
-    dataDir: path.join(dir, 'data'),
-    defaultFilesRoot: path.join(dir, 'files'),
-    secrets: new MemorySecretStore(),
-    services,
-    overrides: { policies },
-  });
+  temp = await openTempAgent('advent-mcp-server-', { services, overrides: { policies } });
+  agent = temp.agent;
   return agent;
 }
 
@@ -96,13 +78,9 @@ const call = (id: number | string, name: string, args: unknown = {}) => ({
   params: { name, arguments: args },
 });
 
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'advent-mcp-server-'));
-});
-
 afterEach(async () => {
-  await agent?.close();
-  await rm(dir, { recursive: true, force: true });
+  await temp?.close();
+  temp = undefined;
 });
 
 describe('McpToolServer: initialize and ping', () => {
@@ -226,7 +204,7 @@ describe('McpToolServer: tools/list', () => {
   });
 
   it('lists user-only services only for withUserTools, marked for the user', async () => {
-    await open([reboot]);
+    await open([rebootService]);
     const s = server();
     const list = async (params: Record<string, unknown>) =>
       (await ask(s, { jsonrpc: '2.0', id: 1, method: 'tools/list', params })).result!.tools as {
@@ -332,7 +310,7 @@ describe('McpToolServer: tools/call through the gate', () => {
   });
 
   it('lets a server that listed user tools call one, still only after the user agrees', async () => {
-    await open([reboot]);
+    await open([rebootService]);
     agent.broker.attach({ name: 'test' });
     const asked: string[] = [];
     agent.events.on('prompt', (p) => {
@@ -350,7 +328,7 @@ describe('McpToolServer: tools/call through the gate', () => {
   });
 
   it('does not let a server that never asked for user tools call one', async () => {
-    await open([reboot]);
+    await open([rebootService]);
     agent.broker.attach({ name: 'test' });
     let prompts = 0;
     agent.events.on('prompt', (p) => {

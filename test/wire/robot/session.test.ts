@@ -1,13 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Agent, type AgentOptions } from '../../../app/agent.js';
+import type { Agent, AgentOptions } from '../../../app/agent.js';
 import type { AuditRecord } from '../../../app/contract/audit.js';
 import type { ConnectionState, RegistrationState } from '../../../app/contract/connection.js';
 import type { Service } from '../../../app/services/service.js';
-import { MemorySecretStore } from '../../../app/settings/secrets.js';
 import { RobotSim, type RobotSimOptions } from '../../../app/sim/robot-sim.js';
 import { sineTone } from '../../../app/sim/tone.js';
 import type { SessionEvents } from '../../../app/wire/session.js';
@@ -15,15 +13,9 @@ import { RobotSession, type RobotSessionOptions } from '../../../app/wire/robot/
 import type { WsTiming } from '../../../app/wire/ws/link.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { nextEvent, until } from '../../helpers/wait.js';
+import { FAST_WS, openTempAgent, recordEvents, startSession } from '../../helpers/ws-agent.js';
 
-/** Fast reconnects; pings off so nothing but the test's own traffic is on the wire. */
-const FAST: Partial<WsTiming> = {
-  backoffInitialMs: 20,
-  backoffMaxMs: 200,
-  pingIntervalMs: 0,
-  connectTimeoutMs: 2000,
-  closeWaitMs: 500,
-};
+const FAST: Partial<WsTiming> = { ...FAST_WS, connectTimeoutMs: 2000 };
 
 interface Harness {
   dir: string;
@@ -71,17 +63,13 @@ async function start(
     waitReady?: boolean;
   } = {},
 ): Promise<Harness> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'robot-session-'));
-  const filesRoot = path.join(dir, 'files');
   const runs: unknown[] = [];
   const sim = await RobotSim.start({ demo: false, ...opts.sim });
-  const agent = await Agent.open({
-    dataDir: path.join(dir, 'data'),
-    defaultFilesRoot: filesRoot,
-    secrets: new MemorySecretStore(),
+  const temp = await openTempAgent('robot-session-', {
     services: [counterService(runs)],
     ...opts.agent,
   });
+  const { dir, filesRoot, agent } = temp;
   const audit: AuditRecord[] = [];
   agent.events.on('audit', (r) => audit.push(r));
   const session = new RobotSession({
@@ -95,16 +83,10 @@ async function start(
   });
   // The lead wires this in Agent; here the test stands in for it.
   const offChanged = agent.registry.events.on('changed', () => session.reregister());
-  const logs: SessionEvents['log'][] = [];
-  const states: ConnectionState[] = [];
-  const registrations: RegistrationState[] = [];
-  session.events.on('log', (l) => logs.push(l));
-  session.events.on('state', (s) => states.push(s));
-  session.events.on('registration', (r) => registrations.push(r));
-  const ready = nextEvent(session.events, 'state', (s) => s.status === 'ready');
-  session.start();
-  if (opts.waitReady !== false) await ready;
-  else ready.catch(() => undefined);
+  const logs = recordEvents(session, 'log');
+  const states = recordEvents(session, 'state');
+  const registrations = recordEvents(session, 'registration');
+  await startSession(session, opts.waitReady !== false);
   const harness: Harness = {
     dir,
     filesRoot,
@@ -116,17 +98,12 @@ async function start(
     logs,
     states,
     registrations,
-    record(name) {
-      const seen: never[] = [];
-      session.events.on(name, (p) => seen.push(p as never));
-      return seen;
-    },
+    record: (name) => recordEvents(session, name),
     async close() {
       offChanged();
       await session.stop();
-      await agent.close();
+      await temp.close();
       await sim.stop();
-      await rm(dir, { recursive: true, force: true });
     },
   };
   return harness;

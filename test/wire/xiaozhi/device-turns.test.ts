@@ -1,102 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Agent, type AgentOptions } from '../../../app/agent.js';
-import type { ConnectionState, RegistrationState } from '../../../app/contract/connection.js';
-import { MemorySecretStore } from '../../../app/settings/secrets.js';
-import { XiaozhiSim, type XiaozhiSimOptions } from '../../../app/sim/xiaozhi-sim.js';
 import type { SessionEvents } from '../../../app/wire/session.js';
-import { XiaozhiSession, type XiaozhiSessionOptions } from '../../../app/wire/xiaozhi/device.js';
 import { encodeAudioFrame } from '../../../app/wire/xiaozhi/binary.js';
 import { correlation, samples, voiceLike } from '../../audio/correlation.js';
 import { nextEvent, until } from '../../helpers/wait.js';
+import { recordEvents } from '../../helpers/ws-agent.js';
+import { type Pair, closeOpenPair, open } from './harness.js';
 
-// --- harness: a real Agent (gate, audit) + a XiaozhiSession + the simulated server ------------
-
-const DEVICE_ID = 'aa:bb:cc:dd:ee:01';
-const CLIENT_ID = '123e4567-e89b-42d3-a456-426614174000';
-const FAST = { backoffInitialMs: 20, backoffMaxMs: 200, pingIntervalMs: 0, closeWaitMs: 500 };
-
-interface Pair {
-  sim: XiaozhiSim;
-  agent: Agent;
-  session: XiaozhiSession;
-  filesRoot: string;
-  states: ConnectionState[];
-  registrations: RegistrationState[];
-  logs: string[];
-  close(): Promise<void>;
-}
-
-let pair: Pair | undefined;
-afterEach(async () => {
-  await pair?.close();
-  pair = undefined;
-});
-
-async function open(
-  opts: {
-    sim?: XiaozhiSimOptions;
-    session?: Partial<XiaozhiSessionOptions>;
-    agent?: Partial<AgentOptions>;
-    waitReady?: boolean;
-  } = {},
-): Promise<Pair> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'xiaozhi-device-'));
-  const filesRoot = path.join(dir, 'files');
-  const sim = await XiaozhiSim.start({ demo: false, ...opts.sim });
-  const agent = await Agent.open({
-    dataDir: path.join(dir, 'data'),
-    defaultFilesRoot: filesRoot,
-    secrets: new MemorySecretStore(),
-    ...opts.agent,
-  });
-  const session = new XiaozhiSession({
-    name: 'XiaoZhi test',
-    url: sim.url,
-    deviceId: DEVICE_ID,
-    clientId: CLIENT_ID,
-    gate: agent.gate,
-    tools: () => agent.toolEntries(),
-    ...opts.session,
-    timing: { ...FAST, ...opts.session?.timing },
-  });
-  const states: ConnectionState[] = [];
-  const registrations: RegistrationState[] = [];
-  const logs: string[] = [];
-  session.events.on('state', (s) => states.push(s));
-  session.events.on('registration', (r) => registrations.push(r));
-  session.events.on('log', (l) => logs.push(`${l.level}: ${l.message}`));
-  const ready = nextEvent(session.events, 'state', (s) => s.status === 'ready');
-  session.start();
-  if (opts.waitReady !== false) await ready;
-  else ready.catch(() => undefined);
-  const p: Pair = {
-    sim,
-    agent,
-    session,
-    filesRoot,
-    states,
-    registrations,
-    logs,
-    async close() {
-      await session.stop();
-      await agent.close();
-      await sim.stop();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-  pair = p;
-  return p;
-}
-
-/** Everything the session told, for assertions after the fact. */
-function record<K extends keyof SessionEvents>(p: Pair, name: K): SessionEvents[K][] {
-  const out: SessionEvents[K][] = [];
-  p.session.events.on(name, (e) => out.push(e));
-  return out;
-}
+afterEach(closeOpenPair);
 
 /** PCM to the session in 20 ms chunks, as the UI sends it. */
 function speak(p: Pair, taskId: string, pcm: Buffer): void {
@@ -123,10 +33,10 @@ describe('XiaoZhi device: typed chat', () => {
       conn.audio(reply24k);
       conn.ttsStop();
     });
-    const transcripts = record(p, 'transcript');
-    const moods = record(p, 'mood');
-    const deltas = record(p, 'replyDelta');
-    const audio = record(p, 'audio');
+    const transcripts = recordEvents(p.session, 'transcript');
+    const moods = recordEvents(p.session, 'mood');
+    const deltas = recordEvents(p.session, 'replyDelta');
+    const audio = recordEvents(p.session, 'audio');
     const done = nextEvent(p.session.events, 'replyDone');
     const sent = p.session.sendText('what is up?');
     if (!sent.ok) throw new Error(sent.message);
@@ -190,7 +100,7 @@ describe('XiaoZhi device: typed chat', () => {
   it('shows alerts and custom messages as notices', async () => {
     const p = await open();
     await p.sim.waitForTools(1);
-    const statuses = record(p, 'status');
+    const statuses = recordEvents(p.session, 'status');
     p.sim.sendAlert('battery low');
     p.sim.conn().sendCustom({ hello: 'world' });
     await until(() => statuses.length === 2, 'two notices');
@@ -244,7 +154,7 @@ describe('XiaoZhi device: against the demo server', () => {
   it('a typed time question is answered through the gate and spoken back', async () => {
     const p = await open({ sim: { demo: true } });
     await p.sim.waitForTools(1);
-    const audio = record(p, 'audio');
+    const audio = recordEvents(p.session, 'audio');
     const done = nextEvent(p.session.events, 'replyDone');
     const sent = p.session.sendText('what time is it?');
     if (!sent.ok) throw new Error(sent.message);
@@ -341,8 +251,8 @@ describe('XiaoZhi device: voice', () => {
     if (!first.ok) throw new Error(first.message);
     await p.sim.waitUntil(() => p.sim.turns[0], 'the typed turn');
     const conn = p.sim.conn();
-    const audio = record(p, 'audio');
-    const deltas = record(p, 'replyDelta');
+    const audio = recordEvents(p.session, 'audio');
+    const deltas = recordEvents(p.session, 'replyDelta');
     conn.ttsStart();
     conn.sentence('Once upon a time');
     conn.audio(tone);
@@ -387,7 +297,7 @@ describe('XiaoZhi device: voice', () => {
     if (!sent.ok) throw new Error(sent.message);
     await p.sim.waitUntil(() => p.sim.turns[0], 'the turn');
     const conn = p.sim.conn();
-    const audio = record(p, 'audio');
+    const audio = recordEvents(p.session, 'audio');
     conn.ttsStart();
     conn.audio(voiceLike(300, 24_000));
     await until(() => audio.length > 0, 'audio');

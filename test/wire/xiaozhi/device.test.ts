@@ -1,95 +1,14 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Agent, type AgentOptions } from '../../../app/agent.js';
-import type { ConnectionState, RegistrationState } from '../../../app/contract/connection.js';
+import type { ConnectionState } from '../../../app/contract/connection.js';
 import type { Service } from '../../../app/services/service.js';
-import { MemorySecretStore } from '../../../app/settings/secrets.js';
-import { XiaozhiSim, type XiaozhiSimOptions } from '../../../app/sim/xiaozhi-sim.js';
-import { XiaozhiSession, type XiaozhiSessionOptions } from '../../../app/wire/xiaozhi/device.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { nextEvent, until } from '../../helpers/wait.js';
+import { CLIENT_ID, DEVICE_ID, type Pair, closeOpenPair, open } from './harness.js';
 
-// --- harness: a real Agent (gate, audit) + a XiaozhiSession + the simulated server ------------
-
-const DEVICE_ID = 'aa:bb:cc:dd:ee:01';
-const CLIENT_ID = '123e4567-e89b-42d3-a456-426614174000';
-const FAST = { backoffInitialMs: 20, backoffMaxMs: 200, pingIntervalMs: 0, closeWaitMs: 500 };
-
-interface Pair {
-  sim: XiaozhiSim;
-  agent: Agent;
-  session: XiaozhiSession;
-  filesRoot: string;
-  states: ConnectionState[];
-  registrations: RegistrationState[];
-  logs: string[];
-  close(): Promise<void>;
-}
-
-let pair: Pair | undefined;
-afterEach(async () => {
-  await pair?.close();
-  pair = undefined;
-});
-
-async function open(
-  opts: {
-    sim?: XiaozhiSimOptions;
-    session?: Partial<XiaozhiSessionOptions>;
-    agent?: Partial<AgentOptions>;
-    waitReady?: boolean;
-  } = {},
-): Promise<Pair> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'xiaozhi-device-'));
-  const filesRoot = path.join(dir, 'files');
-  const sim = await XiaozhiSim.start({ demo: false, ...opts.sim });
-  const agent = await Agent.open({
-    dataDir: path.join(dir, 'data'),
-    defaultFilesRoot: filesRoot,
-    secrets: new MemorySecretStore(),
-    ...opts.agent,
-  });
-  const session = new XiaozhiSession({
-    name: 'XiaoZhi test',
-    url: sim.url,
-    deviceId: DEVICE_ID,
-    clientId: CLIENT_ID,
-    gate: agent.gate,
-    tools: () => agent.toolEntries(),
-    ...opts.session,
-    timing: { ...FAST, ...opts.session?.timing },
-  });
-  const states: ConnectionState[] = [];
-  const registrations: RegistrationState[] = [];
-  const logs: string[] = [];
-  session.events.on('state', (s) => states.push(s));
-  session.events.on('registration', (r) => registrations.push(r));
-  session.events.on('log', (l) => logs.push(`${l.level}: ${l.message}`));
-  const ready = nextEvent(session.events, 'state', (s) => s.status === 'ready');
-  session.start();
-  if (opts.waitReady !== false) await ready;
-  else ready.catch(() => undefined);
-  const p: Pair = {
-    sim,
-    agent,
-    session,
-    filesRoot,
-    states,
-    registrations,
-    logs,
-    async close() {
-      await session.stop();
-      await agent.close();
-      await sim.stop();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-  pair = p;
-  return p;
-}
+afterEach(closeOpenPair);
 
 const reached = (p: Pair, pred: (s: ConnectionState) => boolean) =>
   p.states.find(pred) ?? nextEvent(p.session.events, 'state', pred);

@@ -6,10 +6,7 @@
  * implements the SDK's `Transport` interface, and everything above it (handshake, version
  * negotiation, schema validation of our replies) is the SDK's.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -20,10 +17,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { Agent } from '../../../app/agent.js';
-import { MemorySecretStore } from '../../../app/settings/secrets.js';
+import type { Agent } from '../../../app/agent.js';
 import { EndpointSession } from '../../../app/wire/xiaozhi/endpoint.js';
 import { until } from '../../helpers/wait.js';
+import { type TempAgent, openTempAgent } from '../../helpers/ws-agent.js';
 
 /** The SDK `Transport` over a socket the server side accepted. */
 class AcceptedSocketTransport implements Transport {
@@ -57,7 +54,7 @@ class AcceptedSocketTransport implements Transport {
   }
 }
 
-let dir: string;
+let temp: TempAgent;
 let agent: Agent;
 let wss: WebSocketServer;
 let session: EndpointSession;
@@ -65,12 +62,8 @@ let client: Client;
 let transportErrors: Error[];
 
 beforeEach(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'advent-endpoint-sdk-'));
-  agent = await Agent.open({
-    dataDir: path.join(dir, 'data'),
-    defaultFilesRoot: path.join(dir, 'files'),
-    secrets: new MemorySecretStore(),
-  });
+  temp = await openTempAgent('advent-endpoint-sdk-');
+  agent = temp.agent;
   wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise<void>((r) => wss.once('listening', () => r()));
   const accepted = new Promise<WebSocket>((r) => wss.once('connection', (ws) => r(ws)));
@@ -95,8 +88,7 @@ afterEach(async () => {
   await client.close();
   await session.stop();
   await new Promise<void>((r) => wss.close(() => r()));
-  await agent.close();
-  await rm(dir, { recursive: true, force: true });
+  await temp.close();
 });
 
 describe('endpoint session as seen by the official MCP SDK client', () => {

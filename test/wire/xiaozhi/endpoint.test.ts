@@ -1,26 +1,21 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { Agent } from '../../../app/agent.js';
+import type { Agent } from '../../../app/agent.js';
 import type { ConnectionState, RegistrationState } from '../../../app/contract/connection.js';
 import type { Policy } from '../../../app/contract/policy.js';
 import type { Service } from '../../../app/services/service.js';
-import { MemorySecretStore } from '../../../app/settings/secrets.js';
 import { EndpointSim, type EndpointSimOptions } from '../../../app/sim/endpoint-sim.js';
 import { EndpointSession, MAX_FRAME_BYTES } from '../../../app/wire/xiaozhi/endpoint.js';
 import type { WsTiming } from '../../../app/wire/ws/link.js';
 import { nextEvent, until } from '../../helpers/wait.js';
+import { rebootService } from '../../helpers/services.js';
+import { FAST_WS, type TempAgent, openTempAgent, recordEvents } from '../../helpers/ws-agent.js';
 
-const FAST: Partial<WsTiming> = {
-  backoffInitialMs: 20,
-  backoffMaxMs: 100,
-  pingIntervalMs: 0,
-  closeWaitMs: 500,
-};
+const FAST: Partial<WsTiming> = { ...FAST_WS, backoffMaxMs: 100 };
 
 /** A service that takes its time, so a call can still be running when the link drops. */
 function slowService(ms: number): Service {
@@ -47,19 +42,8 @@ const manyServices: Service[] = Array.from({ length: 60 }, (_, i) => ({
   run: async () => `lookup ${i}`,
 }));
 
-const rebootService: Service = {
-  name: 'reboot_device',
-  title: 'Reboot',
-  description: 'Restart the device (the user starts it).',
-  parameters: { type: 'object', properties: {} },
-  risk: 'system',
-  userOnly: true,
-  timeoutMs: 1000,
-  run: async () => 'rebooting',
-};
-
 interface Fixture {
-  dir: string;
+  temp: TempAgent;
   filesRoot: string;
   agent: Agent;
   sim: EndpointSim;
@@ -73,9 +57,8 @@ let fx: Fixture | undefined;
 afterEach(async () => {
   if (!fx) return;
   await fx.session.stop();
-  await fx.agent.close();
+  await fx.temp.close();
   await fx.sim.stop();
-  await rm(fx.dir, { recursive: true, force: true });
   fx = undefined;
 });
 
@@ -90,16 +73,12 @@ async function setup(
     start?: boolean;
   } = {},
 ): Promise<Fixture> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'advent-endpoint-'));
-  const filesRoot = path.join(dir, 'files');
   const sim = await EndpointSim.start({ token: 'tok-SECRET-42', ...opts.sim });
-  const agent = await Agent.open({
-    dataDir: path.join(dir, 'data'),
-    defaultFilesRoot: filesRoot,
-    secrets: new MemorySecretStore(),
+  const temp = await openTempAgent('advent-endpoint-', {
     services: opts.services,
     overrides: { policies: opts.policies },
   });
+  const { filesRoot, agent } = temp;
   const session = new EndpointSession({
     name: 'My endpoint',
     url: () => (opts.url ? opts.url(sim) : sim.url),
@@ -112,17 +91,15 @@ async function setup(
   // The Agent re-registers its own sessions; this one is wired by hand, the same way.
   agent.registry.events.on('changed', () => session.reregister());
   const f: Fixture = {
-    dir,
+    temp,
     filesRoot,
     agent,
     sim,
     session,
-    states: [],
-    registrations: [],
+    states: recordEvents(session, 'state'),
+    registrations: recordEvents(session, 'registration'),
     logs: [],
   };
-  session.events.on('state', (s) => f.states.push(s));
-  session.events.on('registration', (r) => f.registrations.push(r));
   session.events.on('log', (l) => f.logs.push(`${l.level}: ${l.message}`));
   fx = f;
   if (opts.start !== false) session.start();

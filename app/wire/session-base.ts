@@ -1,0 +1,38 @@
+/**
+ * What every dialect's session does the same way, whatever its link (DESIGN §2: only the dialect
+ * differs): it goes by its profile's name, tells everything through one SessionEvents emitter,
+ * and keeps the registration state it last announced — what the server knows of our services.
+ * Each session class extends this and adds its own link, turns and registration rules.
+ */
+import type { RegistrationState } from '../contract/connection.js';
+import { Emitter } from '../events.js';
+import type { SessionEvents } from './session.js';
+
+export abstract class SessionBase {
+  readonly events = new Emitter<SessionEvents>();
+  /** Nothing is registered until the server has been told (or has asked) on a live link. */
+  private registration: RegistrationState = { state: 'registering' };
+
+  /** `profile.name` is read each time, as the session options hold it. */
+  protected constructor(private readonly profile: { readonly name: string }) {}
+
+  /** The connection's display name, shown to the user and written in the audit log. */
+  get name(): string {
+    return this.profile.name;
+  }
+
+  get registrationState(): RegistrationState {
+    return this.registration;
+  }
+
+  /** Remember the new registration state and tell the UI. */
+  protected setRegistration(state: RegistrationState): void {
+    this.registration = state;
+    this.events.emit('registration', state);
+  }
+
+  /** A log line (never a secret: a dialect that quotes server text redacts it here). */
+  protected log(level: 'info' | 'warn', message: string): void {
+    this.events.emit('log', { level, message });
+  }
+}
