@@ -6,7 +6,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EventName, EventPayloads } from '../../app/contract/index.js';
 import { contentSecurityPolicy } from '../../main/headless/static-files.js';
 import {
   END_SILENCE_MS,
@@ -22,7 +21,6 @@ import {
   devicePrefs,
 } from '../../renderer/audio/shared.js';
 import { VAD_ASSETS, VAD_ASSET_DIR, VAD_MODEL } from '../../renderer/audio/vad-assets.js';
-import type { Bridge } from '../../renderer/bridge/types.js';
 import { VoiceController } from '../../renderer/features/voice/controller.js';
 import {
   localVadFailed,
@@ -30,6 +28,7 @@ import {
   useLocalVad,
 } from '../../renderer/features/voice/local-vad-setting.js';
 import { useVoice } from '../../renderer/store/voice.js';
+import { fakeBridge } from './fake-bridge.js';
 
 const repo = path.resolve(import.meta.dirname, '..', '..');
 const tick = () => new Promise((r) => setTimeout(r, 0));
@@ -123,6 +122,19 @@ const present =
 const stream = (id: string) => ({ id }) as unknown as MicStream;
 const BASE = 'http://127.0.0.1:1234/vad/';
 
+/** A detector loaded over the fake library with every asset present. */
+async function loaded() {
+  const f = fakeLibrary();
+  const r = await loadLocalVad({
+    context: f.context,
+    base: BASE,
+    library: async () => f.library,
+    fetch: present(),
+  });
+  if (!r.ok) throw new Error(r.error);
+  return { f, r };
+}
+
 describe('local VAD wrapper (vad-web on a fake)', () => {
   it('loads the default model from our own folder, single-threaded, without opening a stream', async () => {
     const f = fakeLibrary();
@@ -189,14 +201,7 @@ describe('local VAD wrapper (vad-web on a fake)', () => {
   });
 
   it('listens to the turn’s stream, delivers its events until stopped, and never stops the stream', async () => {
-    const f = fakeLibrary();
-    const r = await loadLocalVad({
-      context: f.context,
-      base: BASE,
-      library: async () => f.library,
-      fetch: present(),
-    });
-    if (!r.ok) throw new Error(r.error);
+    const { f, r } = await loaded();
     const heard: string[] = [];
     const one = await r.vad.listen(stream('mic-1'), {
       onSpeechStart: () => heard.push('start'),
@@ -229,14 +234,7 @@ describe('local VAD wrapper (vad-web on a fake)', () => {
   });
 
   it('runs one operation at a time: a new turn or closing waits for a slow start', async () => {
-    const f = fakeLibrary();
-    const r = await loadLocalVad({
-      context: f.context,
-      base: BASE,
-      library: async () => f.library,
-      fetch: present(),
-    });
-    if (!r.ok) throw new Error(r.error);
+    const { f, r } = await loaded();
     const open = f.holdStart();
     const one = r.vad.listen(stream('mic-1'), { onSpeechEnd: () => undefined });
     await tick();
@@ -264,14 +262,7 @@ describe('local VAD wrapper (vad-web on a fake)', () => {
   });
 
   it('a stale stop does not end the listening that replaced it', async () => {
-    const f = fakeLibrary();
-    const r = await loadLocalVad({
-      context: f.context,
-      base: BASE,
-      library: async () => f.library,
-      fetch: present(),
-    });
-    if (!r.ok) throw new Error(r.error);
+    const { f, r } = await loaded();
     const heard: string[] = [];
     const one = await r.vad.listen(stream('mic-1'), { onSpeechEnd: () => heard.push('one') });
     const two = await r.vad.listen(stream('mic-2'), { onSpeechEnd: () => heard.push('two') });
@@ -311,51 +302,6 @@ describe('local VAD wrapper (vad-web on a fake)', () => {
 });
 
 // --- the controller with local VAD ------------------------------------------------------------
-
-type Listener = (payload: never) => void;
-
-function fakeBridge() {
-  const calls: string[] = [];
-  const sent: ArrayBuffer[] = [];
-  const listeners = new Map<string, Set<Listener>>();
-  let task = 0;
-  let startGate: Promise<void> = Promise.resolve();
-  const bridge = {
-    status: 'open',
-    invoke: async (method: string) => {
-      calls.push(method);
-      if (method === 'voiceStart') {
-        await startGate;
-        return { taskId: `task${++task}` };
-      }
-      return undefined;
-    },
-    on: (name: string, cb: Listener) => {
-      let set = listeners.get(name);
-      if (!set) listeners.set(name, (set = new Set()));
-      set.add(cb);
-      return () => set.delete(cb);
-    },
-    sendAudio: (pcm: ArrayBuffer) => sent.push(pcm),
-    onStatus: () => () => {},
-    onReady: () => () => {},
-    close: () => {},
-  } as unknown as Bridge;
-  const emit = <E extends EventName>(name: E, payload: EventPayloads[E]) => {
-    for (const cb of listeners.get(name) ?? []) (cb as (p: EventPayloads[E]) => void)(payload);
-  };
-  return {
-    bridge,
-    calls,
-    sent,
-    emit,
-    holdStart: () => {
-      let open!: () => void;
-      startGate = new Promise<void>((r) => (open = r));
-      return open;
-    },
-  };
-}
 
 /** An engine whose captures offer local VAD: `speechEnd()` fires the current watch's end. */
 function vadEngine(opts: { watch?: 'ok' | 'fail' | 'none' } = {}) {
@@ -422,7 +368,7 @@ describe('voice controller with local VAD', () => {
     clock = 120;
     await v.release(); // a click: not a slip to cancel, the turn keeps listening
     await tick();
-    expect(b.calls).toEqual(['voiceStart']);
+    expect(b.methods()).toEqual(['voiceStart']);
     expect(useVoice.getState().phase).toBe('listening');
     e.chunk();
     e.chunk();
@@ -430,7 +376,7 @@ describe('voice controller with local VAD', () => {
     e.speechEnd();
     await tick();
     await tick();
-    expect(b.calls).toEqual(['voiceStart', 'voiceEnd']);
+    expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
     expect(b.sent.length).toBe(2);
     expect(useVoice.getState().phase).toBe('thinking');
     expect(e.watches).toEqual(['watch', 'stop']);
@@ -447,11 +393,11 @@ describe('voice controller with local VAD', () => {
     clock = 1500;
     await v.release();
     await tick();
-    expect(b.calls).toEqual(['voiceStart', 'voiceEnd']);
+    expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
     expect(e.watches).toEqual(['watch', 'stop']);
     e.speechEnd();
     await tick();
-    expect(b.calls).toEqual(['voiceStart', 'voiceEnd']);
+    expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
   });
 
   it('the next press sends a clicked turn (and a double click cancels it)', async () => {
@@ -465,7 +411,7 @@ describe('voice controller with local VAD', () => {
     clock = 3000;
     await v.press(); // second click, down: sends
     await v.release(); // its up: nothing more
-    expect(b.calls).toEqual(['voiceStart', 'voiceEnd']);
+    expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
 
     clock = 10_000;
     await v.press();
@@ -473,7 +419,7 @@ describe('voice controller with local VAD', () => {
     await v.release();
     clock = 10_200;
     await v.press();
-    expect(b.calls).toEqual(['voiceStart', 'voiceEnd', 'voiceStart', 'voiceCancel']);
+    expect(b.methods()).toEqual(['voiceStart', 'voiceEnd', 'voiceStart', 'voiceCancel']);
     expect(useVoice.getState().phase).toBe('idle');
   });
 
@@ -490,11 +436,11 @@ describe('voice controller with local VAD', () => {
     clock = 2000;
     e.speechEnd();
     await tick();
-    expect(b.calls).toEqual(['voiceStart']);
+    expect(b.methods()).toEqual(['voiceStart']);
     open();
     await pressing;
     await tick();
-    expect(b.calls).toEqual(['voiceStart', 'voiceEnd']);
+    expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
     expect(b.sent.length).toBe(1);
   });
 
@@ -507,7 +453,7 @@ describe('voice controller with local VAD', () => {
     await v.press();
     clock = 100;
     await v.release();
-    expect(b.calls).toEqual(['voiceStart', 'voiceCancel']);
+    expect(b.methods()).toEqual(['voiceStart', 'voiceCancel']);
     expect(e.watches).toEqual([]);
   });
 
@@ -518,7 +464,7 @@ describe('voice controller with local VAD', () => {
     v.attach(b.bridge);
     await v.setHandsFree(true);
     await tick();
-    expect(b.calls).toEqual(['voiceStart']);
+    expect(b.methods()).toEqual(['voiceStart']);
     expect(e.watches).toEqual([]);
     await v.setHandsFree(false);
   });
@@ -546,14 +492,14 @@ describe('voice controller with local VAD', () => {
     expect(useVoice.getState().phase).toBe('listening');
     clock = 2000;
     await v.press();
-    expect(b.calls).toEqual(['voiceStart', 'voiceEnd']);
+    expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
     // The next turn is an ordinary hold-to-talk one, and the mic's notice is cleared.
     clock = 5000;
     await v.press();
     expect(useLocalVad.getState().notice).toBe(false);
     clock = 5100;
     await v.release();
-    expect(b.calls).toEqual(['voiceStart', 'voiceEnd', 'voiceStart', 'voiceCancel']);
+    expect(b.methods()).toEqual(['voiceStart', 'voiceEnd', 'voiceStart', 'voiceCancel']);
   });
 });
 

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Capture, VoiceEngine } from '../../renderer/audio/shared.js';
-import type { Bridge } from '../../renderer/bridge/types.js';
 import { VoiceController } from '../../renderer/features/voice/controller.js';
 import {
   DEFAULT_SHORTCUT,
@@ -13,6 +12,7 @@ import {
   startShortcut,
 } from '../../renderer/features/voice/shortcut.js';
 import { useVoice } from '../../renderer/store/voice.js';
+import { fakeBridge } from './fake-bridge.js';
 
 /** A Map-backed localStorage on globalThis (the tests run under Node, no DOM). */
 function fakeStorage() {
@@ -158,25 +158,6 @@ describe('applyShortcut / startShortcut', () => {
 
 // --- the controller: toggle and the macOS microphone question ---------------------------------
 
-function fakeBridge() {
-  const methods: string[] = [];
-  let task = 0;
-  const bridge = {
-    status: 'open',
-    invoke: (method: string) => {
-      methods.push(method);
-      if (method === 'voiceStart') return Promise.resolve({ taskId: `task${++task}` });
-      return Promise.resolve(undefined);
-    },
-    on: () => () => undefined,
-    sendAudio: () => undefined,
-    onStatus: () => () => {},
-    onReady: () => () => {},
-    close: () => {},
-  } as unknown as Bridge;
-  return { bridge, methods };
-}
-
 function fakeEngine() {
   const opened = vi.fn();
   const engine: VoiceEngine = {
@@ -209,7 +190,7 @@ describe('voice controller with the global shortcut', () => {
     expect(useVoice.getState().phase).toBe('listening');
     clock = 2000;
     await v.toggle();
-    expect(b.methods).toEqual(['voiceStart', 'voiceEnd']);
+    expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
     expect(useVoice.getState().phase).toBe('thinking');
   });
 
@@ -220,7 +201,7 @@ describe('voice controller with the global shortcut', () => {
     await v.setHandsFree(true);
     clock = 2000;
     await v.toggle();
-    expect(b.methods).toEqual(['voiceStart']);
+    expect(b.methods()).toEqual(['voiceStart']);
     expect(v.busy).toBe(true);
   });
 
@@ -250,7 +231,7 @@ describe('voice controller with the global shortcut', () => {
     await v.toggle();
     expect(useVoice.getState()).toMatchObject({ problem: 'denied', phase: 'idle' });
     expect(e.opened).not.toHaveBeenCalled();
-    expect(b.methods).toEqual([]);
+    expect(b.methods()).toEqual([]);
     expect(v.busy).toBe(false);
     await v.press();
     expect(ask).toHaveBeenCalledTimes(2);

@@ -1,10 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { EventName, EventPayloads } from '../../app/contract/index.js';
 import { Resampler, floatToS16, lowPass, rms, s16ToFloat } from '../../renderer/audio/resample.js';
 import { type Capture, MicError, type VoiceEngine } from '../../renderer/audio/shared.js';
-import type { Bridge } from '../../renderer/bridge/types.js';
 import { VoiceController } from '../../renderer/features/voice/controller.js';
 import { useVoice } from '../../renderer/store/voice.js';
+import { fakeBridge } from './fake-bridge.js';
 
 function sine(hz: number, rate: number, seconds: number, amp = 0.5): Float32Array {
   const n = Math.round(rate * seconds);
@@ -73,37 +72,6 @@ describe('resampler', () => {
 });
 
 // --- the controller, with a fake bridge and a fake engine -------------------------------------
-
-type Listener = (payload: never) => void;
-
-function fakeBridge() {
-  const calls: { method: string; args: unknown[] }[] = [];
-  const sent: ArrayBuffer[] = [];
-  const listeners = new Map<string, Set<Listener>>();
-  let task = 0;
-  const bridge = {
-    status: 'open',
-    invoke: (method: string, ...args: unknown[]) => {
-      calls.push({ method, args });
-      if (method === 'voiceStart') return Promise.resolve({ taskId: `task${++task}` });
-      return Promise.resolve(undefined);
-    },
-    on: (name: string, cb: Listener) => {
-      let set = listeners.get(name);
-      if (!set) listeners.set(name, (set = new Set()));
-      set.add(cb);
-      return () => set.delete(cb);
-    },
-    sendAudio: (pcm: ArrayBuffer) => sent.push(pcm),
-    onStatus: () => () => {},
-    onReady: () => () => {},
-    close: () => {},
-  } as unknown as Bridge;
-  const emit = <E extends EventName>(name: E, payload: EventPayloads[E]) => {
-    for (const cb of listeners.get(name) ?? []) (cb as (p: EventPayloads[E]) => void)(payload);
-  };
-  return { bridge, calls, sent, emit, methods: () => calls.map((c) => c.method) };
-}
 
 function fakeEngine(opts: { deny?: boolean } = {}) {
   const played: string[] = [];
