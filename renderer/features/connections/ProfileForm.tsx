@@ -21,7 +21,7 @@ interface Draft {
   deviceId: string;
   clientId: string;
   macAddr: string;
-  protocolVersion: '' | '1' | '2' | '3';
+  protocolVersion: '' | '2' | '3';
   listenMode: '' | 'manual' | 'auto';
   authInQuery: boolean;
   reconnectOnToolsChanged: boolean;
@@ -50,7 +50,9 @@ function draftOf(p: ProfileView | undefined): Draft {
     deviceId: x?.deviceId ?? '',
     clientId: x?.clientId ?? '',
     macAddr: p?.kind === 'robot' ? (p.macAddr ?? '') : '',
-    protocolVersion: x?.protocolVersion ? (String(x.protocolVersion) as '1' | '2' | '3') : '',
+    // 1 is the default (the empty choice).
+    protocolVersion:
+      x?.protocolVersion && x.protocolVersion !== 1 ? (String(x.protocolVersion) as '2' | '3') : '',
     listenMode: x?.listenMode ?? '',
     authInQuery: x?.authInQuery ?? false,
     reconnectOnToolsChanged: x?.reconnectOnToolsChanged ?? true,
@@ -219,11 +221,12 @@ export function ProfileForm({
       inputMode?: 'numeric';
       max?: number;
       help?: string;
+      wide?: boolean;
     } = {},
   ) => {
     const problem = problems[k];
     return (
-      <div className="field">
+      <div className={extra.wide ? 'field field-wide' : 'field'}>
         <label htmlFor={`${id}-${k}`}>
           {label}
           {extra.required && (
@@ -271,6 +274,7 @@ export function ProfileForm({
     k: 'format' | 'inputAudioFormat' | 'mode' | 'protocolVersion' | 'listenMode',
     label: string,
     options: { value: string; label: string }[],
+    emptyLabel: string = t('connections.serverDefault'),
   ) => (
     <div className="field">
       <label htmlFor={`${id}-${k}`}>{label}</label>
@@ -280,7 +284,7 @@ export function ProfileForm({
         onChange={(e) => set(k, e.target.value as never)}
         data-testid={`profile-${k}`}
       >
-        <option value="">{t('connections.serverDefault')}</option>
+        <option value="">{emptyLabel}</option>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
@@ -424,6 +428,7 @@ export function ProfileForm({
               required: true,
               placeholder: URL_PLACEHOLDER[draft.kind],
               max: 2048,
+              wide: true,
               help:
                 draft.kind === 'endpoint'
                   ? profile?.hasToken
@@ -458,11 +463,15 @@ export function ProfileForm({
               placeholder: t('connections.generated'),
               max: 36,
             })}
-            {choice('protocolVersion', t('connections.protocolVersion'), [
-              { value: '1', label: '1' },
-              { value: '2', label: '2' },
-              { value: '3', label: '3' },
-            ])}
+            {choice(
+              'protocolVersion',
+              t('connections.protocolVersion'),
+              [
+                { value: '2', label: '2' },
+                { value: '3', label: '3' },
+              ],
+              t('connections.protocolVersionDefault'),
+            )}
           </div>
           {check('authInQuery', t('connections.authInQuery'))}
           {check('reconnectOnToolsChanged', t('connections.reconnectOnToolsChanged'))}
@@ -482,7 +491,11 @@ export function ProfileForm({
       )}
       {draft.kind === 'endpoint' && profile?.hasToken && forgetButton}
       <fieldset>
-        <legend>{t('connections.audio')}</legend>
+        <legend>
+          {draft.kind === 'endpoint' || draft.kind === 'robot'
+            ? t('connections.behaviour')
+            : t('connections.audio')}
+        </legend>
         {draft.kind === 'advent' && (
           <div className="form-grid">
             {choice('format', t('connections.format'), formats)}
