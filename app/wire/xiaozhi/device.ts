@@ -408,6 +408,10 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
         return;
       case 'stop':
         this.turns.stop();
+        // Hands-free (auto): the firmware says it listens again once the answer is spoken; the
+        // microphone stream never stopped, so the next utterance goes on the same upload.
+        if (this.options.listenMode === 'auto' && this.upload?.open && this.link.isReady)
+          this.send(listenMessage(this.sid(), 'start', { mode: 'auto' }));
         return;
       default:
         this.log('warn', `tts message with unknown state '${state}' ignored: ${preview(raw)}`);

@@ -234,6 +234,36 @@ describe('XiaoZhi device: voice', () => {
     ]);
   });
 
+  it('hands-free: once the answer is spoken it says it listens again, as the firmware does', async () => {
+    const p = await open({ session: { listenMode: 'auto' } });
+    await p.sim.waitForTools(1);
+    const start = p.session.voiceStart();
+    if (!start.ok) throw new Error(start.message);
+    speak(p, start.taskId, voiceLike(300));
+    const done = nextEvent(p.session.events, 'replyDone');
+    p.sim.say('here I am');
+    await done;
+    await p.sim.waitUntil(() => p.sim.listenEvents[1], 'listening again');
+    expect(p.sim.listenEvents.map((e) => [e.state, e.mode])).toEqual([
+      ['start', 'auto'],
+      ['start', 'auto'],
+    ]);
+  });
+
+  it('push-to-talk: a spoken answer does not reopen listening by itself', async () => {
+    const p = await open({ session: { listenMode: 'manual' } });
+    await p.sim.waitForTools(1);
+    const start = p.session.voiceStart();
+    if (!start.ok) throw new Error(start.message);
+    speak(p, start.taskId, voiceLike(300));
+    const done = nextEvent(p.session.events, 'replyDone');
+    p.sim.say('here I am');
+    await done;
+    p.session.sendText('typed');
+    await p.sim.waitUntil(() => p.sim.listenEvents[1], 'the typed turn');
+    expect(p.sim.listenEvents.map((e) => e.state)).toEqual(['start', 'detect']);
+  });
+
   it('downlink audio arrives at the rate of the server hello', async () => {
     const p = await open({ sim: { downlinkRate: 16_000 } });
     await p.sim.waitForTools(1);
