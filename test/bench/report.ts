@@ -3,6 +3,7 @@
  * met or not met; nothing here fails.
  */
 import type { DecodeCase, Reference } from './decode.js';
+import { DIALECTS, type DialectId, type DialectResult } from './dialects.js';
 import type { RoundTripResult } from './roundtrip.js';
 import type { Latency, Machine } from './stats.js';
 import type { VoiceLatencyOutcome, VoiceLatencyResult } from './voice-latency.js';
@@ -13,8 +14,11 @@ export interface Results {
   decode: DecodeCase[];
   reference: Reference;
   roundtrip: RoundTripResult;
+  dialects: DialectResult;
   voice: VoiceLatencyOutcome;
   elapsedS: number;
+  /** os.loadavg() (1, 5, 15 min) when the bench started and when it ended. */
+  load: { start: number[]; end: number[] };
 }
 
 interface Table {
@@ -113,6 +117,210 @@ function componentTable(r: Results): Table {
       ms(c.latency.p99),
     ]),
   };
+}
+
+const dialectLabel = (id: DialectId) => DIALECTS.find((d) => d.id === id)?.label ?? id;
+const medium = (m: { name: string; base: string; fsType?: string }) =>
+  `${m.name} (${m.base}, ${m.fsType ?? '?'})`;
+
+function dialectTable(r: Results): Table {
+  return {
+    head: [
+      'Dialect',
+      'Audit log on',
+      'Mode',
+      'Calls',
+      'p50 ms',
+      'p99 ms',
+      'mean ms',
+      'max ms',
+      'Calls/s',
+      'p50 ÷ Advent p50',
+    ],
+    right: [3, 4, 5, 6, 7, 8, 9],
+    rows: r.dialects.rows.map((row) => [
+      dialectLabel(row.dialect),
+      medium(row.medium),
+      row.mode === 'sequential' ? 'sequential' : `${r.dialects.options.batch} at a time`,
+      String(row.latency.n),
+      ms(row.latency.p50),
+      ms(row.latency.p99),
+      ms(row.latency.mean),
+      ms(row.latency.max),
+      row.callsPerSec.toFixed(0),
+      `${f2(row.ratio)}×`,
+    ]),
+  };
+}
+
+function wireTable(): Table {
+  return {
+    head: ['Dialect', 'On the wire'],
+    rows: DIALECTS.map((d) => [d.label, d.wire]),
+  };
+}
+
+function dialectRow(r: Results, id: DialectId, mediumName: string, mode: string) {
+  return r.dialects.rows.find(
+    (x) => x.dialect === id && x.medium.name === mediumName && x.mode === mode,
+  );
+}
+
+/** "1.05× (XiaoZhi device)"-style list of the p50 ratios of one medium and mode. */
+function ratios(r: Results, mediumName: string, mode: string): string {
+  return DIALECTS.filter((d) => d.id !== 'advent')
+    .map((d) => {
+      const row = dialectRow(r, d.id, mediumName, mode);
+      return row ? `${dialectLabel(d.id)} ${f2(row.ratio)}×` : undefined;
+    })
+    .filter((x) => x !== undefined)
+    .join(', ');
+}
+
+const METHOD_NOTE = '`get_current_time` (`{"format":"simple"}`)';
+
+/** Robot executes that fell in the 5 s duplicate window, on average, during one medium's runs of `mode`. */
+function robotWindow(r: Results, mediumName: string, mode: string): number | undefined {
+  const rows = r.dialects.rows.filter((x) => x.medium.name === mediumName && x.mode === mode);
+  const robot = rows.find((x) => x.dialect === 'robot');
+  const wall = rows.reduce((sum, x) => sum + x.wallMs, 0);
+  if (!robot || wall <= 0) return undefined;
+  return Math.min(robot.latency.n, (robot.latency.n * 5_000) / wall);
+}
+
+/** Observations on the per-dialect round trip, computed from this run's numbers. */
+function dialectNotes(r: Results): string[] {
+  const out: string[] = [];
+  const d = r.dialects;
+  const o = d.options;
+  out.push(
+    `How: one agent connected to five simulators at once; each sends ${METHOD_NOTE}, checks that the ` +
+      `result succeeded and times send → result. After ${o.warmup} sequential calls and two batches ` +
+      `per dialect, the dialects take turns: ${o.block} sequential calls each per turn (${o.sequential} ` +
+      `in all), then one batch of ${o.batch} each per turn (${o.concurrent} in all), the order rotated ` +
+      `every turn, so a busy moment of the machine falls on all of them alike. Calls/s counts only the ` +
+      `time of a dialect's own turns. Simulators and agent share one process and event loop, so each ` +
+      `simulator's own work (its JSON, its checks) is in its numbers, as in §2.`,
+  );
+  for (const m of [...new Set(d.rows.map((x) => x.medium.name))]) {
+    const seq = ratios(r, m, 'sequential');
+    const conc = ratios(r, m, 'concurrent');
+    out.push(
+      `p50 ÷ Advent's p50, audit on ${m}: sequential ${seq}` +
+        (conc ? `; ${o.batch} at a time ${conc}.` : '.'),
+    );
+  }
+  const advDisk = dialectRow(r, 'advent', 'disk', 'sequential');
+  const advTmp = dialectRow(r, 'advent', 'tmpfs', 'sequential');
+  const gateDisk = componentOf(r, 'gate:', 'disk');
+  const gateTmp = componentOf(r, 'gate:', 'tmpfs');
+  if (advDisk && gateDisk) {
+    out.push(
+      `The gate and its audit fsync are the largest part of every call, whatever the dialect: the ` +
+        `gate alone (agent.dispatch, no wire, §2) takes ${ms(gateDisk.latency.p50)} ms p50 of Advent's ` +
+        `${ms(advDisk.latency.p50)} ms with the audit on disk` +
+        (gateTmp && advTmp
+          ? `, and ${ms(gateTmp.latency.p50)} ms of ${ms(advTmp.latency.p50)} ms on tmpfs, where ` +
+            `fsync is free`
+          : '') +
+        `. The p99s on disk are mostly the fsync's: a slow flush holds every call waiting for it, ` +
+        `whichever connection it came from.`,
+    );
+  }
+  const ref = d.reference;
+  const on = advTmp ? 'tmpfs' : 'disk';
+  const gate = advTmp ? gateTmp : gateDisk;
+  if (gate) {
+    const rest = DIALECTS.filter((x) => x.id !== 'robot-x2')
+      .map((x) => {
+        const row = dialectRow(r, x.id, on, 'sequential');
+        return row ? `${x.label} ${ms(row.latency.p50 - gate.latency.p50)} ms` : undefined;
+      })
+      .filter((x) => x !== undefined)
+      .join(', ');
+    const adv = dialectRow(r, 'advent', on, 'sequential');
+    const diffs = (['xiaozhi', 'endpoint'] as const)
+      .map((id) => dialectRow(r, id, on, 'sequential'))
+      .filter((x) => x !== undefined)
+      .map((x) => Math.abs(x.latency.p50 - adv!.latency.p50));
+    const spread = adv && diffs.length ? Math.max(...diffs) : undefined;
+    let wire = '';
+    if (ref) {
+      const ws = ref.wsEcho.p50 - ref.tcpEcho.p50;
+      wire =
+        ` JSON is a small part of that: JSON.stringify + JSON.parse of one XiaoZhi request ` +
+        `(${ref.requestBytes} B) and its reply (${ref.replyBytes} B), what one call costs in JSON at ` +
+        `both ends together, takes ${f1(ref.jsonUs)} µs (the other dialects' messages are of about ` +
+        `the same size). Nor is the WebSocket framing much: that request echoed over loopback takes ` +
+        `${ms(ref.tcpEcho.p50)} ms p50 over bare TCP and ${ms(ref.wsEcho.p50)} ms over a WebSocket ` +
+        `(ws at both ends, no compression; the client masks each frame), ` +
+        (ws > 0.005 ? `about ${ms(ws)} ms more per round trip. ` : `no measurable difference. `) +
+        `The rest is event-loop turns, socket reads and writes and each dialect's own code at ` +
+        `both ends (simulator included)` +
+        (spread !== undefined
+          ? `; XiaoZhi and the endpoint are within ${ms(spread)} ms p50 of Advent's frames over TCP.`
+          : '.');
+    }
+    out.push(
+      `What is left after the gate (sequential p50 less the gate's p50, audit on ${on}) is the wire ` +
+        `and the simulators: ${rest}.${wire}`,
+    );
+  }
+  const endpoint = dialectRow(r, 'endpoint', on, 'sequential');
+  const once = dialectRow(r, 'robot', on, 'sequential');
+  const twice = dialectRow(r, 'robot-x2', on, 'sequential');
+  const onceConc = dialectRow(r, 'robot', on, 'concurrent');
+  const endpointConc = dialectRow(r, 'endpoint', on, 'concurrent');
+  const window = robotWindow(r, on, 'sequential');
+  if (endpoint && once && ref && ref.dedupe.length) {
+    const slower =
+      once.latency.p50 - endpoint.latency.p50 > 0.03 ||
+      (onceConc && endpointConc && onceConc.latency.p50 > 1.1 * endpointConc.latency.p50);
+    const cost = ref.dedupe.map((x) => `${f1(x.us)} µs with ${x.entries}`).join(', ');
+    out.push(
+      `Robot ${slower ? 'is slower than' : 'keeps up with'} the endpoint on the same kind of ` +
+        `WebSocket (sequential ` +
+        `${ms(once.latency.p50)} ms p50 against ${ms(endpoint.latency.p50)} ms on ${on}` +
+        (onceConc && endpointConc
+          ? `; ${o.batch} at a time ${ms(onceConc.latency.p50)} ms against ` +
+            `${ms(endpointConc.latency.p50)} ms`
+          : '') +
+        `). The robot session checks every execute against those of the last 5 s ` +
+        `(\`RecentExecutes.arrive\`, app/wire/robot/dedupe.ts, indexed by tool and input and ` +
+        `expired from the front: only identical executes still in the window are looked at, and ` +
+        `here every execute is identical). Alone it takes ` +
+        `${cost} same-tool executes already in the window.` +
+        (window !== undefined
+          ? ` In this run the robot session received about ${window.toFixed(0)} executes per 5 s ` +
+            `during its sequential turns, and each batch of ${o.batch} is checked one after the other ` +
+            `in the concurrent ones.`
+          : '') +
+        (slower
+          ? ` The check accounts for microseconds of that difference; the rest (the robot ` +
+            `session's and its simulator's own code) was not broken down further.`
+          : ''),
+    );
+  }
+  if (once && twice) {
+    out.push(
+      `Robot, each execute sent twice (as the reference server does): p50 ${ms(twice.latency.p50)} ms ` +
+        `against ${ms(once.latency.p50)} ms sent once (sequential, audit on ${on}). The id-less copy is ` +
+        `parsed, goes through the duplicate check (whose window now holds both copies) and is recorded ` +
+        `in the audit log as a duplicate without running. It is not answered, so the result does not ` +
+        `wait for it, but it shares the event loop and the audit's group commit.`,
+    );
+  }
+  if (d.audit.length)
+    out.push(
+      `Audit records written: ${d.audit.map((a) => `${a.records} (${a.medium})`).join(', ')}; the ` +
+        `robot's id-less copies are among them.`,
+    );
+  out.push(
+    d.violations.length
+      ? `Protocol violations the simulators reported: ${d.violations.length} (first: ${d.violations[0]}).`
+      : 'The simulators reported no protocol violation.',
+  );
+  return out;
 }
 
 function memoryFacts(r: Results) {
@@ -306,21 +514,33 @@ function notes(r: Results): string[] {
   return out;
 }
 
+/** The load averages at start and end: other processes on the machine share its cores. */
+function loadText(r: Results): string {
+  const l = (v: number[]) => v.map((x) => x.toFixed(2)).join(' / ');
+  return `${l(r.load.start)} at the start, ${l(r.load.end)} at the end (the bench itself keeps about one core busy)`;
+}
+
 export function printText(r: Results, write: (s: string) => void): void {
   const m = r.machine;
   write(
     `\nMachine: ${m.cpu}, ${m.cores} cores, ${f1(m.memoryGB)} GB, Node ${m.node}, ${m.platform}, ${m.date}\n`,
   );
+  write(`Load average (1/5/15 min): ${loadText(r)}\n`);
   write('\n1. Frame decoding (MB/s = 10^6 bytes/s, median of the timed runs)\n');
   write(`${textTable(decodeTable(r))}\n`);
   for (const c of r.decode) if (c.note) write(`(${c.id}) ${c.note}\n`);
   write('\n2. MCP call round trip on loopback (get_current_time, auto-allowed, audited)\n');
   write(`${textTable(latencyTable(r))}\n\n`);
   write(`${textTable(componentTable(r))}\n`);
-  write('\n3. Voice latency (Chromium + fake microphone, browser host, simulator)\n');
+  write(
+    '\n3. Call round trip per dialect (get_current_time from each simulator, one agent, turns rotated)\n',
+  );
+  write(`${textTable(dialectTable(r))}\n`);
+  for (const n of dialectNotes(r)) write(`- ${n}\n`);
+  write('\n4. Voice latency (Chromium + fake microphone, browser host, simulator)\n');
   if (r.voice.ran) write(`${textTable(voiceTable(r.voice.result))}\n`);
   else write(`not measured: ${r.voice.reason}\n`);
-  write(`\n4. Memory (${r.roundtrip.memory.how}; audit on ${r.roundtrip.memory.medium.name})\n`);
+  write(`\n5. Memory (${r.roundtrip.memory.how}; audit on ${r.roundtrip.memory.medium.name})\n`);
   write(`${textTable(memoryTable(r))}\n`);
   write('\nNotes\n');
   for (const n of notes(r)) write(`- ${n}\n`);
@@ -350,6 +570,10 @@ missed, and this file is rewritten with the latest numbers on every run.
   appended to the audit log and fsync'd before its result is sent: the audit is part of the gate,
   so it is part of the round trip. The same runs are repeated with the audit log on tmpfs
   (\`/dev/shm\`), labelled as such, so the gate's own cost is visible without the disk.
+- **Call round trip per dialect**: the same call from a simulator of each dialect the agent
+  speaks — Advent (the baseline), XiaoZhi device, XiaoZhi MCP endpoint, robot JSON-RPC (each
+  execute sent once, and twice as the reference server does) — all connected to one agent at
+  once, taking turns, with the audit log on disk and on tmpfs.
 - **Voice latency**: the e2e setup (test/e2e/voice.test.ts): Chromium with the fake microphone
   playing test/fixtures/what-time-is-it.wav, the browser host serving the built renderer, and
   the simulator answering each push-to-talk turn with a spoken reply streamed as 20 ms
@@ -359,7 +583,7 @@ missed, and this file is rewritten with the latest numbers on every run.
   Chromium is found.
 - **Memory**: RSS and heap (after a forced GC) before and after ${mem.calls} calls.
 
-Run: \`npm run bench\` (about three minutes on two cores, plus the voice turns).
+Run: \`npm run bench\` (about two minutes on two cores, voice turns included).
 
 ## Machine
 
@@ -372,6 +596,7 @@ Run: \`npm run bench\` (about three minutes on two cores, plus the voice turns).
 | Platform | ${m.platform} |
 | Date | ${m.date} |
 | Bench time | ${f1(r.elapsedS)} s |
+| Load average (1/5/15 min) | ${loadText(r)} |
 
 ## 1. Frame decoding
 
@@ -403,7 +628,22 @@ Each part alone, for reading the round trip as a sum:
 
 ${mdTable(componentTable(r))}
 
-## 3. Voice latency
+## 3. Call round trip per dialect
+
+The same \`get_current_time\` round trip as in §2, from each dialect's simulator (\`AdventSim\`,
+\`XiaozhiSim.callTool\`, \`EndpointSim.callTool\`, \`RobotSim.execute\`) through the one gate and
+audit log, in ms. The last column divides each row's p50 by Advent's p50 of the same medium and
+mode in this run.
+
+${mdTable(wireTable())}
+
+${mdTable(dialectTable(r))}
+
+${dialectNotes(r)
+  .map((n) => `- ${n}`)
+  .join('\n')}
+
+## 4. Voice latency
 
 ${
   r.voice.ran
@@ -419,7 +659,7 @@ ${voiceNotes(r.voice.result)
     : `Not measured in this run: ${r.voice.reason}.`
 }
 
-## 4. Memory
+## 5. Memory
 
 Between the two readings: ${mem.how}; audit log on ${mem.medium.name} (${mem.medium.base}).
 Readings after a forced GC (\`--expose-gc\`${r.gc ? '' : ', not available in this run'}).

@@ -4,9 +4,7 @@
  * fsync) and sends the `result`, which the simulator decodes, checks and resolves. Simulator and
  * agent share one process and one event loop, so the simulator's own work is in every number.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { Agent } from '../../app/agent.js';
 import { AuditLog } from '../../app/audit/log.js';
@@ -14,26 +12,20 @@ import { getCurrentTimeService } from '../../app/services/builtin/get_current_ti
 import { MemorySecretStore } from '../../app/settings/secrets.js';
 import { AdventSim } from '../../app/sim/advent-sim.js';
 import type { SimPeer } from '../../app/sim/peer.js';
-import { FAST } from '../helpers/agent-harness.js';
-import { type Latency, type Memory, fsTypeOf, latency, memory, nowMs } from './stats.js';
+import {
+  type Call,
+  METHOD,
+  type Medium,
+  PARAMS,
+  concurrent,
+  media,
+  openAgent,
+  sequential,
+  whenReady,
+} from './rig.js';
+import { type Latency, type Memory, latency, memory, nowMs } from './stats.js';
 
-const METHOD = 'get_current_time';
-const PARAMS = { format: 'simple' };
-
-export interface Medium {
-  /** 'disk' (os.tmpdir()) or 'tmpfs' (/dev/shm). */
-  name: 'disk' | 'tmpfs';
-  base: string;
-  fsType: string | undefined;
-}
-
-export function media(): Medium[] {
-  const out: Medium[] = [{ name: 'disk', base: os.tmpdir(), fsType: fsTypeOf(os.tmpdir()) }];
-  if (process.platform === 'linux' && existsSync('/dev/shm')) {
-    out.push({ name: 'tmpfs', base: '/dev/shm', fsType: fsTypeOf('/dev/shm') });
-  }
-  return out;
-}
+export { type Medium, media } from './rig.js';
 
 interface Rig {
   dir: string;
@@ -44,24 +36,10 @@ interface Rig {
 
 /** An Agent (temp data dir, memory secrets, FAST timing) connected to a fresh simulator. */
 async function openRig(base: string): Promise<Rig> {
-  const dir = await mkdtemp(path.join(base, 'advent-bench-'));
+  const { dir, agent } = await openAgent(base);
   // No frame log in the simulator: 100 000 recorded frames would be the simulator's memory, not ours.
   const sim = await AdventSim.start({ demo: false, record: false, disconnectCloseMs: 10 });
-  const agent = await Agent.open({
-    dataDir: path.join(dir, 'data'),
-    defaultFilesRoot: path.join(dir, 'files'),
-    secrets: new MemorySecretStore(),
-    timing: FAST,
-  });
-  const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the agent did not become ready')), 10_000);
-    const off = agent.events.on('connection', ({ state }) => {
-      if (state.status !== 'ready') return;
-      clearTimeout(timer);
-      off();
-      resolve();
-    });
-  });
+  const ready = whenReady(agent);
   agent.connectAdvent(
     { id: 'bench', kind: 'advent', name: 'Bench', host: '127.0.0.1', port: sim.port },
     () => 'bench-token',
@@ -76,31 +54,12 @@ async function closeRig(rig: Rig): Promise<void> {
   await rm(rig.dir, { recursive: true, force: true });
 }
 
-async function callOnce(peer: SimPeer): Promise<number> {
-  const t0 = nowMs();
-  const result = await peer.call(METHOD, PARAMS);
-  const ms = nowMs() - t0;
-  if (result.success !== true) throw new Error(`${METHOD} failed: ${JSON.stringify(result)}`);
-  return ms;
-}
-
-async function sequential(peer: SimPeer, n: number): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) out.push(await callOnce(peer));
-  return out;
-}
-
-/**
- * `n` calls issued `batch` at a time. Like `peer.callMany` (which is `Promise.all` over
- * `peer.call`), but each call keeps its own send-to-result time.
- */
-async function concurrent(peer: SimPeer, n: number, batch: number): Promise<number[]> {
-  const out: number[] = [];
-  for (let done = 0; done < n; done += batch) {
-    const k = Math.min(batch, n - done);
-    out.push(...(await Promise.all(Array.from({ length: k }, () => callOnce(peer)))));
-  }
-  return out;
+/** get_current_time from the Advent simulator's `peer`, checked. */
+export function adventCall(peer: SimPeer): Call {
+  return async () => {
+    const result = await peer.call(METHOD, PARAMS);
+    if (result.success !== true) throw new Error(`${METHOD} failed: ${JSON.stringify(result)}`);
+  };
 }
 
 export interface LatencyRow {
@@ -204,7 +163,7 @@ async function release(held: Held): Promise<void> {
 
 async function timedSequential(held: Held, medium: Medium, n: number): Promise<LatencyRow> {
   const t0 = nowMs();
-  const samples = await sequential(held.rig!.peer, n);
+  const samples = await sequential(adventCall(held.rig!.peer), n);
   return row(medium, 'sequential', samples, nowMs() - t0);
 }
 
@@ -215,12 +174,12 @@ async function timedConcurrent(
   batch: number,
 ): Promise<LatencyRow> {
   const t0 = nowMs();
-  const samples = await concurrent(held.rig!.peer, n, batch);
+  const samples = await concurrent(adventCall(held.rig!.peer), n, batch);
   return row(medium, 'concurrent', samples, nowMs() - t0);
 }
 
 async function drive(held: Held, calls: number, batch: number): Promise<void> {
-  await concurrent(held.rig!.peer, calls, batch);
+  await concurrent(adventCall(held.rig!.peer), calls, batch);
 }
 
 /** Close both; keep only the (closed) agent; report how many audit records it holds. */

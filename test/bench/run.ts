@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: frame decoding throughput, MCP call round trip through the simulator, memory,
+ * `npm run bench`: frame decoding throughput, MCP call round trip through the simulator, the same
+ * round trip in every dialect (Advent, XiaoZhi device, XiaoZhi MCP endpoint, robot), memory,
  * and voice latency in the e2e setup (Chromium + browser host + simulator; skipped without Chromium).
  * Prints tables and rewrites docs/PERFORMANCE.md. Benchmarks, not tests: nothing here fails on a
  * number; it fails only when a decoder decodes the wrong frames or a call does not succeed,
@@ -11,11 +12,14 @@
  * and does not touch docs/PERFORMANCE.md unless --write is given.
  */
 import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_DECODE, referenceCosts, runDecodeBench } from './decode.js';
+import { DEFAULT_DIALECTS, runDialectBench } from './dialects.js';
 import { type Results, markdown, printText } from './report.js';
 import { DEFAULT_ROUNDTRIP, runRoundTripBench } from './roundtrip.js';
+import { media } from './rig.js';
 import { KiB, MiB, hasGc, machine, nowMs } from './stats.js';
 import { DEFAULT_VOICE, type VoiceLatencyOutcome, runVoiceLatencyBench } from './voice-latency.js';
 
@@ -27,6 +31,7 @@ const docPath = path.resolve(
   '../../docs/PERFORMANCE.md',
 );
 const t0 = nowMs();
+const loadStart = os.loadavg();
 const log = (line: string) =>
   process.stderr.write(`[${((nowMs() - t0) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
 
@@ -64,8 +69,17 @@ const roundtrip = await runRoundTripBench(
   log,
 );
 
+log('3. call round trip per dialect');
+const dialects = await runDialectBench(
+  media(),
+  quick
+    ? { warmup: 20, sequential: 100, concurrent: 200, batch: 100, block: 25 }
+    : DEFAULT_DIALECTS,
+  log,
+);
+
 // Last, so Chromium's processes do not share the CPU with the measurements above.
-log('3. voice latency');
+log('4. voice latency');
 let voice: VoiceLatencyOutcome;
 try {
   voice = await runVoiceLatencyBench(
@@ -83,8 +97,10 @@ const results: Results = {
   decode,
   reference,
   roundtrip,
+  dialects,
   voice,
   elapsedS: (nowMs() - t0) / 1000,
+  load: { start: loadStart, end: os.loadavg() },
 };
 printText(results, (s) => process.stdout.write(s));
 if (write) {

@@ -53,7 +53,13 @@ interface Entry extends RecentCall {
 }
 
 export class RecentExecutes {
-  private entries: Entry[] = [];
+  /**
+   * Every entry of the window in arrival (= time) order, expired ones dropped from the front, and
+   * the same entries by key: each arrival costs the same however busy the window is.
+   */
+  private queue: Entry[] = [];
+  private head = 0;
+  private readonly byKey = new Map<string, Entry[]>();
   private readonly seenIds = new Set<string>();
 
   constructor(
@@ -72,9 +78,9 @@ export class RecentExecutes {
     freshCallId: () => string,
   ): Verdict {
     const now = this.clock.now();
-    this.entries = this.entries.filter((e) => now - e.at <= this.windowMs);
+    this.expire(now);
     const key = `${tool}\u0000${canonicalJson(input)}`;
-    const same = this.entries.filter((e) => e.key === key);
+    const same = this.byKey.get(key) ?? [];
 
     if (id !== undefined) {
       const callId = String(id);
@@ -100,8 +106,25 @@ export class RecentExecutes {
 
   /** A new link: the server that sent these is gone, and so are their twins. */
   clear(): void {
-    this.entries = [];
+    this.queue = [];
+    this.head = 0;
+    this.byKey.clear();
     this.seenIds.clear();
+  }
+
+  private expire(now: number): void {
+    while (this.head < this.queue.length && now - this.queue[this.head]!.at > this.windowMs) {
+      const old = this.queue[this.head++]!;
+      // Entries of one key are in time order too: the expired one is the first of its list.
+      const list = this.byKey.get(old.key);
+      list?.shift();
+      if (list && list.length === 0) this.byKey.delete(old.key);
+    }
+    // Drop the expired prefix now and then, so the array does not grow without end.
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
   }
 
   private add(key: string, at: number, callId: string, hasId: boolean): Entry {
@@ -110,7 +133,10 @@ export class RecentExecutes {
       settle = resolve;
     });
     const entry: Entry = { key, at, callId, hasId, paired: false, outcome, settle };
-    this.entries.push(entry);
+    this.queue.push(entry);
+    const list = this.byKey.get(key);
+    if (list) list.push(entry);
+    else this.byKey.set(key, [entry]);
     return entry;
   }
 

@@ -75,4 +75,17 @@ describe('RecentExecutes: the twin the server sends of every execute', () => {
     expect(arrive('bump', {}).action).toBe('run');
     expect(arrive('bump', {}, 'b').action).toBe('twin'); // ids forgotten with the old link
   });
+
+  it('stays right through a long busy stream: twins inside the window, fresh runs past it', () => {
+    const { arrive, clock } = setup(5000);
+    // 3000 different calls 10 ms apart (far more than a window holds), each with its twin.
+    for (let i = 0; i < 3000; i++) {
+      expect(arrive('note', { i }, `id-${i}`).action).toBe('run');
+      expect(arrive('note', { i })).toMatchObject({ action: 'duplicate', of: `id-${i}` });
+      clock.advance(10);
+    }
+    // Call 2600 is 4 s old: a late copy is still its duplicate. Call 100 is long gone.
+    expect(arrive('note', { i: 2600 })).toMatchObject({ action: 'duplicate', of: 'id-2600' });
+    expect(arrive('note', { i: 100 }).action).toBe('run');
+  });
 });
