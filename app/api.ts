@@ -119,7 +119,7 @@ export class CoreApi implements AgentApi {
       if (await options.secrets.get(tokenKey(p.id))) api.tokens.add(p.id);
     }
     for (const p of agent.getSettings().connections)
-      if (p.autoConnect && api.tokens.has(p.id)) await api.connect(p.id);
+      if (p.autoConnect && (api.tokens.has(p.id) || !needsSecret(p.kind))) await api.connect(p.id);
     return api;
   }
 

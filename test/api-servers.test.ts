@@ -28,6 +28,7 @@ const ENDPOINT_TOKEN = ['ep', 'secret', 'value'].join('-');
 
 let dir: string;
 let api: CoreApi;
+let secrets: MemorySecretStore;
 let advent: AdventSim;
 let xiaozhi: XiaozhiSim;
 let endpoint: EndpointSim;
@@ -35,6 +36,7 @@ let robot: RobotSim;
 
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'advent-servers-'));
+  secrets = new MemorySecretStore();
   [advent, xiaozhi, endpoint, robot] = await Promise.all([
     AdventSim.start({ demo: false, disconnectCloseMs: 10 }),
     XiaozhiSim.start({ demo: false }),
@@ -44,7 +46,7 @@ beforeEach(async () => {
   api = await CoreApi.open({
     dataDir: path.join(dir, 'data'),
     defaultFilesRoot: path.join(dir, 'files'),
-    secrets: new MemorySecretStore(),
+    secrets,
     timing: FAST,
     wsTiming: WS_FAST,
     version: '9.9.9',
@@ -210,6 +212,39 @@ describe('several servers of every kind at once', () => {
         ),
       'every connection registered without get_current_time',
     );
+  });
+
+  it('connects every kind marked "connect when the app starts" on the next start, tokens or not', async () => {
+    const x = await api.saveConnection({
+      kind: 'xiaozhi',
+      name: 'XiaoZhi',
+      url: xiaozhi.url,
+      autoConnect: true,
+    });
+    const r = await api.saveConnection({
+      kind: 'robot',
+      name: 'Robot',
+      url: robot.url,
+      autoConnect: true,
+    });
+    const e = await api.saveConnection({
+      kind: 'endpoint',
+      name: 'Endpoint',
+      url: endpoint.url,
+      autoConnect: true,
+    });
+    await api.close();
+    api = await CoreApi.open({
+      dataDir: path.join(dir, 'data'),
+      defaultFilesRoot: path.join(dir, 'files'),
+      secrets,
+      timing: FAST,
+      wsTiming: WS_FAST,
+      version: '9.9.9',
+      host: 'browser',
+    });
+    const live = (await api.snapshot()).connections.filter((c) => c.state.status !== 'idle');
+    expect(live.map((c) => c.profile.id).sort()).toEqual([e.id, r.id, x.id].sort());
   });
 
   it('chat goes to the active connection; a tool-only endpoint says it has no chat', async () => {
