@@ -32,7 +32,13 @@ import { Emitter } from './events.js';
 import { AdventSim } from './sim/advent-sim.js';
 import type { LiveSession } from './wire/session.js';
 import { splitUrlToken } from './wire/ws/url.js';
-import { generateClientId, generateDeviceId, normaliseMac } from './wire/xiaozhi/identity.js';
+import {
+  generateClientId,
+  generateDeviceId,
+  normaliseDeviceId,
+  normaliseRobotMac,
+  orThrow,
+} from './wire/identity.js';
 
 export interface CoreApiOptions extends AgentOptions {
   version: string;
@@ -215,7 +221,9 @@ export class CoreApi implements AgentApi {
         return {
           profile: {
             ...input,
-            deviceId: normaliseMac(input.deviceId ?? prev?.deviceId ?? generateDeviceId(ids), ':'),
+            deviceId: orThrow(
+              normaliseDeviceId(input.deviceId ?? prev?.deviceId ?? generateDeviceId(ids)),
+            ),
             clientId: (input.clientId ?? prev?.clientId ?? generateClientId(ids)).toLowerCase(),
           },
         };
@@ -225,11 +233,9 @@ export class CoreApi implements AgentApi {
         return {
           profile: {
             ...input,
-            // The robot protocol writes MACs as AA-BB-CC-DD-EE-FF.
-            macAddr: normaliseMac(
-              input.macAddr ?? prev?.macAddr ?? generateDeviceId(ids),
-              '-',
-            ).toUpperCase(),
+            macAddr: orThrow(
+              normaliseRobotMac(input.macAddr ?? prev?.macAddr ?? generateDeviceId(ids)),
+            ),
           },
         };
       }

@@ -17,7 +17,7 @@ import { type Clock, systemClock } from '../clock.js';
 import { Emitter } from '../events.js';
 import { type IdSource, cryptoIds } from '../ids.js';
 import { isProtocolVersion } from '../wire/xiaozhi/binary.js';
-import { isClientId, isDeviceId } from '../wire/xiaozhi/identity.js';
+import { isClientId, isDeviceId } from '../wire/identity.js';
 import { boundPort, hostPort, listen } from './listen.js';
 import { TimerSet } from './timers.js';
 import { DEFAULT_WAIT_MS, Waiters } from './waiters.js';

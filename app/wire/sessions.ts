@@ -13,7 +13,7 @@ import type { WsTiming } from './ws/link.js';
 import { joinUrlToken } from './ws/url.js';
 import { EndpointSession } from './xiaozhi/endpoint.js';
 import { XiaozhiSession } from './xiaozhi/device.js';
-import { generateClientId, generateDeviceId } from './xiaozhi/identity.js';
+import { generateClientId, generateDeviceId } from './identity.js';
 
 /** Where a profile's secret comes from: the SecretStore, or a terminal flag for this run. */
 export type SecretSource = () => Promise<string | undefined> | string | undefined;

@@ -11,8 +11,10 @@ import { type IdSource, cryptoIds } from '../../app/ids.js';
 import {
   generateClientId,
   generateDeviceId,
-  normaliseMac,
-} from '../../app/wire/xiaozhi/identity.js';
+  normaliseDeviceId,
+  normaliseRobotMac,
+  orThrow,
+} from '../../app/wire/identity.js';
 import { splitUrlToken } from '../../app/wire/ws/url.js';
 import type { SessionFlags } from './args.js';
 
@@ -69,7 +71,7 @@ export async function flagConnections(
         kind: 'xiaozhi',
         name: `XiaoZhi ${hostOf(x.url)}`,
         url: x.url,
-        deviceId: normaliseMac(x.deviceId ?? identity.deviceId!, ':'),
+        deviceId: orThrow(normaliseDeviceId(x.deviceId ?? identity.deviceId!)),
         clientId: (x.clientId ?? identity.clientId!).toLowerCase(),
         protocolVersion: x.protocolVersion,
       }),
@@ -90,7 +92,7 @@ export async function flagConnections(
         kind: 'robot',
         name: `Robot ${hostOf(args.robot.url)}`,
         url: args.robot.url,
-        macAddr: normaliseMac(args.robot.mac ?? identity.robotMac!, '-').toUpperCase(),
+        macAddr: orThrow(normaliseRobotMac(args.robot.mac ?? identity.robotMac!)),
       },
     });
   }

@@ -4,7 +4,6 @@
  * whose JSON was encoded twice), strict out (always `jsonrpc: "2.0"`, ids echoed as received).
  */
 import type { ErrorCode } from '../../contract/errors.js';
-import type { IdSource } from '../../ids.js';
 import { type JsonRpcId, type JsonRpcMessage, classify, rpcError } from '../mcp/jsonrpc.js';
 import type { ToolEntry } from '../session.js';
 
@@ -21,32 +20,6 @@ export const METHODS = {
   /** GUESS: no document or reference code has a text-input method (see `userTextMessage`). */
   userMessage: 'mcp/user/message',
 } as const;
-
-// --- MAC address -----------------------------------------------------------------------------
-
-const MAC =
-  /^([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})$/i;
-
-/** `aa:bb:cc:dd:ee:ff`, `AA-BB-…` or `aabbccddeeff` → `AA-BB-CC-DD-EE-FF` (the doc's form); else undefined. */
-export function normaliseMac(input: string): string | undefined {
-  const m = MAC.exec(input.trim());
-  if (!m) return undefined;
-  const parts = m.slice(1, 7);
-  // The separators must agree: `aa:bb-cc…` is more likely a typo than an address.
-  const seps = input.trim().match(/[:-]/g) ?? [];
-  if (seps.length !== 0 && (seps.length !== 5 || new Set(seps).size !== 1)) return undefined;
-  return parts.join('-').toUpperCase();
-}
-
-/**
- * A random, locally administered unicast address (second hex digit 2, 6, A or E), so a made-up
- * device id can never collide with a real network card's.
- */
-export function generateMac(ids: IdSource): string {
-  const bytes = Array.from({ length: 6 }, () => parseInt(ids.hex(2), 16));
-  bytes[0] = (bytes[0]! & 0xfc) | 0x02;
-  return bytes.map((b) => b.toString(16).padStart(2, '0').toUpperCase()).join('-');
-}
 
 // --- registration ----------------------------------------------------------------------------
 

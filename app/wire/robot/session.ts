@@ -35,13 +35,13 @@ import {
   unsupported,
 } from '../session.js';
 import { SessionBase } from '../session-base.js';
+import { normaliseRobotMac } from '../identity.js';
 import { LinkConfigError, type WsTiming, WsLink } from '../ws/link.js';
 import { DEFAULT_DUPLICATE_WINDOW_MS, RecentExecutes } from './dedupe.js';
 import {
   METHODS,
   type ToolOutcome,
   executeResponse,
-  normaliseMac,
   notification,
   parseServerText,
   readAck,
@@ -88,6 +88,8 @@ export class RobotSession extends SessionBase implements LiveSession {
   readonly link: WsLink;
   /** Normalised; undefined when the setting is not a MAC address (the link then stays offline). */
   readonly macAddr: string | undefined;
+  /** Why `macAddr` is missing: the connection cannot start (offline, config). */
+  private readonly macProblem: string | undefined;
   private readonly clock: Clock;
   private readonly ids: IdSource;
   private readonly recent: RecentExecutes;
@@ -104,7 +106,9 @@ export class RobotSession extends SessionBase implements LiveSession {
     super(options);
     this.clock = options.clock ?? systemClock;
     this.ids = options.ids ?? cryptoIds;
-    this.macAddr = normaliseMac(options.macAddr);
+    const mac = normaliseRobotMac(options.macAddr);
+    this.macAddr = mac.ok ? mac.value : undefined;
+    this.macProblem = mac.ok ? undefined : mac.message;
     this.recent = new RecentExecutes(
       options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS,
       this.clock,
@@ -112,10 +116,7 @@ export class RobotSession extends SessionBase implements LiveSession {
     this.turns = new RobotTurns(this.ids);
     this.link = new WsLink({
       url: () => {
-        if (!this.macAddr)
-          throw new LinkConfigError(
-            `'${options.macAddr}' is not a MAC address; the robot server needs one like AA-BB-CC-DD-EE-FF`,
-          );
+        if (this.macProblem) throw new LinkConfigError(this.macProblem);
         return options.url;
       },
       clock: this.clock,

@@ -32,7 +32,7 @@ import { endVoiceUpload, sendVoiceChunk } from '../voice-upload.js';
 import { DEFAULT_WS_TIMING, LinkConfigError, WsLink, type WsTiming } from '../ws/link.js';
 import { ReplyAudio, VoiceUplink, downlinkRate } from './audio.js';
 import { BinaryFrameError, FRAME_TYPE, type ProtocolVersion, decodeAudioFrame } from './binary.js';
-import { normaliseClientId, normaliseDeviceId } from './identity.js';
+import { normaliseClientId, normaliseDeviceId } from '../identity.js';
 import {
   type ServerMessage,
   abortMessage,

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../app/contract/errors.js';
-import { seededIds } from '../../../app/ids.js';
 import {
   ROBOT_ERROR_CODES,
   executeResponse,
-  generateMac,
-  normaliseMac,
   parseServerText,
   readAck,
   readAiMessage,
@@ -13,35 +10,6 @@ import {
   robotErrorCode,
   toolDefinitions,
 } from '../../../app/wire/robot/messages.js';
-
-describe('robot messages: MAC addresses', () => {
-  it.each([
-    ['aa:bb:cc:dd:ee:ff', 'AA-BB-CC-DD-EE-FF'],
-    ['AA-BB-CC-DD-EE-FF', 'AA-BB-CC-DD-EE-FF'],
-    ['00:11:22:33:44:55', '00-11-22-33-44-55'],
-    ['a1b2c3d4e5f6', 'A1-B2-C3-D4-E5-F6'],
-    [' aa-bb-cc-dd-ee-0f ', 'AA-BB-CC-DD-EE-0F'],
-  ])('normalises %s to the doc’s form', (input, expected) => {
-    expect(normaliseMac(input)).toBe(expected);
-  });
-
-  it.each(['', 'aa:bb:cc:dd:ee', 'aa:bb:cc:dd:ee:ff:00', 'gg:bb:cc:dd:ee:ff', 'aa:bb-cc:dd:ee:ff'])(
-    'refuses %j',
-    (input) => {
-      expect(normaliseMac(input)).toBeUndefined();
-    },
-  );
-
-  it('generates locally administered unicast addresses in the doc’s form', () => {
-    const ids = seededIds(7);
-    for (let i = 0; i < 50; i++) {
-      const mac = generateMac(ids);
-      expect(normaliseMac(mac)).toBe(mac);
-      const first = parseInt(mac.slice(0, 2), 16);
-      expect(first & 0x03).toBe(0x02);
-    }
-  });
-});
 
 describe('robot messages: registration', () => {
   it('lists every non-user-only tool as remote/query with its schema', () => {

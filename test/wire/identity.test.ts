@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { seededIds } from '../../../app/ids.js';
+import { seededIds } from '../../app/ids.js';
 import {
   generateClientId,
   generateDeviceId,
@@ -8,10 +8,11 @@ import {
   isDeviceId,
   normaliseClientId,
   normaliseDeviceId,
-  normaliseMac,
-} from '../../../app/wire/xiaozhi/identity.js';
+  normaliseRobotMac,
+  orThrow,
+} from '../../app/wire/identity.js';
 
-describe('XiaoZhi device identity', () => {
+describe('device identity (XiaoZhi Device-Id / Client-Id, robot mac_addr)', () => {
   it('generates locally administered unicast MACs, never a real card address', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 2 ** 31 }), (seed) => {
@@ -47,7 +48,7 @@ describe('XiaoZhi device identity', () => {
       ' Aa:bB:cc:dd:ee:ff ',
     ])
       expect(normaliseDeviceId(input)).toEqual({ ok: true, value: 'aa:bb:cc:dd:ee:ff' });
-    expect(normaliseMac('aa:bb:cc:dd:ee:ff', '-')).toBe('aa-bb-cc-dd-ee-ff');
+    expect(orThrow(normaliseRobotMac('aa:bb:cc:dd:ee:ff'))).toBe('AA-BB-CC-DD-EE-FF');
   });
 
   it('refuses what is not a MAC, with a message showing the expected form', () => {
@@ -62,7 +63,35 @@ describe('XiaoZhi device identity', () => {
       expect(r.ok).toBe(false);
       expect(!r.ok && r.message).toMatch(/aa:bb:cc:dd:ee:ff/);
     }
-    expect(() => normaliseMac('nope')).toThrow(/not a MAC address/);
+    expect(() => orThrow(normaliseDeviceId('nope'))).toThrow(/not a MAC address/);
+  });
+
+  it.each([
+    ['aa:bb:cc:dd:ee:ff', 'AA-BB-CC-DD-EE-FF'],
+    ['AA-BB-CC-DD-EE-FF', 'AA-BB-CC-DD-EE-FF'],
+    ['00:11:22:33:44:55', '00-11-22-33-44-55'],
+    ['a1b2c3d4e5f6', 'A1-B2-C3-D4-E5-F6'],
+    [' aa-bb-cc-dd-ee-0f ', 'AA-BB-CC-DD-EE-0F'],
+  ])('writes %s in the robot document’s form', (input, expected) => {
+    expect(normaliseRobotMac(input)).toEqual({ ok: true, value: expected });
+  });
+
+  it.each(['', 'aa:bb:cc:dd:ee', 'aa:bb:cc:dd:ee:ff:00', 'gg:bb:cc:dd:ee:ff', 'aa:bb-cc:dd:ee:ff'])(
+    'refuses %j as a robot MAC, saying the form it needs',
+    (input) => {
+      const r = normaliseRobotMac(input);
+      expect(r.ok).toBe(false);
+      expect(!r.ok && r.message).toMatch(/AA-BB-CC-DD-EE-FF/);
+    },
+  );
+
+  it('a generated MAC is a valid robot MAC too, locally administered', () => {
+    const ids = seededIds(7);
+    for (let i = 0; i < 50; i++) {
+      const mac = orThrow(normaliseRobotMac(generateDeviceId(ids)));
+      expect(orThrow(normaliseRobotMac(mac))).toBe(mac);
+      expect(parseInt(mac.slice(0, 2), 16) & 0x03).toBe(0x02);
+    }
   });
 
   it('normalises client ids to lowercase and refuses non-UUIDs', () => {

@@ -1,10 +1,11 @@
 /**
- * Who the agent says it is to a XiaoZhi server: a `Device-Id` shaped like a MAC address and a
- * `Client-Id` UUID, generated once per profile and stored (protocols/xiaozhi.md B, Connect).
- * Servers key their memory and device binding on these, so they must stay stable; generated MACs
- * are locally administered unicast addresses, which no real network card carries.
+ * Who the agent says it is: a XiaoZhi `Device-Id` shaped like a MAC address and a `Client-Id`
+ * UUID (protocols/xiaozhi.md B, Connect), and a robot's `mac_addr` (robot-rpc.md), generated once
+ * per profile and stored. Servers key their memory and device binding on these, so they must stay
+ * stable; generated MACs are locally administered unicast addresses, which no real network card
+ * carries. One MAC rule for both dialects; only the written form differs.
  */
-import type { IdSource } from '../../ids.js';
+import type { IdSource } from '../ids.js';
 
 export type Checked = { ok: true; value: string } | { ok: false; message: string };
 
@@ -35,9 +36,11 @@ export function normaliseDeviceId(input: string): Checked {
   const raw = input.trim().toLowerCase();
   const hex = raw.replace(/[:-]/g, '');
   const grouped = /^[0-9a-f]{12}$/.test(hex) ? hex.match(/../g)!.join(':') : '';
-  // Separators, when present, must sit between every pair (no "aab:bcc…").
-  const separated = raw.includes(':') || raw.includes('-');
-  if (!grouped || (separated && raw.replace(/-/g, ':') !== grouped))
+  // Separators, when present, sit between every pair and are all the same: `aa:bb-cc…` is more
+  // likely a typo than an address.
+  const seps = new Set(raw.match(/[:-]/g) ?? []);
+  const separated = seps.size > 0;
+  if (!grouped || seps.size > 1 || (separated && raw.replace(/-/g, ':') !== grouped))
     return {
       ok: false,
       message: `the device id '${input}' is not a MAC address like aa:bb:cc:dd:ee:ff`,
@@ -45,14 +48,21 @@ export function normaliseDeviceId(input: string): Checked {
   return { ok: true, value: grouped };
 }
 
-/**
- * A MAC in lowercase with `separator` between the bytes (XiaoZhi: ':'; the robot dialect: '-').
- * Throws an Error a user can act on when it is not a MAC.
- */
-export function normaliseMac(input: string, separator: ':' | '-' = ':'): string {
+/** A MAC as the robot dialect writes it: `AA-BB-CC-DD-EE-FF` (accepts the same inputs). */
+export function normaliseRobotMac(input: string): Checked {
   const checked = normaliseDeviceId(input);
+  if (!checked.ok)
+    return {
+      ok: false,
+      message: `'${input}' is not a MAC address; the robot server needs one like AA-BB-CC-DD-EE-FF`,
+    };
+  return { ok: true, value: checked.value.replace(/:/g, '-').toUpperCase() };
+}
+
+/** The value, or an Error with the message (for settings and flags that must be valid). */
+export function orThrow(checked: Checked): string {
   if (!checked.ok) throw new Error(checked.message);
-  return separator === ':' ? checked.value : checked.value.replace(/:/g, '-');
+  return checked.value;
 }
 
 /** A client id in canonical lowercase form; any UUID version is accepted. */
