@@ -11,8 +11,19 @@ import type { PendingPrompt, Policy, Risk } from './policy.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' });
 const ServiceName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9_]*$' });
-/** Values sent in the Advent login must not contain `##` (it separates the fields). */
-const LoginValue = Type.String({ maxLength: 200, pattern: '^(?!.*##)[^\\r\\n]*$' });
+/**
+ * Patterns of profile fields: one source for the schemas below, the connection form and the
+ * terminal flags (each builds a RegExp from them).
+ */
+export const PROFILE_PATTERNS = {
+  /** Values sent in the Advent login must not contain `##` (it separates the fields). */
+  loginValue: '^(?!.*##)[^\\r\\n]*$',
+  wsUrl: '^wss?://[^\\s]+$',
+  mac: '^[0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}$',
+  uuid: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+} as const;
+
+const LoginValue = Type.String({ maxLength: 200, pattern: PROFILE_PATTERNS.loginValue });
 
 export const PolicySchema = Type.Union([
   Type.Literal('allow'),
@@ -28,11 +39,9 @@ export const PromptAnswerSchema = Type.Union([
 
 const Name = Type.String({ minLength: 1, maxLength: 100 });
 /** A WebSocket address; a token the user pasted inside it is moved to the SecretStore on save. */
-const WsUrl = Type.String({ minLength: 1, maxLength: 2048, pattern: '^wss?://[^\\s]+$' });
-const Mac = Type.String({ pattern: '^[0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}$' });
-const Uuid = Type.String({
-  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
-});
+const WsUrl = Type.String({ minLength: 1, maxLength: 2048, pattern: PROFILE_PATTERNS.wsUrl });
+const Mac = Type.String({ pattern: PROFILE_PATTERNS.mac });
+const Uuid = Type.String({ pattern: PROFILE_PATTERNS.uuid });
 const AutoConnect = Type.Optional(Type.Boolean());
 
 /** Advent TCP server (protocols/advent.md). Token: SecretStore `profile:<id>:token`. */

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { PROFILE_PATTERNS } from '../../app/contract/commands.js';
 import type { Policy } from '../../app/contract/policy.js';
 
 export const USAGE = `advent-agent — your local services for a voice-AI server, behind a permission gate
@@ -187,8 +188,8 @@ const SESSION_OPTIONS = {
   mac: { type: 'string' },
 } as const;
 
-const MAC = /^[0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}$/;
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const MAC = new RegExp(PROFILE_PATTERNS.mac);
+const UUID = new RegExp(PROFILE_PATTERNS.uuid);
 
 /** A ws:// or wss:// address; the message never repeats a token the address may carry. */
 function wsUrl(flag: string, text: string): string | Error {

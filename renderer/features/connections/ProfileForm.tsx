@@ -6,7 +6,12 @@
  */
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { ProfileInput, ProfileKind, ProfileView } from '../../../app/contract/index.js';
+import {
+  PROFILE_PATTERNS,
+  type ProfileInput,
+  type ProfileKind,
+  type ProfileView,
+} from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
 import { errorText } from '../../lib/labels.js';
 import { toast } from '../../store/toasts.js';
@@ -70,10 +75,10 @@ function draftOf(p: ProfileView | undefined): Draft {
   };
 }
 
-const LOGIN_VALUE = /^(?!.*##)[^\r\n]*$/;
-const WS_URL = /^wss?:\/\/[^\s]+$/;
-const MAC = /^[0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}$/;
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const LOGIN_VALUE = new RegExp(PROFILE_PATTERNS.loginValue);
+const WS_URL = new RegExp(PROFILE_PATTERNS.wsUrl);
+const MAC = new RegExp(PROFILE_PATTERNS.mac);
+const UUID = new RegExp(PROFILE_PATTERNS.uuid);
 
 /** The profile the core saves, from the draft of one kind. */
 function inputOf(d: Draft, id: string | undefined): ProfileInput {
