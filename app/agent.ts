@@ -86,6 +86,8 @@ export class Agent {
   readonly broker: Broker;
   readonly gate: Dispatcher;
   private readonly sessions = new Map<string, LiveSession>();
+  /** The enabled services as servers see them; undefined after any registry change. */
+  private tools: readonly ToolEntry[] | undefined;
   private lock: DataDirLock | undefined;
   readonly clockSource: Clock;
   readonly ids: IdSource;
@@ -152,6 +154,7 @@ export class Agent {
     );
     audit.onAppend((record) => this.events.emit('audit', record));
     this.registry.events.on('changed', () => {
+      this.tools = undefined;
       for (const session of this.sessions.values()) session.reregister();
       this.events.emit('services', this.services());
     });
@@ -203,8 +206,9 @@ export class Agent {
   }
 
   /** The enabled services as MCP-style servers see them (user-only ones marked, not removed). */
-  toolEntries(): ToolEntry[] {
-    return this.registry
+  toolEntries(): readonly ToolEntry[] {
+    // Read on every tools/list and tools/call: built once per change of the registry, not per call.
+    this.tools ??= this.registry
       .list()
       .filter((e) => e.enabled)
       .map(({ service }) => ({
@@ -214,6 +218,7 @@ export class Agent {
         risk: service.risk,
         userOnly: service.userOnly === true,
       }));
+    return this.tools;
   }
 
   /** Switch a service on or off: saved, and every live connection re-registers at once. */

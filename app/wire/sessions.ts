@@ -20,7 +20,7 @@ export type SecretSource = () => Promise<string | undefined> | string | undefine
 
 export interface SessionContext {
   gate: Gate;
-  tools: () => ToolEntry[];
+  tools: () => readonly ToolEntry[];
   secret: SecretSource;
   clock: Clock;
   ids: IdSource;

@@ -34,7 +34,7 @@ export interface McpServerOptions {
   dialect: Dialect;
   gate: Gate;
   /** The enabled services, in registry order, user-only ones included (filtered here). */
-  tools: () => ToolEntry[];
+  tools: () => readonly ToolEntry[];
   serverInfo: { name: string; version: string };
   /** Announce `tools.listChanged` (the endpoint does; the device dialect never did). */
   listChanged: boolean;

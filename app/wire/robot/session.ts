@@ -64,7 +64,7 @@ export interface RobotSessionOptions {
   macAddr: string;
   gate: Gate;
   /** The enabled services, read at each (re)register; user-only ones are left out here. */
-  tools: () => ToolEntry[];
+  tools: () => readonly ToolEntry[];
   /** An id-less execute identical to one received this recently is a duplicate. Default 5000 ms. */
   duplicateWindowMs?: number;
   /** No ack this long after `mcp/registerTools` → registration failed (the link stays). Default 10 s. */

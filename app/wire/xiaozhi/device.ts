@@ -67,7 +67,7 @@ export interface XiaozhiSessionOptions {
   /** Hands-free listen mode for voiceStart: 'manual' (push-to-talk) or 'auto'. Default 'manual'. */
   listenMode?: 'manual' | 'auto';
   gate: Gate;
-  tools: () => ToolEntry[];
+  tools: () => readonly ToolEntry[];
   serverInfo?: { name: string; version: string };
   clock?: Clock;
   ids?: IdSource;

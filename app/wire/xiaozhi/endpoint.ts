@@ -39,7 +39,7 @@ export interface EndpointSessionOptions {
   url: () => Promise<string> | string;
   gate: Gate;
   /** The enabled services (user-only ones included: the MCP server filters them). */
-  tools: () => ToolEntry[];
+  tools: () => readonly ToolEntry[];
   serverInfo?: { name: string; version: string };
   clock?: Clock;
   ids?: IdSource;
