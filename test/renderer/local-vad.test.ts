@@ -122,9 +122,9 @@ const present =
 const stream = (id: string) => ({ id }) as unknown as MicStream;
 const BASE = 'http://127.0.0.1:1234/vad/';
 
-/** A detector loaded over the fake library with every asset present. */
-async function loaded() {
-  const f = fakeLibrary();
+/** A detector loaded over the fake library (with `options`) and every asset present. */
+async function loaded(options?: Parameters<typeof fakeLibrary>[0]) {
+  const f = fakeLibrary(options);
   const r = await loadLocalVad({
     context: f.context,
     base: BASE,
@@ -274,26 +274,12 @@ describe('local VAD wrapper (vad-web on a fake)', () => {
   });
 
   it('a start that fails (or leaves the library errored) is a value too', async () => {
-    const f = fakeLibrary({ failStart: new Error('AudioWorklet: blocked') });
-    const r = await loadLocalVad({
-      context: f.context,
-      base: BASE,
-      library: async () => f.library,
-      fetch: present(),
-    });
-    if (!r.ok) throw new Error(r.error);
+    const { r } = await loaded({ failStart: new Error('AudioWorklet: blocked') });
     expect(await r.vad.listen(stream('mic-1'), { onSpeechEnd: () => undefined })).toEqual({
       ok: false,
       error: 'AudioWorklet: blocked',
     });
-    const g = fakeLibrary({ erroredOnStart: 'Audio context is null' });
-    const s = await loadLocalVad({
-      context: g.context,
-      base: BASE,
-      library: async () => g.library,
-      fetch: present(),
-    });
-    if (!s.ok) throw new Error(s.error);
+    const { r: s } = await loaded({ erroredOnStart: 'Audio context is null' });
     expect(await s.vad.listen(stream('mic-1'), { onSpeechEnd: () => undefined })).toEqual({
       ok: false,
       error: 'Audio context is null',
