@@ -12,6 +12,10 @@ const uiAndHosts = [
     message: 'app/ is the core: it never imports react.',
   },
   { group: ['**/renderer/**', '**/main/**'], message: 'app/ must not import hosts or the UI.' },
+  {
+    group: ['**/sim/**'],
+    message: 'app/ must not import the simulators (sim/): a host injects the demo server.',
+  },
 ];
 
 export default tseslint.config(

@@ -29,7 +29,6 @@ import type { RegistrationState } from './contract/connection.js';
 import type { AuditQuery } from './contract/audit.js';
 import type { Policy, PromptAnswer } from './contract/policy.js';
 import { Emitter } from './events.js';
-import { AdventSim } from './sim/advent-sim.js';
 import type { LiveSession } from './wire/session.js';
 import { splitUrlToken } from './wire/ws/url.js';
 import {
@@ -46,7 +45,19 @@ export interface CoreApiOptions extends AgentOptions {
   logDir?: string;
   /** A warning about where secrets are kept (Electron on Linux without a keyring). */
   secretsWarning?: string;
+  /**
+   * Starts the simulated server behind "Try the demo server". The simulators live outside the
+   * core (sim/), so the host injects it; without one the demo is not offered.
+   */
+  demo?: DemoFactory;
 }
+
+/** A simulated Advent server on a loopback port that accepts any token. */
+export interface DemoServer {
+  readonly port: number;
+  stop(): Promise<void>;
+}
+export type DemoFactory = () => Promise<DemoServer>;
 
 const tokenKey = (profileId: string): string => `profile:${profileId}:token`;
 const DEMO_ID = 'demo';
@@ -57,7 +68,7 @@ export class CoreApi implements AgentApi {
   private readonly registrations = new Map<string, RegistrationState>();
   private readonly tokens = new Set<string>();
   private active: string | undefined;
-  private demo: { sim: AdventSim; profile: AdventProfile } | undefined;
+  private demo: { sim: DemoServer; profile: AdventProfile } | undefined;
   private voiceTask:
     { connection: string; taskId: string; bytes: number; logged: boolean } | undefined;
   /** The last voice turn closed by the UI, so a late chunk is refused with a clear reason. */
@@ -301,7 +312,8 @@ export class CoreApi implements AgentApi {
   /** The built-in simulator on a random loopback port, for a first look without an account. */
   async startDemo(): Promise<ProfileView> {
     if (!this.demo) {
-      const sim = await AdventSim.start({ record: false });
+      if (!this.options.demo) throw new Error('this host has no demo server');
+      const sim = await this.options.demo();
       const profile: AdventProfile = {
         id: DEMO_ID,
         kind: 'advent',

@@ -6,10 +6,11 @@ import { CoreApi } from '../app/api.js';
 import type { ChatItem } from '../app/contract/chat.js';
 import type { ConnectionView, EventPayloads } from '../app/contract/commands.js';
 import { MemorySecretStore } from '../app/settings/secrets.js';
-import { AdventSim } from '../app/sim/advent-sim.js';
+import { AdventSim } from '../sim/advent/server.js';
 import { FAST } from './helpers/agent-harness.js';
 import { voiceLike } from './audio/correlation.js';
 import { nextEvent, until } from './helpers/wait.js';
+import { startDemoServer } from '../sim/demo-server.js';
 
 let dir: string;
 let api: CoreApi;
@@ -26,6 +27,7 @@ beforeEach(async () => {
     timing: FAST,
     version: '1.2.3',
     host: 'browser',
+    demo: startDemoServer,
   });
 });
 afterEach(async () => {

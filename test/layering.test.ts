@@ -30,6 +30,11 @@ describe('layering rules', () => {
       /must not import hosts/,
     ],
     [
+      'app/example.ts',
+      "import { AdventSim } from '../sim/advent/server.js';\nexport const x = AdventSim;\n",
+      /must not import the simulators/,
+    ],
+    [
       'app/contract/example.ts',
       "import fs from 'node:fs';\nexport const x = fs;\n",
       /no node:\* here/,

@@ -15,6 +15,7 @@ import { registerAppScheme, serveApp } from './protocol.js';
 import { SafeStorageSecretStore } from './secrets.js';
 import { type AppTray, createTray } from './tray.js';
 import { createMainWindow, hardenSession, hardenWebContents } from './window.js';
+import { startDemoServer } from '../../sim/demo-server.js';
 
 export const APP_USER_MODEL_ID = 'ai.advent.agent';
 /** How long a quit waits for the connections to say goodbye before it goes anyway. */
@@ -106,6 +107,7 @@ export async function startHost(paths: HostPaths): Promise<Host | undefined> {
     host: 'electron',
     version: app.getVersion(),
     logDir: app.getPath('logs'),
+    demo: startDemoServer,
   });
   const api = await core.opening;
   api.events.on('notice', (n) =>

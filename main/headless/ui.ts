@@ -17,6 +17,7 @@ import { RunSecretStore } from './run-secrets.js';
 import { readTokenFlag } from './token.js';
 import { type FlagConnection, flagConnections } from './flag-profiles.js';
 import { startUiServer } from './ui-server.js';
+import { startDemoServer } from '../../sim/demo-server.js';
 
 export interface RunningUi {
   /** The page's address with its token. */
@@ -45,6 +46,7 @@ export async function startUi(args: UiArgs, io: CliIo): Promise<RunningUi> {
     overrides: overridesOf(args),
     timing: io.timing,
     wsTiming: io.wsTiming,
+    demo: startDemoServer,
   });
 
   let flagProfiles: string[] = [];

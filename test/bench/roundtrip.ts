@@ -10,8 +10,8 @@ import { Agent } from '../../app/agent.js';
 import { AuditLog } from '../../app/audit/log.js';
 import { getCurrentTimeService } from '../../app/services/builtin/get_current_time.js';
 import { MemorySecretStore } from '../../app/settings/secrets.js';
-import { AdventSim } from '../../app/sim/advent-sim.js';
-import type { SimPeer } from '../../app/sim/peer.js';
+import { AdventSim } from '../../sim/advent/server.js';
+import type { SimPeer } from '../../sim/advent/peer.js';
 import {
   type Call,
   METHOD,

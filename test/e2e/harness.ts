@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Browser, type Locator, type Page } from 'playwright-core';
 import { expect, onTestFinished } from 'vitest';
-import { AdventSim, type AdventSimOptions } from '../../app/sim/advent-sim.js';
+import { AdventSim, type AdventSimOptions } from '../../sim/advent/server.js';
 import { type UiHost, repo, startHost } from './host.js';
 
 export * from './host.js';

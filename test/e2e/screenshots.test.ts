@@ -6,8 +6,8 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zhCN } from '../../renderer/i18n/zh-CN.js';
-import { RobotSim } from '../../app/sim/robot-sim.js';
-import { XiaozhiSim } from '../../app/sim/xiaozhi-sim.js';
+import { RobotSim } from '../../sim/robot/server.js';
+import { XiaozhiSim } from '../../sim/xiaozhi/server.js';
 import {
   by,
   cleanup,

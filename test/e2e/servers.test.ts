@@ -10,10 +10,10 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EndpointSim } from '../../app/sim/endpoint-sim.js';
-import { RobotSim } from '../../app/sim/robot-sim.js';
-import { sineTone } from '../../app/sim/tone.js';
-import { XiaozhiSim, type XiaozhiSimOptions } from '../../app/sim/xiaozhi-sim.js';
+import { EndpointSim } from '../../sim/endpoint/server.js';
+import { RobotSim } from '../../sim/robot/server.js';
+import { sineTone } from '../../sim/kit/tone.js';
+import { XiaozhiSim, type XiaozhiSimOptions } from '../../sim/xiaozhi/server.js';
 import { en } from '../../renderer/i18n/en.js';
 import {
   by,

@@ -4,7 +4,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdventSim } from '../../app/sim/advent-sim.js';
+import { AdventSim } from '../../sim/advent/server.js';
 import { en } from '../../renderer/i18n/en.js';
 import {
   by,

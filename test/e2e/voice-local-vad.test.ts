@@ -12,7 +12,7 @@ import path from 'node:path';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProfileInput } from '../../app/contract/commands.js';
-import type { AdventSim } from '../../app/sim/advent-sim.js';
+import type { AdventSim } from '../../sim/advent/server.js';
 import { FrameType } from '../../app/wire/advent/frame.js';
 import { en } from '../../renderer/i18n/en.js';
 import { type UiHost, by, cleanup, goTo, startHost, startSim, text } from './harness.js';

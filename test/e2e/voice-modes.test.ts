@@ -7,7 +7,7 @@
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProfileInput } from '../../app/contract/commands.js';
-import type { AdventSim } from '../../app/sim/advent-sim.js';
+import type { AdventSim } from '../../sim/advent/server.js';
 import { FrameType } from '../../app/wire/advent/frame.js';
 import { type UiHost, by, cleanup, startHost, startSim, text } from './harness.js';
 import {

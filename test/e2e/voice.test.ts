@@ -7,7 +7,7 @@
  */
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sineTone } from '../../app/sim/tone.js';
+import { sineTone } from '../../sim/kit/tone.js';
 import { en } from '../../renderer/i18n/en.js';
 import { by, connectThroughUi, dismissToasts, goTo, openApp, startSim, text } from './harness.js';
 import {

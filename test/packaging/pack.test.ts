@@ -21,6 +21,9 @@ const BUILT = [
   'dist/main/electron/main.js',
   'dist/preload/preload.js',
   'dist/renderer/index.html',
+  // The demo server lives outside the core (sim/) and is injected by the host; it still ships.
+  'dist/sim/demo-server.js',
+  'dist/sim/advent/server.js',
 ] as const;
 
 let tmp: string;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BadSeqScanner, checkResult, parseAuth } from '../../app/sim/checks.js';
+import { BadSeqScanner, checkResult, parseAuth } from '../../sim/advent/checks.js';
 import { FrameType, encodeFrame } from '../../app/wire/advent/frame.js';
 
 describe('protocol checks', () => {

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AdventSim } from '../../app/sim/advent-sim.js';
-import { type CliIo, isLoopback, main, maskToken } from '../../app/sim/cli.js';
+import type { AdventSim } from '../../sim/advent/server.js';
+import { type CliIo, isLoopback, main, maskToken } from '../../sim/cli.js';
 import { FrameType } from '../../app/wire/advent/frame.js';
 import { RawClient } from './raw-client.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../app/clock.js';
-import { pieces } from '../../app/sim/demo.js';
+import { pieces } from '../../sim/advent/demo.js';
 import { FrameType } from '../../app/wire/advent/frame.js';
 import { useSim } from './fixture.js';
 import { type RawClient, textOf } from './raw-client.js';

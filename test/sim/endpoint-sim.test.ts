@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { logEndpointSim } from '../../app/sim/endpoint-log.js';
-import { EndpointSim, type EndpointSimOptions } from '../../app/sim/endpoint-sim.js';
+import { logEndpointSim } from '../../sim/endpoint/log.js';
+import { EndpointSim, type EndpointSimOptions } from '../../sim/endpoint/server.js';
 import { nextEvent, until } from '../helpers/wait.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterEach } from 'vitest';
-import { AdventSim, type AdventSimOptions } from '../../app/sim/advent-sim.js';
+import { AdventSim, type AdventSimOptions } from '../../sim/advent/server.js';
 import { RawClient } from './raw-client.js';
 
 /** Starts simulators and clients that are all closed after each test, pass or fail. */

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { main } from '../../app/sim/robot-cli.js';
-import { RobotSim, type RobotSimOptions } from '../../app/sim/robot-sim.js';
+import { main } from '../../sim/robot/cli.js';
+import { RobotSim, type RobotSimOptions } from '../../sim/robot/server.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { until } from '../helpers/wait.js';
 

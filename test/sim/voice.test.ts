@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpusDecoder, OpusUnframer } from '../../app/audio/opus.js';
-import type { Turn } from '../../app/sim/records.js';
-import { speechLike } from '../../app/sim/tone.js';
-import { VoiceInput, opusPayloads } from '../../app/sim/voice.js';
+import type { Turn } from '../../sim/advent/records.js';
+import { speechLike } from '../../sim/kit/tone.js';
+import { VoiceInput, opusPayloads } from '../../sim/advent/voice.js';
 import { FrameType, taskKey } from '../../app/wire/advent/frame.js';
 import { correlation, samples, voiceLike } from '../audio/correlation.js';
 import { type Harness, startHarness } from '../helpers/agent-harness.js';

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { OpusDecoder, OpusEncoder } from '../../app/audio/opus.js';
-import { logXiaozhiEvents } from '../../app/sim/xiaozhi-log.js';
-import { XiaozhiSim, type XiaozhiSimOptions } from '../../app/sim/xiaozhi-sim.js';
+import { logXiaozhiEvents } from '../../sim/xiaozhi/log.js';
+import { XiaozhiSim, type XiaozhiSimOptions } from '../../sim/xiaozhi/server.js';
 import { decodeAudioFrame, encodeAudioFrame } from '../../app/wire/xiaozhi/binary.js';
 import { deviceHello } from '../../app/wire/xiaozhi/messages.js';
 import { correlation, samples, voiceLike } from '../audio/correlation.js';

@@ -10,6 +10,7 @@ import { type UiServer, startUiServer } from '../../../main/headless/ui-server.j
 import { FAST } from '../../helpers/agent-harness.js';
 import { nextEvent, until } from '../../helpers/wait.js';
 import { type Page, httpGet, openPage, upgradeStatus } from './bridge-client.js';
+import { startDemoServer } from '../../../sim/demo-server.js';
 
 let dir: string;
 let staticDir: string;
@@ -26,6 +27,7 @@ async function openApi(): Promise<CoreApi> {
     host: 'browser',
     version: '0.0.0-test',
     timing: FAST,
+    demo: startDemoServer,
   });
 }
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AdventSim } from '../../../app/sim/advent-sim.js';
+import { AdventSim } from '../../../sim/advent/server.js';
 import { FrameType } from '../../../app/wire/advent/frame.js';
 import { parseCliArgs } from '../../../main/headless/args.js';
 import { main } from '../../../main/headless/cli.js';

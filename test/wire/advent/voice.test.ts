@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpusUnframer } from '../../../app/audio/opus.js';
-import type { Turn } from '../../../app/sim/records.js';
-import { LISTENING_STATUS } from '../../../app/sim/session.js';
+import type { Turn } from '../../../sim/advent/records.js';
+import { LISTENING_STATUS } from '../../../sim/advent/conn.js';
 import { FrameType, taskKey } from '../../../app/wire/advent/frame.js';
 import { correlation, samples, voiceLike } from '../../audio/correlation.js';
 import { type Harness, startHarness } from '../../helpers/agent-harness.js';

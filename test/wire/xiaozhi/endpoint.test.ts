@@ -8,7 +8,7 @@ import type { Agent } from '../../../app/agent.js';
 import type { ConnectionState, RegistrationState } from '../../../app/contract/connection.js';
 import type { Policy } from '../../../app/contract/policy.js';
 import type { Service } from '../../../app/services/service.js';
-import { EndpointSim, type EndpointSimOptions } from '../../../app/sim/endpoint-sim.js';
+import { EndpointSim, type EndpointSimOptions } from '../../../sim/endpoint/server.js';
 import { EndpointSession, MAX_FRAME_BYTES } from '../../../app/wire/xiaozhi/endpoint.js';
 import type { WsTiming } from '../../../app/wire/ws/link.js';
 import { nextEvent, until } from '../../helpers/wait.js';

@@ -5,7 +5,7 @@
  */
 import type { Agent, AgentOptions } from '../../../app/agent.js';
 import type { ConnectionState, RegistrationState } from '../../../app/contract/connection.js';
-import { XiaozhiSim, type XiaozhiSimOptions } from '../../../app/sim/xiaozhi-sim.js';
+import { XiaozhiSim, type XiaozhiSimOptions } from '../../../sim/xiaozhi/server.js';
 import { XiaozhiSession, type XiaozhiSessionOptions } from '../../../app/wire/xiaozhi/device.js';
 import { FAST_WS, openTempAgent, recordEvents, startSession } from '../../helpers/ws-agent.js';
 

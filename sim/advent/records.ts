@@ -1,4 +1,4 @@
-import type { KnownFrameType } from '../wire/advent/frame.js';
+import type { KnownFrameType } from '../../app/wire/advent/frame.js';
 import type { CallResult } from './checks.js';
 import type { SimPeer } from './peer.js';
 

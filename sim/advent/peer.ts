@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { IdSource } from '../ids.js';
+import type { IdSource } from '../../app/ids.js';
 import {
   DEFAULT_MAX_FRAME_BYTES,
   FrameType,
@@ -8,11 +8,11 @@ import {
   SYSTEM_TASK,
   encodeFrame,
   taskKey,
-} from '../wire/advent/frame.js';
+} from '../../app/wire/advent/frame.js';
 import type { CallResult } from './checks.js';
-import type { TimerSet } from './timers.js';
-import type { ByteOrder } from '../audio/opus.js';
-import { pcmChunks } from './tone.js';
+import type { TimerSet } from '../kit/timers.js';
+import type { ByteOrder } from '../../app/audio/opus.js';
+import { pcmChunks } from '../kit/tone.js';
 import { opusPayloads } from './voice.js';
 
 export type WriteMode = 'normal' | 'one-byte';

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
-import type { ByteOrder } from '../audio/opus.js';
-import type { Clock } from '../clock.js';
+import type { ByteOrder } from '../../app/audio/opus.js';
+import type { Clock } from '../../app/clock.js';
 import {
   type DecodeIssue,
   FRAME_TYPE_NAMES,
@@ -9,7 +9,7 @@ import {
   FrameType,
   SYSTEM_TASK,
   taskKey,
-} from '../wire/advent/frame.js';
+} from '../../app/wire/advent/frame.js';
 import {
   type AuthPayload,
   BadSeqScanner,
@@ -21,7 +21,7 @@ import {
 } from './checks.js';
 import type { SimPeer } from './peer.js';
 import type { AuthDecision, ReceivedFrame, SimEvents, Turn } from './records.js';
-import type { TimerSet } from './timers.js';
+import type { TimerSet } from '../kit/timers.js';
 import { VoiceInput } from './voice.js';
 
 export interface SessionTimings {

@@ -11,8 +11,8 @@ import {
   type SimTool,
   firstText,
   walkTools,
-} from './mcp-client.js';
-import type { TimerSet } from './timers.js';
+} from '../kit/mcp-client.js';
+import type { TimerSet } from '../kit/timers.js';
 
 export type { SimCallResult, SimTool };
 

@@ -2,8 +2,8 @@
  * What the simulated XiaoZhi server (XiaozhiSim) records and tells, kept apart from the server
  * and connection code so tests, the CLI and both halves of the simulator share one vocabulary.
  */
-import type { ProtocolVersion } from '../wire/xiaozhi/binary.js';
-import type { SimCallResult, SimTool } from './mcp-client.js';
+import type { ProtocolVersion } from '../../app/wire/xiaozhi/binary.js';
+import type { SimCallResult, SimTool } from '../kit/mcp-client.js';
 
 /** One connection as the server saw its upgrade request and hello. */
 export interface XzConnectionRecord {

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { AdventSim } from './advent-sim.js';
+import { AdventSim } from './advent/server.js';
 import {
   DEMO_HINT,
   type SimCliIo,
@@ -10,11 +10,11 @@ import {
   simFlags,
   startSim,
   warnIfExposed,
-} from './cli-common.js';
-import { hostPort } from './listen.js';
-import { main as robotMain } from './robot-cli.js';
+} from './kit/cli-common.js';
+import { hostPort } from './kit/listen.js';
+import { main as robotMain } from './robot/cli.js';
 import { endpointMain, xiaozhiMain } from './ws-cli.js';
-import type { AuthMode, SimEvents } from './records.js';
+import type { AuthMode, SimEvents } from './advent/records.js';
 
 /**
  * `advent-sim`: the demo server a newcomer can point the agent at without an account. It accepts
@@ -22,7 +22,7 @@ import type { AuthMode, SimEvents } from './records.js';
  */
 
 /** Where it always was, for its callers; the commands share it from cli-common.ts. */
-export { isLoopback } from './cli-common.js';
+export { isLoopback } from './kit/cli-common.js';
 
 export interface CliIo extends SimCliIo {
   /** Told the running simulator, for tests. */

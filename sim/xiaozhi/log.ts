@@ -2,9 +2,9 @@
  * One line per thing the XiaoZhi simulator sees, for `npm run sim` (the CLI host wires it).
  * Events carry no token, so nothing here can print one.
  */
-import { logLines } from './cli-common.js';
-import type { XiaozhiSim } from './xiaozhi-sim.js';
-import type { XzSimEvents } from './xiaozhi-records.js';
+import { logLines } from '../kit/cli-common.js';
+import type { XiaozhiSim } from './server.js';
+import type { XzSimEvents } from './records.js';
 
 export function logXiaozhiEvents(sim: XiaozhiSim, out: (line: string) => void): () => void {
   return logLines<XzSimEvents>(sim.events, out, {

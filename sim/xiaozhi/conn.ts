@@ -11,23 +11,23 @@
  * - with `renameDots`, dots in tool names become underscores (mapped back when calling).
  */
 import type WebSocket from 'ws';
-import { OpusDecoder, OpusEncoder, type OpusRate } from '../audio/opus.js';
+import { OpusDecoder, OpusEncoder, type OpusRate } from '../../app/audio/opus.js';
 import {
   BinaryFrameError,
   type ProtocolVersion,
   decodeAudioFrame,
   encodeAudioFrame,
-} from '../wire/xiaozhi/binary.js';
-import { PendingRequests, firstText, walkTools } from './mcp-client.js';
+} from '../../app/wire/xiaozhi/binary.js';
+import { PendingRequests, firstText, walkTools } from '../kit/mcp-client.js';
 import type {
   XzCallResult,
   XzConnectionRecord,
   XzListenEvent,
   XzSimTool,
   XzTurn,
-} from './xiaozhi-records.js';
-import type { TimerSet } from './timers.js';
-import { sineTone } from './tone.js';
+} from './records.js';
+import type { TimerSet } from '../kit/timers.js';
+import { sineTone } from '../kit/tone.js';
 
 const INITIALIZE_ID = 1;
 const LIST_ID = 2;

@@ -14,19 +14,19 @@ import { type IncomingMessage, type Server, createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import type WebSocket from 'ws';
-import { type Clock, systemClock } from '../clock.js';
-import { Emitter } from '../events.js';
-import { EndpointConn, type SimCallResult, type SimTool } from './endpoint-conn.js';
-import { boundPort, hostPort, listen } from './listen.js';
-import { TimerSet } from './timers.js';
-import { DEFAULT_WAIT_MS, Waiters } from './waiters.js';
+import { type Clock, systemClock } from '../../app/clock.js';
+import { Emitter } from '../../app/events.js';
+import { EndpointConn, type SimCallResult, type SimTool } from './conn.js';
+import { boundPort, hostPort, listen } from '../kit/listen.js';
+import { TimerSet } from '../kit/timers.js';
+import { DEFAULT_WAIT_MS, Waiters } from '../kit/waiters.js';
 import {
   OpenConns,
   closeWsServer,
   refuseUpgrade,
   serveUpgrades,
   upgradeTarget,
-} from './ws-server.js';
+} from '../kit/ws-server.js';
 
 export type { SimCallResult, SimTool };
 

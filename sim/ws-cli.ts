@@ -8,11 +8,11 @@ import {
   simFlags,
   startSim,
   warnIfExposed,
-} from './cli-common.js';
-import { EndpointSim } from './endpoint-sim.js';
-import { logEndpointSim } from './endpoint-log.js';
-import { XiaozhiSim } from './xiaozhi-sim.js';
-import { logXiaozhiEvents } from './xiaozhi-log.js';
+} from './kit/cli-common.js';
+import { EndpointSim } from './endpoint/server.js';
+import { logEndpointSim } from './endpoint/log.js';
+import { XiaozhiSim } from './xiaozhi/server.js';
+import { logXiaozhiEvents } from './xiaozhi/log.js';
 
 /**
  * `npm run sim -- xiaozhi` and `npm run sim -- endpoint`: the simulated XiaoZhi server (B) and

@@ -4,8 +4,8 @@ import {
   OpusEncoder,
   OpusUnframer,
   frameOpusPackets,
-} from '../audio/opus.js';
-import { PCM_BYTES_PER_MS, PCM_RATE } from './tone.js';
+} from '../../app/audio/opus.js';
+import { PCM_BYTES_PER_MS, PCM_RATE } from '../kit/tone.js';
 
 /**
  * The server's ear for one voice turn: keeps what the client uploaded and, for

@@ -2,9 +2,9 @@
  * The robot demo's canned conversation: enough to see a registered tool run (with the user's
  * permission for a write), a thought, a streamed reply and a spoken answer, with no AI behind it.
  */
-import { NOTE, noteBody, noteFilename, show } from './demo-common.js';
-import type { ExecuteOutcome, RobotConn, RobotStream } from './robot-conn.js';
-import { PCM_BYTES_PER_MS, speechLike } from './tone.js';
+import { NOTE, noteBody, noteFilename, show } from '../kit/demo-common.js';
+import type { ExecuteOutcome, RobotConn, RobotStream } from './conn.js';
+import { PCM_BYTES_PER_MS, speechLike } from '../kit/tone.js';
 
 const TIME = /what time|time is it|几点|时间/i;
 const TIME_TOOL = 'get_current_time';

@@ -3,8 +3,8 @@
  * newcomer needs to see that the agent connected, which services it offered and how calls went.
  * The token is part of the address the user pastes; it is never repeated in these lines.
  */
-import { logLines } from './cli-common.js';
-import type { EndpointSim, EndpointSimEvents } from './endpoint-sim.js';
+import { logLines } from '../kit/cli-common.js';
+import type { EndpointSim, EndpointSimEvents } from './server.js';
 
 /** Subscribe `out` to the simulator's events; returns the unsubscribe function. */
 export function logEndpointSim(sim: EndpointSim, out: (line: string) => void): () => void {

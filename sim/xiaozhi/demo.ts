@@ -2,9 +2,9 @@
  * The canned conversation of the XiaoZhi demo server: enough to see a typed or spoken turn, an
  * MCP call through the user's permission gate, a subtitle, a mood and a voice — no account, no AI.
  */
-import type { XzSimConnection } from './xiaozhi-conn.js';
-import type { XzTurn } from './xiaozhi-records.js';
-import { PCM_BYTES_PER_MS, speechLike } from './tone.js';
+import type { XzSimConnection } from './conn.js';
+import type { XzTurn } from './records.js';
+import { PCM_BYTES_PER_MS, speechLike } from '../kit/tone.js';
 
 export type XzTurnHandler = (turn: XzTurn, conn: XzSimConnection) => void | Promise<void>;
 

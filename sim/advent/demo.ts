@@ -1,7 +1,7 @@
-import { NOTE, noteBody, noteFilename, show } from './demo-common.js';
+import { NOTE, noteBody, noteFilename, show } from '../kit/demo-common.js';
 import type { SimPeer } from './peer.js';
 import type { Turn, TurnHandler } from './records.js';
-import { PCM_BYTES_PER_MS, sineTone, speechLike } from './tone.js';
+import { PCM_BYTES_PER_MS, sineTone, speechLike } from '../kit/tone.js';
 
 /**
  * The canned conversation of the demo server: enough to see a turn, an MCP call with the user's

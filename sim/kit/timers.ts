@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../clock.js';
+import type { Clock, TimerHandle } from '../../app/clock.js';
 
 /**
  * Every timer the simulator sets goes through one of these, so `stop()` can prove it left nothing

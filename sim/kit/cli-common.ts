@@ -4,7 +4,7 @@
  * trusts anyone is exposed, running until Ctrl+C, and one log line per event. Kept apart from
  * cli.ts, which imports every command: the commands importing it back would make a cycle.
  */
-import type { Emitter } from '../events.js';
+import type { Emitter } from '../../app/events.js';
 
 export interface SimCliIo {
   out(line: string): void;

@@ -1,4 +1,4 @@
-import { nudgePcmMarkers } from '../wire/advent/frame.js';
+import { nudgePcmMarkers } from '../../app/wire/advent/frame.js';
 
 export const PCM_RATE = 16_000;
 /** s16le mono at 16 kHz: 32 bytes per millisecond. */

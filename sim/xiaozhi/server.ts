@@ -12,24 +12,24 @@ import { type IncomingMessage, type Server, createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import type WebSocket from 'ws';
-import type { OpusRate } from '../audio/opus.js';
-import { type Clock, systemClock } from '../clock.js';
-import { Emitter } from '../events.js';
-import { type IdSource, cryptoIds } from '../ids.js';
-import { isProtocolVersion } from '../wire/xiaozhi/binary.js';
-import { isClientId, isDeviceId } from '../wire/identity.js';
-import { boundPort, hostPort, listen } from './listen.js';
-import { TimerSet } from './timers.js';
-import { DEFAULT_WAIT_MS, Waiters } from './waiters.js';
+import type { OpusRate } from '../../app/audio/opus.js';
+import { type Clock, systemClock } from '../../app/clock.js';
+import { Emitter } from '../../app/events.js';
+import { type IdSource, cryptoIds } from '../../app/ids.js';
+import { isProtocolVersion } from '../../app/wire/xiaozhi/binary.js';
+import { isClientId, isDeviceId } from '../../app/wire/identity.js';
+import { boundPort, hostPort, listen } from '../kit/listen.js';
+import { TimerSet } from '../kit/timers.js';
+import { DEFAULT_WAIT_MS, Waiters } from '../kit/waiters.js';
 import {
   OpenConns,
   closeWsServer,
   refuseUpgrade,
   serveUpgrades,
   upgradeTarget,
-} from './ws-server.js';
-import { XzSimConnection } from './xiaozhi-conn.js';
-import { type XzTurnHandler, createXiaozhiDemo } from './xiaozhi-demo.js';
+} from '../kit/ws-server.js';
+import { XzSimConnection } from './conn.js';
+import { type XzTurnHandler, createXiaozhiDemo } from './demo.js';
 import type {
   XzCallResult,
   XzConnectionRecord,
@@ -38,7 +38,7 @@ import type {
   XzSimEvents,
   XzSimTool,
   XzTurn,
-} from './xiaozhi-records.js';
+} from './records.js';
 
 export type { XzCallResult, XzConnectionRecord, XzReceived, XzSimTool, XzTurn, XzTurnHandler };
 export { XzSimConnection };

@@ -4,10 +4,10 @@
  * part, quirks included — each execute sent twice, acks without `jsonrpc`, events encoded twice.
  */
 import WebSocket from 'ws';
-import type { Clock } from '../clock.js';
-import type { IdSource } from '../ids.js';
-import { pieces } from './demo.js';
-import { TimerSet } from './timers.js';
+import type { Clock } from '../../app/clock.js';
+import type { IdSource } from '../../app/ids.js';
+import { pieces } from '../advent/demo.js';
+import { TimerSet } from '../kit/timers.js';
 
 export type AckShape = 'registered' | 'success';
 export type DuplicateOrder = 'id-first' | 'idless-first';

@@ -8,9 +8,9 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
-import { type Clock, systemClock } from '../clock.js';
-import { Emitter } from '../events.js';
-import { type IdSource, cryptoIds } from '../ids.js';
+import { type Clock, systemClock } from '../../app/clock.js';
+import { Emitter } from '../../app/events.js';
+import { type IdSource, cryptoIds } from '../../app/ids.js';
 import {
   type AckShape,
   type ConnHost,
@@ -22,10 +22,10 @@ import {
   type RobotReceived,
   type RobotRegistration,
   type RobotStream,
-} from './robot-conn.js';
-import { boundPort, hostPort, listen } from './listen.js';
-import { createRobotDemo } from './robot-demo.js';
-import { DEFAULT_WAIT_MS, Waiters } from './waiters.js';
+} from './conn.js';
+import { boundPort, hostPort, listen } from '../kit/listen.js';
+import { createRobotDemo } from './demo.js';
+import { DEFAULT_WAIT_MS, Waiters } from '../kit/waiters.js';
 
 export type {
   AckShape,

@@ -1,8 +1,8 @@
 import { type AddressInfo, type Server, type Socket, createServer } from 'node:net';
-import { type Clock, systemClock } from '../clock.js';
-import { Emitter } from '../events.js';
-import { type IdSource, cryptoIds } from '../ids.js';
-import { FRAME_TYPE_NAMES } from '../wire/advent/frame.js';
+import { type Clock, systemClock } from '../../app/clock.js';
+import { Emitter } from '../../app/events.js';
+import { type IdSource, cryptoIds } from '../../app/ids.js';
+import { FRAME_TYPE_NAMES } from '../../app/wire/advent/frame.js';
 import type { AuthPayload } from './checks.js';
 import { createDemo } from './demo.js';
 import { SimPeer, type WriteMode } from './peer.js';
@@ -14,10 +14,10 @@ import type {
   Turn,
   TurnHandler,
 } from './records.js';
-import { Session, type SessionHost, asError } from './session.js';
-import { boundPort, closeServer, listen } from './listen.js';
-import { TimerSet } from './timers.js';
-import { DEFAULT_WAIT_MS, Waiters } from './waiters.js';
+import { Session, type SessionHost, asError } from './conn.js';
+import { boundPort, closeServer, listen } from '../kit/listen.js';
+import { TimerSet } from '../kit/timers.js';
+import { DEFAULT_WAIT_MS, Waiters } from '../kit/waiters.js';
 
 export interface AdventSimOptions {
   /** 0 (default) picks a free port; read it from `sim.port`. */

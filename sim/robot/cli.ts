@@ -9,8 +9,8 @@ import {
   simFlags,
   startSim,
   warnIfExposed,
-} from './cli-common.js';
-import { RobotSim, type RobotSimEvents } from './robot-sim.js';
+} from '../kit/cli-common.js';
+import { RobotSim, type RobotSimEvents } from './server.js';
 
 /**
  * `robot-sim`: the robot demo server (protocols/robot-rpc.md) a newcomer can point a robot
