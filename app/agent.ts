@@ -31,7 +31,7 @@ import type { AdventSession } from './wire/advent/session.js';
 import { type SecretSource, createSession } from './wire/sessions.js';
 import type { Timing } from './wire/advent/connection.js';
 import type { LiveSession, SessionEvents, ToolEntry } from './wire/session.js';
-import type { WsTiming } from './wire/ws/link.js';
+import type { WsTiming } from './wire/kit/ws-link.js';
 
 export interface AgentOptions {
   dataDir: string;

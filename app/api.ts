@@ -30,14 +30,14 @@ import type { AuditQuery } from './contract/audit.js';
 import type { Policy, PromptAnswer } from './contract/policy.js';
 import { Emitter } from './events.js';
 import type { LiveSession } from './wire/session.js';
-import { splitUrlToken } from './wire/ws/url.js';
+import { splitUrlToken } from './wire/kit/url.js';
 import {
   generateClientId,
   generateDeviceId,
   normaliseDeviceId,
   normaliseRobotMac,
   orThrow,
-} from './wire/identity.js';
+} from './wire/kit/identity.js';
 
 export interface CoreApiOptions extends AgentOptions {
   version: string;

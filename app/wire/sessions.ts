@@ -9,11 +9,11 @@ import type { Timing } from './advent/connection.js';
 import { AdventSession } from './advent/session.js';
 import type { Gate, LiveSession, ToolEntry } from './session.js';
 import { RobotSession } from './robot/session.js';
-import type { WsTiming } from './ws/link.js';
-import { joinUrlToken } from './ws/url.js';
-import { EndpointSession } from './xiaozhi/endpoint.js';
-import { XiaozhiSession } from './xiaozhi/device.js';
-import { generateClientId, generateDeviceId } from './identity.js';
+import type { WsTiming } from './kit/ws-link.js';
+import { joinUrlToken } from './kit/url.js';
+import { EndpointSession } from './endpoint/session.js';
+import { XiaozhiSession } from './xiaozhi/session.js';
+import { generateClientId, generateDeviceId } from './kit/identity.js';
 
 /** Where a profile's secret comes from: the SecretStore, or a terminal flag for this run. */
 export type SecretSource = () => Promise<string | undefined> | string | undefined;

@@ -14,8 +14,8 @@ import {
   normaliseDeviceId,
   normaliseRobotMac,
   orThrow,
-} from '../../app/wire/identity.js';
-import { splitUrlToken } from '../../app/wire/ws/url.js';
+} from '../../app/wire/kit/identity.js';
+import { splitUrlToken } from '../../app/wire/kit/url.js';
 import type { SessionFlags } from './args.js';
 
 export interface FlagConnection {

@@ -1,5 +1,5 @@
 import type { Timing } from '../../app/wire/advent/connection.js';
-import type { WsTiming } from '../../app/wire/ws/link.js';
+import type { WsTiming } from '../../app/wire/kit/ws-link.js';
 
 /** Everything the command-line hosts touch outside itself, injected so tests can drive it in-process. */
 export interface CliIo {

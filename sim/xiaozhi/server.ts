@@ -17,7 +17,7 @@ import { type Clock, systemClock } from '../../app/clock.js';
 import { Emitter } from '../../app/events.js';
 import { type IdSource, cryptoIds } from '../../app/ids.js';
 import { isProtocolVersion } from '../../app/wire/xiaozhi/binary.js';
-import { isClientId, isDeviceId } from '../../app/wire/identity.js';
+import { isClientId, isDeviceId } from '../../app/wire/kit/identity.js';
 import { boundPort, hostPort, listen } from '../kit/listen.js';
 import { TimerSet } from '../kit/timers.js';
 import { DEFAULT_WAIT_MS, Waiters } from '../kit/waiters.js';

@@ -21,7 +21,7 @@ import { EndpointSim } from '../../sim/endpoint/server.js';
 import { RobotSim } from '../../sim/robot/server.js';
 import { XiaozhiSim } from '../../sim/xiaozhi/server.js';
 import { RecentExecutes } from '../../app/wire/robot/dedupe.js';
-import { splitUrlToken } from '../../app/wire/ws/url.js';
+import { splitUrlToken } from '../../app/wire/kit/url.js';
 import { until } from '../helpers/wait.js';
 import { adventCall } from './roundtrip.js';
 import {

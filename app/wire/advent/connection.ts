@@ -15,8 +15,8 @@ import { type Clock, systemClock } from '../../clock.js';
 import type { ConnectionState } from '../../contract/connection.js';
 import { Emitter } from '../../events.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
-import { backoffDelay } from '../backoff.js';
-import { NamedTimers } from '../timers.js';
+import { backoffDelay } from '../kit/backoff.js';
+import { NamedTimers } from '../kit/timers.js';
 import {
   type AuthParams,
   buildAuthPayload,

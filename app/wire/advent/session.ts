@@ -21,9 +21,9 @@ import {
   parseMcp,
   registerMessage,
   resultMessage,
-} from './mcp.js';
+} from './messages.js';
 import { Turns, type TurnEvents, preview } from './turns.js';
-import { ReplyDecoder, type VoiceOptions, VoiceUpload } from './voice.js';
+import { ReplyAudio, type VoiceOptions, VoiceUpload } from './voice.js';
 import {
   type ChunkResult,
   type Gate,
@@ -32,8 +32,8 @@ import {
   type SessionEvents,
   notReady,
 } from '../session.js';
-import { SessionBase } from '../session-base.js';
-import { endVoiceUpload, sendVoiceChunk } from '../voice-upload.js';
+import { SessionBase } from '../kit/session-base.js';
+import { endVoiceUpload, sendVoiceChunk } from '../kit/voice-upload.js';
 
 export interface AdventSessionOptions extends Omit<AdventConnectionOptions, 'clock' | 'ids'> {
   /** The connection's name, shown to the user and written in the audit log. */
@@ -68,7 +68,7 @@ export class AdventSession extends SessionBase implements LiveSession {
   /** The current voice upload, kept after it closes so a late chunk gets a clear refusal. */
   private upload: VoiceUpload | undefined;
   /** Opus reply decoders per task, freed when the reply ends or is dropped. */
-  private readonly replyDecoders = new Map<string, ReplyDecoder>();
+  private readonly replyDecoders = new Map<string, ReplyAudio>();
 
   constructor(private readonly options: AdventSessionOptions) {
     super(options);
@@ -285,7 +285,7 @@ export class AdventSession extends SessionBase implements LiveSession {
     }
     let decoder = this.replyDecoders.get(a.taskId);
     if (!decoder) {
-      decoder = new ReplyDecoder(this.voice.opusLengthOrder, this.voice.opusDownlinkRate);
+      decoder = new ReplyAudio(this.voice.opusLengthOrder, this.voice.opusDownlinkRate);
       this.replyDecoders.set(a.taskId, decoder);
     }
     const { pcm, bad } = decoder.push(a.data);

@@ -12,7 +12,7 @@ import {
   OpusUnframer,
   frameOpusPackets,
 } from '../../audio/opus.js';
-import type { UploadClosed } from '../voice-upload.js';
+import type { UploadClosed } from '../kit/voice-upload.js';
 import { nudgePcmMarkers } from './frame.js';
 
 export type AudioFormat = 'pcm' | 'opus';
@@ -112,7 +112,7 @@ export class VoiceUpload {
  * Reply audio of one task, Opus → PCM. A decoder keeps state between packets, so each task has
  * its own; `close` frees its WASM memory when the reply ends or is dropped.
  */
-export class ReplyDecoder {
+export class ReplyAudio {
   private readonly unframer: OpusUnframer;
   private readonly decoder: OpusDecoder;
 

@@ -25,7 +25,7 @@
  */
 import { canonicalJson } from '../../audit/redact.js';
 import type { Clock } from '../../clock.js';
-import type { JsonRpcId } from '../mcp/jsonrpc.js';
+import type { JsonRpcId } from '../kit/jsonrpc.js';
 import type { ToolOutcome } from './messages.js';
 
 export const DEFAULT_DUPLICATE_WINDOW_MS = 5000;

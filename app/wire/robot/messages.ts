@@ -4,7 +4,7 @@
  * whose JSON was encoded twice), strict out (always `jsonrpc: "2.0"`, ids echoed as received).
  */
 import type { ErrorCode } from '../../contract/errors.js';
-import { type JsonRpcId, type JsonRpcMessage, classify, rpcError } from '../mcp/jsonrpc.js';
+import { type JsonRpcId, type JsonRpcMessage, classify, rpcError } from '../kit/jsonrpc.js';
 import type { ToolEntry } from '../session.js';
 
 export const METHODS = {

@@ -23,7 +23,7 @@ import {
   preview,
   rpcError,
   rpcResult,
-} from '../mcp/jsonrpc.js';
+} from '../kit/jsonrpc.js';
 import {
   type ChunkResult,
   type Gate,
@@ -34,9 +34,9 @@ import {
   notReady,
   unsupported,
 } from '../session.js';
-import { SessionBase } from '../session-base.js';
-import { normaliseRobotMac } from '../identity.js';
-import { LinkConfigError, type WsTiming, WsLink } from '../ws/link.js';
+import { SessionBase } from '../kit/session-base.js';
+import { normaliseRobotMac } from '../kit/identity.js';
+import { LinkConfigError, type WsTiming, WsLink } from '../kit/ws-link.js';
 import { DEFAULT_DUPLICATE_WINDOW_MS, RecentExecutes } from './dedupe.js';
 import {
   METHODS,
@@ -51,9 +51,9 @@ import {
   toolDefinitions,
   userTextMessage,
 } from './messages.js';
-import { RobotTurns } from './turns.js';
-import { endVoiceUpload, sendVoiceChunk } from '../voice-upload.js';
-import { PcmUpload } from './voice.js';
+import { Turns } from './turns.js';
+import { endVoiceUpload, sendVoiceChunk } from '../kit/voice-upload.js';
+import { VoiceUpload } from './voice.js';
 
 export interface RobotSessionOptions {
   /** The connection's display name, shown to the user and written in the audit log. */
@@ -93,12 +93,12 @@ export class RobotSession extends SessionBase implements LiveSession {
   private readonly clock: Clock;
   private readonly ids: IdSource;
   private readonly recent: RecentExecutes;
-  private readonly turns: RobotTurns;
+  private readonly turns: Turns;
   private pending: PendingRegister | undefined;
   /** Bumped on every ready: results from an older link are not sent on a newer one. */
   private generation = 0;
   /** The current voice upload, kept after it closes so a late chunk gets a clear answer. */
-  private upload: PcmUpload | undefined;
+  private upload: VoiceUpload | undefined;
   /** One note per playback about audio that came without `start_audio`. */
   private unannouncedNoted = false;
 
@@ -113,7 +113,7 @@ export class RobotSession extends SessionBase implements LiveSession {
       options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS,
       this.clock,
     );
-    this.turns = new RobotTurns(this.ids);
+    this.turns = new Turns(this.ids);
     this.link = new WsLink({
       url: () => {
         if (this.macProblem) throw new LinkConfigError(this.macProblem);
@@ -190,7 +190,7 @@ export class RobotSession extends SessionBase implements LiveSession {
     if (!this.link.isReady) return { ok: false, message: notReady(this.state) };
     this.abandonUpload('superseded');
     const taskId = this.turns.begin();
-    this.upload = new PcmUpload(taskId);
+    this.upload = new VoiceUpload(taskId);
     this.link.sendText(notification(METHODS.startStream));
     return { ok: true, taskId };
   }
@@ -475,7 +475,7 @@ export class RobotSession extends SessionBase implements LiveSession {
     this.link.sendText(text);
   }
 
-  private closeUpload(because: NonNullable<PcmUpload['closedBecause']>): void {
+  private closeUpload(because: NonNullable<VoiceUpload['closedBecause']>): void {
     this.upload?.close(because);
   }
 

@@ -11,15 +11,15 @@
 import { Emitter } from '../../events.js';
 import type { IdSource } from '../../ids.js';
 import type { SessionEvents } from '../session.js';
-import { PCM_RATE, PcmDownlink } from './voice.js';
+import { PCM_RATE, ReplyAudio } from './voice.js';
 
-export type RobotTurnEvents = Pick<
+export type TurnEvents = Pick<
   SessionEvents,
   'replyDelta' | 'replyDone' | 'replyInterrupted' | 'thought' | 'audio'
 >;
 
-export class RobotTurns {
-  readonly events = new Emitter<RobotTurnEvents>();
+export class Turns {
+  readonly events = new Emitter<TurnEvents>();
   /** The task replies are attributed to. */
   private turn: string | undefined;
   /** This turn's reply is complete: whatever the server says next is a new reply. */
@@ -30,7 +30,7 @@ export class RobotTurns {
   private playing = false;
   private dropAudio = false;
   private audioTask: string | undefined;
-  private readonly downlink = new PcmDownlink();
+  private readonly downlink = new ReplyAudio();
 
   constructor(private readonly ids: IdSource) {}
 

@@ -5,7 +5,7 @@
  * `mcp/server/start_audio` until an empty frame ends the playback.
  */
 
-import type { UploadClosed } from '../voice-upload.js';
+import type { UploadClosed } from '../kit/voice-upload.js';
 
 /** 16 kHz s16 mono: 32 bytes per ms. */
 export const PCM_RATE = 16_000;
@@ -14,7 +14,7 @@ const MIN_FRAME = 20 * PCM_BYTES_PER_MS;
 const MAX_FRAME = 60 * PCM_BYTES_PER_MS;
 
 /** One voice upload. It knows when it is over, so nothing is sent for a closed turn. */
-export class PcmUpload {
+export class VoiceUpload {
   closedBecause: UploadClosed | undefined;
   private pending: Buffer = Buffer.alloc(0);
 
@@ -57,7 +57,7 @@ export class PcmUpload {
  * Reply audio as it arrives: an odd trailing byte (half a sample) waits for the next frame, so
  * every `audio` event carries whole samples.
  */
-export class PcmDownlink {
+export class ReplyAudio {
   private carry: Buffer | undefined;
   private seq = 0;
 

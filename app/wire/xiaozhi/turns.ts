@@ -11,7 +11,7 @@
 import { Emitter } from '../../events.js';
 import type { IdSource } from '../../ids.js';
 
-export type XzTurnEvents = {
+export type TurnEvents = {
   replyDelta: { taskId: string; text: string };
   replyDone: { taskId: string; text: string };
   replyInterrupted: { taskId: string; text: string };
@@ -22,8 +22,8 @@ export type XzTurnEvents = {
 /** How many superseded ids are remembered so a fresh id never repeats one. */
 const SUPERSEDED_MEMORY = 64;
 
-export class XzTurns {
-  readonly events = new Emitter<XzTurnEvents>();
+export class Turns {
+  readonly events = new Emitter<TurnEvents>();
   private current: string | undefined;
   private reply: { taskId: string; text: string } | undefined;
   /** The server's reply now streaming was superseded: drop it until its stop or a new start. */

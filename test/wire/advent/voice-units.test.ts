@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OpusEncoder, frameOpusPackets } from '../../../app/audio/opus.js';
-import { ReplyDecoder, VoiceUpload } from '../../../app/wire/advent/voice.js';
-import { closedUploadMessage } from '../../../app/wire/voice-upload.js';
+import { ReplyAudio, VoiceUpload } from '../../../app/wire/advent/voice.js';
+import { closedUploadMessage } from '../../../app/wire/kit/voice-upload.js';
 
 describe('VoiceUpload (PCM)', () => {
   it('holds tiny chunks until 20 ms, cuts long ones at 60 ms, and flushes the rest', () => {
@@ -18,10 +18,10 @@ describe('VoiceUpload (PCM)', () => {
   });
 });
 
-describe('ReplyDecoder (Opus down)', () => {
+describe('ReplyAudio (Opus down)', () => {
   it('decodes at the server rate (48 kHz here) across split frames, counting bad packets', () => {
     const enc = new OpusEncoder(48_000);
-    const dec = new ReplyDecoder('be', 48_000);
+    const dec = new ReplyAudio('be', 48_000);
     try {
       const packets = enc.encodePcm(Buffer.alloc(enc.frameBytes * 2));
       const bytes = frameOpusPackets([...packets, Buffer.from([0xff, 0xff, 0xff])]);

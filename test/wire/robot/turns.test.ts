@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { seededIds } from '../../../app/ids.js';
 import type { SessionEvents } from '../../../app/wire/session.js';
-import { RobotTurns } from '../../../app/wire/robot/turns.js';
-import { PcmUpload } from '../../../app/wire/robot/voice.js';
+import { Turns } from '../../../app/wire/robot/turns.js';
+import { VoiceUpload } from '../../../app/wire/robot/voice.js';
 
 function setup() {
-  const turns = new RobotTurns(seededIds(3));
+  const turns = new Turns(seededIds(3));
   const seen: Array<[string, unknown]> = [];
   for (const name of ['replyDelta', 'replyDone', 'replyInterrupted', 'thought', 'audio'] as const)
     turns.events.on(name, (p: SessionEvents[typeof name]) => seen.push([name, p]));
   return { turns, seen };
 }
 
-describe('RobotTurns: replies without turn ids', () => {
+describe('Turns: replies without turn ids', () => {
   it('a text reply whose voice follows its final stays on one task; the next reply gets a new one', () => {
     const { turns, seen } = setup();
     const t = turns.begin();
@@ -69,9 +69,9 @@ describe('RobotTurns: replies without turn ids', () => {
   });
 });
 
-describe('PcmUpload: 20–60 ms frames', () => {
+describe('VoiceUpload: 20–60 ms frames', () => {
   it('sends whole frames of at most 60 ms, holds back less than 20 ms, and flushes the rest', () => {
-    const up = new PcmUpload('t');
+    const up = new VoiceUpload('t');
     expect(up.push(new Uint8Array(600))).toEqual([]);
     const frames = up.push(new Uint8Array(4000)); // 4600 bytes waiting
     expect(frames.map((f) => f.length)).toEqual([1920, 1920, 760]);

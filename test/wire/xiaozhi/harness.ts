@@ -6,7 +6,7 @@
 import type { Agent, AgentOptions } from '../../../app/agent.js';
 import type { ConnectionState, RegistrationState } from '../../../app/contract/connection.js';
 import { XiaozhiSim, type XiaozhiSimOptions } from '../../../sim/xiaozhi/server.js';
-import { XiaozhiSession, type XiaozhiSessionOptions } from '../../../app/wire/xiaozhi/device.js';
+import { XiaozhiSession, type XiaozhiSessionOptions } from '../../../app/wire/xiaozhi/session.js';
 import { FAST_WS, openTempAgent, recordEvents, startSession } from '../../helpers/ws-agent.js';
 
 export const DEVICE_ID = 'aa:bb:cc:dd:ee:01';

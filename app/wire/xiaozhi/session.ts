@@ -15,8 +15,8 @@
 import { type Clock, systemClock } from '../../clock.js';
 import type { ConnectionState } from '../../contract/connection.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
-import { type JsonRpcMessage, classify, preview } from '../mcp/jsonrpc.js';
-import { DEFAULT_SERVER_INFO, McpToolServer } from '../mcp/server.js';
+import { type JsonRpcMessage, classify, preview } from '../kit/jsonrpc.js';
+import { DEFAULT_SERVER_INFO, McpToolServer } from '../kit/mcp-server.js';
 import {
   type ChunkResult,
   type Gate,
@@ -26,13 +26,13 @@ import {
   notReady,
   unsupported,
 } from '../session.js';
-import { SessionBase } from '../session-base.js';
-import { NamedTimers } from '../timers.js';
-import { endVoiceUpload, sendVoiceChunk } from '../voice-upload.js';
-import { DEFAULT_WS_TIMING, LinkConfigError, WsLink, type WsTiming } from '../ws/link.js';
-import { ReplyAudio, VoiceUplink, downlinkRate } from './audio.js';
+import { SessionBase } from '../kit/session-base.js';
+import { NamedTimers } from '../kit/timers.js';
+import { endVoiceUpload, sendVoiceChunk } from '../kit/voice-upload.js';
+import { DEFAULT_WS_TIMING, LinkConfigError, WsLink, type WsTiming } from '../kit/ws-link.js';
+import { ReplyAudio, VoiceUpload, downlinkRate } from './voice.js';
 import { BinaryFrameError, FRAME_TYPE, type ProtocolVersion, decodeAudioFrame } from './binary.js';
-import { normaliseClientId, normaliseDeviceId } from '../identity.js';
+import { normaliseClientId, normaliseDeviceId } from '../kit/identity.js';
 import {
   type ServerMessage,
   abortMessage,
@@ -43,7 +43,7 @@ import {
   parseServerMessage,
   pingMessage,
 } from './messages.js';
-import { XzTurns } from './turns.js';
+import { Turns } from './turns.js';
 
 export interface XiaozhiSessionOptions {
   /** Connection display name → audit `connection`. */
@@ -86,7 +86,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
   private readonly ids: IdSource;
   private readonly version: ProtocolVersion;
   private readonly helloTimeoutMs: number;
-  private readonly turns: XzTurns;
+  private readonly turns: Turns;
   private mcp: McpToolServer;
   /** Tool names listed so far on this connection (pages add up until the last one). */
   private listed: string[] = [];
@@ -95,7 +95,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
   private rate = downlinkRate(undefined).rate;
   /** Bumped per socket: an MCP answer computed for an older link is not sent on a newer one. */
   private generation = 0;
-  private upload: VoiceUplink | undefined;
+  private upload: VoiceUpload | undefined;
   private replyAudio: ReplyAudio | undefined;
   /** The token read for the connect now in progress (url() reads it, headers() uses it). */
   private dialToken: string | undefined;
@@ -112,7 +112,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
     this.version = options.protocolVersion ?? 1;
     this.helloTimeoutMs =
       options.timing?.handshakeTimeoutMs ?? DEFAULT_WS_TIMING.handshakeTimeoutMs;
-    this.turns = new XzTurns(this.ids);
+    this.turns = new Turns(this.ids);
     this.mcp = this.newMcp();
     this.link = new WsLink({
       url: () => this.dialUrl(),
@@ -220,7 +220,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
     if (!this.link.isReady) return { ok: false, message: notReady(this.link.state) };
     this.closeUpload('superseded');
     const taskId = this.beginTurn();
-    this.upload = new VoiceUplink(taskId, this.version);
+    this.upload = new VoiceUpload(taskId, this.version);
     this.send(listenMessage(this.sid(), 'start', { mode: this.options.listenMode ?? 'manual' }));
     return { ok: true, taskId };
   }

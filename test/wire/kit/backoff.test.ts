@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay } from '../../app/wire/backoff.js';
+import { backoffDelay } from '../../../app/wire/kit/backoff.js';
 
 const timing = { backoffInitialMs: 1000, backoffMaxMs: 60_000, backoffFactor: 2, jitter: 0.25 };
 

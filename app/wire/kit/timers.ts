@@ -4,7 +4,7 @@
  * waits): setting a name again replaces its timer, a timer that fired is forgotten, and
  * `clearAll()` leaves nothing behind on stop.
  */
-import type { Clock, TimerHandle } from '../clock.js';
+import type { Clock, TimerHandle } from '../../clock.js';
 
 /** `Name` lists the timers a class keeps, so a misspelt name does not compile. */
 export class NamedTimers<Name extends string = string> {

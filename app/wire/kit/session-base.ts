@@ -4,9 +4,9 @@
  * and keeps the registration state it last announced — what the server knows of our services.
  * Each session class extends this and adds its own link, turns and registration rules.
  */
-import type { RegistrationState } from '../contract/connection.js';
-import { Emitter } from '../events.js';
-import type { SessionEvents } from './session.js';
+import type { RegistrationState } from '../../contract/connection.js';
+import { Emitter } from '../../events.js';
+import type { SessionEvents } from '../session.js';
 
 export abstract class SessionBase {
   readonly events = new Emitter<SessionEvents>();

@@ -17,8 +17,8 @@
 import { type Clock, systemClock } from '../../clock.js';
 import type { ConnectionState } from '../../contract/connection.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
-import { type JsonRpcId, RPC, classify, preview, rpcError } from '../mcp/jsonrpc.js';
-import { DEFAULT_SERVER_INFO, McpToolServer } from '../mcp/server.js';
+import { type JsonRpcId, RPC, classify, preview, rpcError } from '../kit/jsonrpc.js';
+import { DEFAULT_SERVER_INFO, McpToolServer } from '../kit/mcp-server.js';
 import {
   type ChunkResult,
   type Gate,
@@ -28,9 +28,9 @@ import {
   notReady,
   unsupported,
 } from '../session.js';
-import { SessionBase } from '../session-base.js';
-import { NamedTimers } from '../timers.js';
-import { WsLink, type WsTiming, redactText } from '../ws/link.js';
+import { SessionBase } from '../kit/session-base.js';
+import { NamedTimers } from '../kit/timers.js';
+import { WsLink, type WsTiming, redactText } from '../kit/ws-link.js';
 
 export interface EndpointSessionOptions {
   /** The connection's display name, shown to the user and written in the audit log. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { seededIds } from '../../app/ids.js';
+import { seededIds } from '../../../app/ids.js';
 import {
   generateClientId,
   generateDeviceId,
@@ -10,7 +10,7 @@ import {
   normaliseDeviceId,
   normaliseRobotMac,
   orThrow,
-} from '../../app/wire/identity.js';
+} from '../../../app/wire/kit/identity.js';
 
 describe('device identity (XiaoZhi Device-Id / Client-Id, robot mac_addr)', () => {
   it('generates locally administered unicast MACs, never a real card address', () => {

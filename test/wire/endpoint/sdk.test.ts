@@ -18,7 +18,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Agent } from '../../../app/agent.js';
-import { EndpointSession } from '../../../app/wire/xiaozhi/endpoint.js';
+import { EndpointSession } from '../../../app/wire/endpoint/session.js';
 import { until } from '../../helpers/wait.js';
 import { type TempAgent, openTempAgent } from '../../helpers/ws-agent.js';
 

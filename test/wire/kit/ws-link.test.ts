@@ -10,7 +10,7 @@ import {
   type WsTiming,
   redactText,
   redactUrl,
-} from '../../../app/wire/ws/link.js';
+} from '../../../app/wire/kit/ws-link.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { nextEvent, until } from '../../helpers/wait.js';
 

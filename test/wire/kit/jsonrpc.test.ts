@@ -6,7 +6,7 @@ import {
   preview,
   rpcError,
   rpcResult,
-} from '../../../app/wire/mcp/jsonrpc.js';
+} from '../../../app/wire/kit/jsonrpc.js';
 
 describe('JSON-RPC classification: liberal in what it accepts', () => {
   it('reads requests with number or string ids, with or without "jsonrpc"', () => {

@@ -5,7 +5,7 @@
  * stable; generated MACs are locally administered unicast addresses, which no real network card
  * carries. One MAC rule for both dialects; only the written form differs.
  */
-import type { IdSource } from '../ids.js';
+import type { IdSource } from '../../ids.js';
 
 export type Checked = { ok: true; value: string } | { ok: false; message: string };
 

@@ -4,7 +4,7 @@
  * version; down, the server's packets are decoded at the rate its hello named.
  */
 import { OpusDecoder, OpusEncoder, type OpusRate, isOpusRate } from '../../audio/opus.js';
-import type { UploadClosed as AnyUploadClosed } from '../voice-upload.js';
+import type { UploadClosed as AnyUploadClosed } from '../kit/voice-upload.js';
 import { type ProtocolVersion, encodeAudioFrame } from './binary.js';
 
 const PACKET_MS = 60;
@@ -13,7 +13,7 @@ const PACKET_MS = 60;
 export type UploadClosed = Exclude<AnyUploadClosed, 'stopped'>;
 
 /** One voice turn's upload: it knows when it is over, so nothing goes up for a closed turn. */
-export class VoiceUplink {
+export class VoiceUpload {
   closedBecause: UploadClosed | undefined;
   private encoder: OpusEncoder | undefined = new OpusEncoder();
   private packets = 0;

@@ -3,8 +3,8 @@
  * why it closed, and what a chunk or an end for a turn that is not open gets back. The upload
  * object is kept after it closes precisely so a late chunk gets this clear answer.
  */
-import type { ConnectionState } from '../contract/connection.js';
-import { type ChunkResult, notReady } from './session.js';
+import type { ConnectionState } from '../../contract/connection.js';
+import { type ChunkResult, notReady } from '../session.js';
 
 /**
  * Why an upload takes no more audio. `stopped`: the server's VAD already ended the input (Advent

@@ -2,13 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../../app/agent.js';
 import type { Policy } from '../../../app/contract/policy.js';
 import type { Service } from '../../../app/services/service.js';
-import { classify } from '../../../app/wire/mcp/jsonrpc.js';
+import { classify } from '../../../app/wire/kit/jsonrpc.js';
 import {
   type McpLog,
   type McpServerOptions,
   McpToolServer,
   cutText,
-} from '../../../app/wire/mcp/server.js';
+} from '../../../app/wire/kit/mcp-server.js';
 import { rebootService } from '../../helpers/services.js';
 import { type TempAgent, openTempAgent } from '../../helpers/ws-agent.js';
 
