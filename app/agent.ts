@@ -7,7 +7,12 @@ import path from 'node:path';
 import { type Clock, systemClock } from './clock.js';
 import type { AuditPage, AuditQuery, AuditRecord, AuditVerifyResult } from './contract/audit.js';
 import type { ServiceView } from './contract/commands.js';
-import type { ConnectionState, RegistrationState } from './contract/connection.js';
+import {
+  type ConnectionRef,
+  type ConnectionState,
+  LOCAL_CONNECTION,
+  type RegistrationState,
+} from './contract/connection.js';
 
 export type { ServiceView };
 import type { Policy, PromptAnswer } from './contract/policy.js';
@@ -76,7 +81,7 @@ export type AgentEvents = {
   callWaiting: GateEvents['callWaiting'];
   callFinished: GateEvents['callFinished'];
   audit: AuditRecord;
-  notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: string };
+  notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: ConnectionRef };
 };
 
 export class Agent {
@@ -246,7 +251,7 @@ export class Agent {
   /** A run the user started themselves ("Try it"): no prompt, audited as user-run. */
   runService(name: string, params: unknown): Promise<DispatchResult> {
     return this.gate.dispatch({
-      connection: 'local',
+      connection: LOCAL_CONNECTION,
       dialect: 'local',
       callId: `user-${this.ids.hex(8)}`,
       service: name,
@@ -298,12 +303,13 @@ export class Agent {
   }
 
   private watch(id: string, session: LiveSession): void {
-    const name = session.name;
+    const { name } = session;
+    const ref = { id, name };
     const e = session.events;
     e.on('state', (state) => {
       // A dropped link cancels its pending prompts: the server is no longer waiting for them.
       if (state.status !== 'ready' && state.status !== 'authenticating') {
-        this.broker.cancelWhere((p) => p.connection === name);
+        this.broker.cancelWhere((p) => p.connection.id === id);
       }
       this.events.emit('connection', { id, name, state });
     });
@@ -320,12 +326,12 @@ export class Agent {
     e.on('listen', (p) => this.events.emit('listen', { ...p, id }));
     e.on('status', (text) => this.events.emit('status', { id, name, text }));
     e.on('log', ({ level, message }) =>
-      this.events.emit('notice', { level, message, connection: name }),
+      this.events.emit('notice', { level, message, connection: ref }),
     );
     e.on('tokenExpiring', ({ expiresAt }) =>
       this.events.emit('notice', {
         level: 'warn',
-        connection: name,
+        connection: ref,
         message: `the token for '${name}' expires at ${new Date(expiresAt).toISOString()}; get a new one to stay connected`,
       }),
     );

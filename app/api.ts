@@ -78,7 +78,7 @@ export class CoreApi implements AgentApi {
     readonly agent: Agent,
     private readonly options: CoreApiOptions,
   ) {
-    this.timeline = new Timeline(agent.events, agent.clockSource, (name) => this.idOfName(name));
+    this.timeline = new Timeline(agent.events, agent.clockSource);
     this.timeline.events.on('chat', (item) => this.events.emit('chat', item));
 
     const e = agent.events;
@@ -476,10 +476,6 @@ export class CoreApi implements AgentApi {
     return this.profiles()
       .map((p) => p.id)
       .filter((id) => this.agent.session(id));
-  }
-
-  private idOfName(name: string): string {
-    return this.profiles().find((p) => p.name === name)?.id ?? name;
   }
 
   private profileView(p: Profile): ProfileView {

@@ -9,6 +9,7 @@
  */
 import type { Clock } from './clock.js';
 import type { AuditEntry, AuditRecord, Decision, Dialect, Outcome } from './contract/audit.js';
+import type { ConnectionRef } from './contract/connection.js';
 import type { ErrorCode } from './contract/errors.js';
 import type { PendingPrompt, PromptResolution } from './contract/policy.js';
 import { Emitter } from './events.js';
@@ -17,8 +18,8 @@ import type { FilesSandbox } from './services/files/sandbox.js';
 import { type CallPreview, type Service, ServiceFailure } from './services/service.js';
 
 export interface CallRequest {
-  /** The connection's display name (profile name), or 'local' for a user-run. */
-  connection: string;
+  /** The connection the call came on (LOCAL_CONNECTION for a user-run). */
+  connection: ConnectionRef;
   dialect: Dialect;
   callId: string;
   service: string;
@@ -74,7 +75,7 @@ export interface GateDeps {
 /** Live view of a call for the timeline (tool cards) and the terminal. */
 export interface CallStarted {
   key: string;
-  connection: string;
+  connection: ConnectionRef;
   dialect: Dialect;
   callId: string;
   service: string;
@@ -84,7 +85,7 @@ export interface CallStarted {
 
 export interface CallFinished {
   key: string;
-  connection: string;
+  connection: ConnectionRef;
   callId: string;
   service: string;
   decision: Decision;
@@ -142,7 +143,7 @@ export class Dispatcher {
   private async handle(call: CallRequest): Promise<DispatchResult> {
     const { clock } = this.deps;
     const started = clock.now();
-    const key = `${call.connection}:${call.callId}:${++this.seq}`;
+    const key = `${call.connection.id}:${call.callId}:${++this.seq}`;
     this.events.emit('callStarted', {
       key,
       connection: call.connection,
@@ -267,7 +268,7 @@ export class Dispatcher {
     if (!permission.run)
       return { decision: permission.decision, result: permission.result, summary };
 
-    const result = await this.run(service, params, ctx, controller);
+    const result = await this.run(service, params, ctx, controller, preview);
     return { decision: permission.decision, result, summary };
   }
 
@@ -359,6 +360,7 @@ export class Dispatcher {
     params: Record<string, unknown>,
     ctx: Parameters<Service['run']>[1],
     controller: AbortController,
+    plan: CallPreview | undefined,
   ): Promise<DispatchResult> {
     const { clock } = this.deps;
     let timer: ReturnType<Clock['setTimeout']> | undefined;
@@ -375,7 +377,8 @@ export class Dispatcher {
     });
     const work = (async (): Promise<DispatchResult> => {
       try {
-        return { ok: true, data: await service.run(params, ctx) };
+        // The plan the prompt showed: a service may do only what it describes.
+        return { ok: true, data: await service.run(params, ctx, plan) };
       } catch (err) {
         return failureOf(service, err);
       }
@@ -398,7 +401,8 @@ export class Dispatcher {
     try {
       const rec = await this.deps.audit.append({
         ts: new Date(started).toISOString(),
-        connection: call.connection,
+        connection: call.connection.name,
+        connectionId: call.connection.id,
         dialect: call.dialect,
         callId: call.callId,
         service: call.service,

@@ -130,8 +130,8 @@ describe('several servers of every kind at once', () => {
     const detach = api.attachUi('test');
     const asked: string[] = [];
     api.events.on('prompt', (p) => {
-      asked.push(p.connection);
-      void api.answerPrompt(p.id, p.connection === 'Robot' ? 'deny' : 'once');
+      asked.push(p.connection.name);
+      void api.answerPrompt(p.id, p.connection.name === 'Robot' ? 'deny' : 'once');
     });
 
     const note = (who: string) => ({ filename: `${who}.txt`, content: `from ${who}` });
@@ -163,7 +163,7 @@ describe('several servers of every kind at once', () => {
     ]);
     expect(rows.sort()).toEqual([
       ['Advent', 'advent', 'allowed-once', 'ok'],
-      ['Endpoint', 'xiaozhi-endpoint', 'allowed-once', 'ok'],
+      ['Endpoint', 'endpoint', 'allowed-once', 'ok'],
       ['Robot', 'robot', 'denied', 'refused'],
       // The robot server sends each execute twice (once without an id): recorded, not run.
       ['Robot', 'robot', 'duplicate', 'refused'],

@@ -1,3 +1,4 @@
+import { LOCAL_CONNECTION } from '../app/contract/connection.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -71,7 +72,7 @@ const call = (
   params: unknown = {},
   over: Partial<CallRequest> = {},
 ): CallRequest => ({
-  connection: 'srv',
+  connection: { id: 'p-srv', name: 'srv' },
   dialect: 'advent',
   callId: `c-${Math.random().toString(16).slice(2, 8)}`,
   service: serviceName,
@@ -220,7 +221,7 @@ describe('the gate', () => {
     expect(await dispatcher.dispatch(call('note'))).toMatchObject({ ok: false, code: 'disabled' });
     expect(
       await dispatcher.dispatch(
-        call('note', {}, { userRun: true, connection: 'local', dialect: 'local' }),
+        call('note', {}, { userRun: true, connection: LOCAL_CONNECTION, dialect: 'local' }),
       ),
     ).toMatchObject({
       ok: true,
@@ -280,6 +281,26 @@ describe('the gate', () => {
         .map((r) => r.seq)
         .sort(),
     ).toEqual([...seqs].sort());
+  });
+
+  it('records the connection by id and name, and prompts carry both (names need not be unique)', async () => {
+    const { dispatcher, broker } = gate();
+    broker.attach();
+    const asked: unknown[] = [];
+    broker.on('prompt', (p) => {
+      asked.push(p.connection);
+      broker.answer(p.id, 'deny');
+    });
+    const twin = { id: 'p-2', name: 'srv' };
+    await dispatcher.dispatch(
+      call('create_file', { filename: 'a', content: 'b' }, { connection: twin }),
+    );
+    await dispatcher.dispatch(call('get_current_time'));
+    expect(asked).toEqual([twin]);
+    expect(audit.select({ order: 'asc' }).map((r) => [r.connectionId, r.connection])).toEqual([
+      ['p-2', 'srv'],
+      ['p-srv', 'srv'],
+    ]);
   });
 
   it('drain() waits until calls in progress have finished and been recorded', async () => {

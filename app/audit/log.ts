@@ -297,6 +297,7 @@ function build(pending: Pending, now: number, head: { seq: number; hash: string 
     seq: head.seq + 1,
     ts: normalizeTs(entry.ts, now),
     connection: entry.connection,
+    ...(entry.connectionId !== undefined && { connectionId: entry.connectionId }),
     dialect: entry.dialect,
     callId: entry.callId,
     service: entry.service,
@@ -320,6 +321,8 @@ function checkEntry(entry: AuditEntry): void {
   for (const key of ['connection', 'callId', 'service', 'dialect'] as const) {
     if (typeof entry[key] !== 'string') bad(`${key} must be a string`);
   }
+  if (entry.connectionId !== undefined && typeof entry.connectionId !== 'string')
+    bad('connectionId must be a string');
   if (!DECISIONS.includes(entry.decision))
     bad(`unknown decision ${JSON.stringify(entry.decision)}`);
   if (!OUTCOMES.includes(entry.outcome)) bad(`unknown outcome ${JSON.stringify(entry.outcome)}`);

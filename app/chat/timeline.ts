@@ -22,8 +22,6 @@ export class Timeline {
   constructor(
     agentEvents: Pick<Emitter<AgentEvents>, 'on'>,
     private readonly clock: Clock,
-    /** Connection id for a connection name (gate events carry the name). */
-    private readonly connectionIdOf: (name: string) => string = (name) => name,
   ) {
     agentEvents.on('replyDelta', ({ id, taskId, text }) => {
       const item = this.assistant(id, taskId);
@@ -58,7 +56,7 @@ export class Timeline {
         kind: 'tool',
         id: `t:${e.key}`,
         at: e.at,
-        connection: this.connectionIdOf(e.connection),
+        connection: e.connection.id,
         service: e.service,
         callId: e.callId,
         params: e.params,
@@ -103,7 +101,7 @@ export class Timeline {
         kind: 'notice',
         id: `n:${++this.seq}`,
         at: this.clock.now(),
-        connection: connection ? this.connectionIdOf(connection) : '',
+        connection: connection?.id ?? '',
         level,
         text: message,
       });

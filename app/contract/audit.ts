@@ -18,13 +18,22 @@ export const OUTCOMES = ['ok', 'error', 'refused'] as const;
 /** ok: the service ran and succeeded; error: it ran and failed; refused: it never ran. */
 export type Outcome = (typeof OUTCOMES)[number];
 
-export type Dialect = 'advent' | 'xiaozhi' | 'xiaozhi-endpoint' | 'robot' | 'local';
+/**
+ * Who spoke to the gate: each connection kind's dialect, `mcp` for MCP clients of the agent's own
+ * server, `local` for the user. Records written before the endpoint got one name say
+ * `xiaozhi-endpoint`; readers accept it.
+ */
+export const DIALECTS = ['advent', 'xiaozhi', 'endpoint', 'robot', 'mcp', 'local'] as const;
+export type Dialect = (typeof DIALECTS)[number];
 
 export interface AuditRecord {
   seq: number;
   /** ISO 8601 UTC time the call arrived. */
   ts: string;
+  /** The connection's display name when the call came. */
   connection: string;
+  /** The connection's profile id (absent in records written before ids were recorded). */
+  connectionId?: string;
   dialect: Dialect;
   callId: string;
   service: string;

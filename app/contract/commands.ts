@@ -6,7 +6,12 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { AuditPage, AuditRecord, AuditVerifyResult } from './audit.js';
 import type { ChatItem } from './chat.js';
-import type { ConnectionCapabilities, ConnectionState, RegistrationState } from './connection.js';
+import type {
+  ConnectionCapabilities,
+  ConnectionRef,
+  ConnectionState,
+  RegistrationState,
+} from './connection.js';
 import type { PendingPrompt, Policy, Risk } from './policy.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' });
@@ -332,7 +337,7 @@ export type EventPayloads = {
   prompt: PendingPrompt;
   promptResolved: { id: string; resolution: string };
   audit: AuditRecord;
-  notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: string };
+  notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: ConnectionRef };
   settings: SettingsView;
 };
 

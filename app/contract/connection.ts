@@ -1,3 +1,15 @@
+/**
+ * Which connection something belongs to. Profile ids identify (two profiles may share a name);
+ * the name is only for display and is what the audit log shows next to the id.
+ */
+export interface ConnectionRef {
+  id: string;
+  name: string;
+}
+
+/** The connection of a run the user started from the app itself ("Try it", the terminal). */
+export const LOCAL_CONNECTION: ConnectionRef = { id: 'local', name: 'local' };
+
 /** Connection lifecycle (DESIGN §3), as every host and UI sees it. */
 export type ConnectionState =
   | { status: 'idle' }

@@ -1,15 +1,23 @@
+import type { ConnectionRef } from './connection.js';
+
 export const POLICIES = ['allow', 'ask', 'deny'] as const;
 export type Policy = (typeof POLICIES)[number];
 
 export const PROMPT_ANSWERS = ['once', 'session', 'always', 'deny'] as const;
 export type PromptAnswer = (typeof PROMPT_ANSWERS)[number];
 
-export type Risk = 'read' | 'write' | 'system';
+/**
+ * How much a service can do (DESIGN §3): `read` harmless facts (auto-allowed), `private` carries
+ * the user's data off the computer (file contents, clipboard, screen: asks), `write` changes
+ * something, `system` acts on the computer itself.
+ */
+export const RISKS = ['read', 'private', 'write', 'system'] as const;
+export type Risk = (typeof RISKS)[number];
 
 /** A permission question waiting for the user (DESIGN §3 Broker). */
 export interface PendingPrompt {
   id: string;
-  connection: string;
+  connection: ConnectionRef;
   service: string;
   /** The key a remembered grant is stored under: the service name, or `name:action` for escalations like overwrite. */
   grantKey: string;

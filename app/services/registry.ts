@@ -1,4 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
+import { RISKS } from '../contract/policy.js';
 import { Emitter } from '../events.js';
 import { describeParamError } from './param_errors.js';
 import { SERVICE_NAME, type ParamSchema, type Service } from './service.js';
@@ -38,7 +39,7 @@ export interface RegistryOptions {
 
 /** Some model APIs behind voice servers cap function names at 64 characters. */
 const MAX_NAME_LENGTH = 64;
-const RISKS = new Set(['read', 'write', 'system']);
+const KNOWN_RISKS = new Set<string>(RISKS);
 
 // The keywords the Advent MCP supplement documents (§3.2, §5.1), plus `properties` and `items`
 // that carry them. Strict out (DESIGN §1.4): everything else is enforced here, not sent there.
@@ -111,7 +112,7 @@ export class Registry {
         `service '${name}' needs a description: the model reads it to decide when to call`,
       );
     }
-    if (!RISKS.has(service.risk)) {
+    if (!KNOWN_RISKS.has(service.risk)) {
       throw new Error(`service '${name}' has an unknown risk ${JSON.stringify(service.risk)}`);
     }
     if (!Number.isFinite(service.timeoutMs) || service.timeoutMs <= 0) {

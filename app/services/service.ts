@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { ConnectionRef } from '../contract/connection.js';
 import type { ErrorCode } from '../contract/errors.js';
 import type { Risk } from '../contract/policy.js';
 import type { FilesSandbox } from './files/sandbox.js';
@@ -16,7 +17,7 @@ export interface ServiceContext {
   /** Aborted when the service's time is up or the session stops; long work must watch it. */
   signal: AbortSignal;
   callId: string;
-  connection: string;
+  connection: ConnectionRef;
   files: FilesSandbox;
   clock: Clock;
 }
@@ -45,7 +46,11 @@ export interface Service<P = Record<string, unknown>> {
   timeoutMs: number;
   /** Called after params validate and before the permission check. Throws ServiceFailure to refuse early. */
   preview?(params: P, ctx: ServiceContext): Promise<CallPreview> | CallPreview;
-  run(params: P, ctx: ServiceContext): Promise<unknown>;
+  /**
+   * Does the work. `plan` is what `preview` returned and the user approved (undefined for a
+   * service without a preview): the service does exactly that and nothing beyond it.
+   */
+  run(params: P, ctx: ServiceContext, plan?: CallPreview): Promise<unknown>;
 }
 
 /**

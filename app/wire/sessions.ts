@@ -47,6 +47,7 @@ export function createSession(profile: Profile, ctx: SessionContext): LiveSessio
   switch (profile.kind) {
     case 'advent':
       return new AdventSession({
+        id: profile.id,
         name: profile.name,
         host: profile.host,
         port: profile.port,
@@ -74,6 +75,7 @@ export function createSession(profile: Profile, ctx: SessionContext): LiveSessio
       });
     case 'xiaozhi':
       return new XiaozhiSession({
+        id: profile.id,
         name: profile.name,
         url: profile.url,
         // Optional: a self-hosted server often needs none.
@@ -90,6 +92,7 @@ export function createSession(profile: Profile, ctx: SessionContext): LiveSessio
       });
     case 'endpoint':
       return new EndpointSession({
+        id: profile.id,
         name: profile.name,
         url: async () => joinUrlToken(profile.url, await required('token')),
         serverInfo,
@@ -97,6 +100,7 @@ export function createSession(profile: Profile, ctx: SessionContext): LiveSessio
       });
     case 'robot':
       return new RobotSession({
+        id: profile.id,
         name: profile.name,
         url: profile.url,
         macAddr: profile.macAddr ?? generateDeviceId(ctx.ids),

@@ -111,7 +111,7 @@ export async function startHost(paths: HostPaths): Promise<Host | undefined> {
   });
   const api = await core.opening;
   api.events.on('notice', (n) =>
-    log[n.level](n.connection ? `[${n.connection}] ${n.message}` : n.message),
+    log[n.level](n.connection ? `[${n.connection.name}] ${n.message}` : n.message),
   );
 
   const openWindow = (): BrowserWindow => {

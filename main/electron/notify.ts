@@ -23,7 +23,7 @@ export interface NotifyOptions {
 }
 
 export function promptTitle(prompt: Pick<PendingPrompt, 'connection' | 'service'>): string {
-  return `${prompt.connection} wants to run ${prompt.service}`;
+  return `${prompt.connection.name} wants to run ${prompt.service}`;
 }
 
 /** True when the user is already looking at the window, so the in-app prompt is enough. */

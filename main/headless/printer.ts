@@ -94,7 +94,7 @@ export class Printer {
     const secs = Math.max(0, Math.round((p.expiresAt - now) / 1000));
     this.closeReply();
     this.stdout.write(
-      `? ${p.connection} wants to run ${p.service}: ${p.summary}\n` +
+      `? ${p.connection.name} wants to run ${p.service}: ${p.summary}\n` +
         (p.resolvedPaths.length ? `  path: ${p.resolvedPaths.join(', ')}\n` : '') +
         `  params: ${JSON.stringify(p.params)}\n` +
         `  allow? [y] once  [s] this session  [a] always  [n] deny  (denied in ${secs} s) › `,

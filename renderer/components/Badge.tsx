@@ -45,5 +45,5 @@ export function outcomeTone(o: Outcome): Tone {
 }
 
 export function riskTone(r: Risk): Tone {
-  return r === 'read' ? 'info' : r === 'write' ? 'warn' : 'bad';
+  return r === 'read' ? 'info' : r === 'private' || r === 'write' ? 'warn' : 'bad';
 }

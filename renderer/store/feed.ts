@@ -61,7 +61,7 @@ export function attachFeed(bridge: Bridge): () => void {
       if (grantsStale) refreshServices();
     }),
     bridge.on('notice', ({ level, message, connection }) =>
-      useToasts.getState().push({ level, message, connection }),
+      useToasts.getState().push({ level, message, connection: connection?.name }),
     ),
   ];
   useUi.getState().setBridgeStatus(bridge.status);

@@ -6,7 +6,7 @@ export interface Toast {
   id: number;
   level: ToastLevel;
   message: string;
-  /** A connection name or id the notice is about. */
+  /** The name of the connection the notice is about. */
   connection?: string;
 }
 

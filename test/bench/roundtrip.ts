@@ -283,7 +283,7 @@ async function componentsOn(medium: Medium, n: number): Promise<Component[]> {
     });
     const dispatch = (i: number) =>
       agent.dispatch({
-        connection: 'Bench',
+        connection: { id: 'bench', name: 'Bench' },
         dialect: 'advent',
         callId: `d-${i}`,
         service: METHOD,

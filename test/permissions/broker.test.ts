@@ -23,7 +23,7 @@ function setup(timeoutMs: () => number = () => TIMEOUT) {
 
 function request(overrides: Partial<PromptRequest> = {}): PromptRequest {
   return {
-    connection: 'conn-1',
+    connection: { id: 'conn-1', name: 'Home' },
     service: 'create_file',
     grantKey: 'create_file',
     params: { path: 'notes.txt' },
@@ -178,14 +178,15 @@ describe('Broker', () => {
   it('cancelWhere cancels only the matching prompts, e.g. those of a dropped connection', async () => {
     const { broker, resolved } = setup();
     broker.attach();
-    const dropped = track(broker.ask(request({ connection: 'conn-1' })));
-    const live = track(broker.ask(request({ connection: 'conn-2' })));
+    // Two connections with the same display name: only the dropped one's prompts go.
+    const dropped = track(broker.ask(request({ connection: { id: 'conn-1', name: 'Home' } })));
+    const live = track(broker.ask(request({ connection: { id: 'conn-2', name: 'Home' } })));
 
-    expect(broker.cancelWhere((p) => p.connection === 'conn-1')).toBe(1);
+    expect(broker.cancelWhere((p) => p.connection.id === 'conn-1')).toBe(1);
     await flush();
     expect(dropped.value).toBe('cancelled');
     expect(live.value).toBeUndefined();
-    expect(broker.pending().map((p) => p.connection)).toEqual(['conn-2']);
+    expect(broker.pending().map((p) => p.connection.id)).toEqual(['conn-2']);
     expect(resolved.map((r) => r.resolution)).toEqual(['cancelled']);
     broker.dispose();
   });

@@ -78,7 +78,7 @@ describe('connection and prompt stores', () => {
   it('queues prompts in arrival order without duplicates', () => {
     const p = (id: string): PendingPrompt => ({
       id,
-      connection: 'Demo',
+      connection: { id: 'demo', name: 'Demo' },
       service: 'create_file',
       grantKey: 'create_file',
       params: {},

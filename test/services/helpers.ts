@@ -29,7 +29,7 @@ export function context(files: FilesSandbox, clock: Clock = systemClock): Servic
   return {
     signal: new AbortController().signal,
     callId: 'call_001',
-    connection: 'test',
+    connection: { id: 'test', name: 'test' },
     files,
     clock,
   };

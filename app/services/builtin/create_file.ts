@@ -37,14 +37,6 @@ async function plan(params: CreateFileParams, ctx: ServiceContext) {
   return { target, bytes, replacing: target.exists };
 }
 
-/**
- * What each call's preview promised (create or replace), keyed by the call's context object, so
- * run never replaces a file the user only approved creating: with overwrite: true on a missing
- * file the prompt says "Create"; if the file appears while the prompt waits, replacing it would
- * skip the overwrite approval. Without a preview (a direct run) the params alone decide.
- */
-const previewed = new WeakMap<ServiceContext, boolean>();
-
 export const createFileService: Service<CreateFileParams> = {
   name: 'create_file',
   title: 'Create file',
@@ -76,7 +68,6 @@ export const createFileService: Service<CreateFileParams> = {
 
   async preview(params, ctx): Promise<CallPreview> {
     const { target, bytes, replacing } = await plan(params, ctx);
-    previewed.set(ctx, replacing);
     const verb = replacing ? 'Replace' : 'Create';
     const preview: CallPreview = {
       summary: `${verb} file ${target.relative} (${formatBytes(bytes)}) in ${displayPath(target.root)}`,
@@ -87,9 +78,12 @@ export const createFileService: Service<CreateFileParams> = {
     return preview;
   },
 
-  async run(params, ctx): Promise<CreateFileResult> {
+  async run(params, ctx, approved): Promise<CreateFileResult> {
     const { target, bytes, replacing } = await plan(params, ctx);
-    if (replacing && previewed.get(ctx) === false) throw existsFailure(target);
+    // Only what the prompt showed: with overwrite: true on a missing file the prompt said
+    // "Create"; a file that appeared while it waited was approved for creating, not replacing.
+    // Without a preview (a direct run) the params alone decide.
+    if (replacing && approved && approved.escalation !== 'overwrite') throw existsFailure(target);
     if (replacing) {
       await ctx.files.replace(target, params.content, ctx.signal);
     } else {

@@ -37,6 +37,8 @@ import { endVoiceUpload, sendVoiceChunk } from '../kit/voice-upload.js';
 
 export interface AdventSessionOptions extends Omit<AdventConnectionOptions, 'clock' | 'ids'> {
   /** The connection's name, shown to the user and written in the audit log. */
+  /** The profile id: identifies the connection in calls, prompts and the audit log. */
+  id: string;
   name: string;
   gate: Gate;
   /** The enabled services as the server should see them, read at each (re)register. */
@@ -384,7 +386,7 @@ export class AdventSession extends SessionBase implements LiveSession {
     let message: string;
     try {
       const result = await this.options.gate.dispatch({
-        connection: this.options.name,
+        connection: this.ref,
         dialect: 'advent',
         callId,
         service: call.method,

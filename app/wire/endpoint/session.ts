@@ -34,6 +34,8 @@ import { WsLink, type WsTiming, redactText } from '../kit/ws-link.js';
 
 export interface EndpointSessionOptions {
   /** The connection's display name, shown to the user and written in the audit log. */
+  /** The profile id: identifies the connection in calls, prompts and the audit log. */
+  id: string;
   name: string;
   /** `ws(s)://…/mcp/?token=…`; the token is part of the URL. Read on every (re)connect. */
   url: () => Promise<string> | string;
@@ -169,8 +171,8 @@ export class EndpointSession extends SessionBase implements LiveSession {
 
   private newServer(): McpToolServer {
     return new McpToolServer({
-      connection: this.options.name,
-      dialect: 'xiaozhi-endpoint',
+      connection: this.ref,
+      dialect: 'endpoint',
       gate: this.options.gate,
       tools: this.options.tools,
       serverInfo: this.options.serverInfo ?? DEFAULT_SERVER_INFO,

@@ -15,6 +15,7 @@
  *   same value and type; notifications get no reply.
  */
 import type { Dialect } from '../../contract/audit.js';
+import type { ConnectionRef } from '../../contract/connection.js';
 import type { DispatchResult } from '../../dispatch.js';
 import type { Gate, ToolEntry } from '../session.js';
 import { type JsonRpcId, type JsonRpcMessage, RPC, rpcError, rpcResult } from './jsonrpc.js';
@@ -29,8 +30,8 @@ export const RESULT_BYTES = 8000;
 export const DEFAULT_SERVER_INFO = { name: 'advent-agent', version: '0.1.0' };
 
 export interface McpServerOptions {
-  /** The connection's display name, written in the audit log. */
-  connection: string;
+  /** The connection the calls come on (its id and display name go into the audit log). */
+  connection: ConnectionRef;
   dialect: Dialect;
   gate: Gate;
   /** The enabled services, in registry order, user-only ones included (filtered here). */

@@ -4,7 +4,7 @@
  * and keeps the registration state it last announced — what the server knows of our services.
  * Each session class extends this and adds its own link, turns and registration rules.
  */
-import type { RegistrationState } from '../../contract/connection.js';
+import type { ConnectionRef, RegistrationState } from '../../contract/connection.js';
 import { Emitter } from '../../events.js';
 import type { SessionEvents } from '../session.js';
 
@@ -13,12 +13,22 @@ export abstract class SessionBase {
   /** Nothing is registered until the server has been told (or has asked) on a live link. */
   private registration: RegistrationState = { state: 'registering' };
 
-  /** `profile.name` is read each time, as the session options hold it. */
-  protected constructor(private readonly profile: { readonly name: string }) {}
+  /** `profile.id` and `profile.name` are read each time, as the session options hold them. */
+  protected constructor(private readonly profile: { readonly id: string; readonly name: string }) {}
+
+  /** The profile id: what identifies this connection everywhere (names need not be unique). */
+  get id(): string {
+    return this.profile.id;
+  }
 
   /** The connection's display name, shown to the user and written in the audit log. */
   get name(): string {
     return this.profile.name;
+  }
+
+  /** Which connection a call, a prompt or an audit record belongs to. */
+  get ref(): ConnectionRef {
+    return { id: this.profile.id, name: this.profile.name };
   }
 
   get registrationState(): RegistrationState {

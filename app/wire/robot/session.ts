@@ -57,6 +57,8 @@ import { VoiceUpload } from './voice.js';
 
 export interface RobotSessionOptions {
   /** The connection's display name, shown to the user and written in the audit log. */
+  /** The profile id: identifies the connection in calls, prompts and the audit log. */
+  id: string;
   name: string;
   /** `ws://host:8888/ws` (the dialect has no auth headers). */
   url: string;
@@ -433,7 +435,7 @@ export class RobotSession extends SessionBase implements LiveSession {
   ): Promise<ToolOutcome> {
     try {
       const result = await this.options.gate.dispatch({
-        connection: this.options.name,
+        connection: this.ref,
         dialect: 'robot',
         callId,
         service,

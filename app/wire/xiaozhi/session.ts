@@ -47,6 +47,8 @@ import { Turns } from './turns.js';
 
 export interface XiaozhiSessionOptions {
   /** Connection display name → audit `connection`. */
+  /** The profile id: identifies the connection in calls, prompts and the audit log. */
+  id: string;
   name: string;
   /** ws(s)://host:8000/xiaozhi/v1/ */
   url: string;
@@ -503,7 +505,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
 
   private newMcp(): McpToolServer {
     return new McpToolServer({
-      connection: this.options.name,
+      connection: this.ref,
       dialect: 'xiaozhi',
       gate: this.options.gate,
       tools: this.options.tools,

@@ -19,8 +19,9 @@ import { toast } from '../../store/toasts.js';
 
 const ARM_DELAY_MS = 600;
 
+/** The profile's current name (it may have been renamed since the call came), by its id. */
 function connectionName(prompt: PendingPrompt, names: Map<string, string>): string {
-  return names.get(prompt.connection) ?? prompt.connection;
+  return names.get(prompt.connection.id) ?? prompt.connection.name;
 }
 
 function Prompt({ prompt, index, count }: { prompt: PendingPrompt; index: number; count: number }) {
@@ -33,10 +34,7 @@ function Prompt({ prompt, index, count }: { prompt: PendingPrompt; index: number
   const service = useServices((s) => s.services.find((v) => v.name === prompt.service));
   const connections = useConnections((s) => s.connections);
   const names = new Map<string, string>();
-  for (const c of connections) {
-    names.set(c.profile.id, c.profile.name);
-    names.set(c.profile.name, c.profile.name);
-  }
+  for (const c of connections) names.set(c.profile.id, c.profile.name);
   const now = useNow(true, 500);
   const seconds = secondsUntil(prompt.expiresAt, now);
   const title = service?.title ?? prompt.service;

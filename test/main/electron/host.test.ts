@@ -160,7 +160,7 @@ describe('the Electron host', () => {
     win.hide();
     host.api.events.emit('prompt', {
       id: 'p1',
-      connection: 'Home',
+      connection: { id: 'p-home', name: 'Home' },
       service: 'create_file',
       grantKey: 'create_file',
       params: {},

@@ -9,7 +9,7 @@ vi.mock('electron', () => import('./fake-electron.js').then((m) => m.fakeElectro
 
 const PROMPT: PendingPrompt = {
   id: 'p1',
-  connection: 'Home server',
+  connection: { id: 'p-home', name: 'Home server' },
   service: 'create_file',
   grantKey: 'create_file',
   params: { path: 'notes/todo.txt' },

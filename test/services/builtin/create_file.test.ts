@@ -99,10 +99,11 @@ describe('create_file run', () => {
 
   it('does not replace a file that appeared after the user approved a create', async () => {
     const params = { filename: 'late.txt', content: 'agent', overwrite: true };
-    expect((await preview(params))?.escalation).toBeUndefined();
+    const approved = await preview(params);
+    expect(approved?.escalation).toBeUndefined();
     await mkdir(root, { recursive: true });
     await writeFile(path.join(root, 'late.txt'), 'user');
-    expect((await failure(service.run(params, ctx))).code).toBe('file_exists');
+    expect((await failure(service.run(params, ctx, approved))).code).toBe('file_exists');
     expect(await readFile(path.join(root, 'late.txt'), 'utf8')).toBe('user');
   });
 

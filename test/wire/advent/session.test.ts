@@ -245,7 +245,7 @@ describe('Advent session: MCP calls through the gate', () => {
     const prompt = await prompted;
     expect(prompt.summary).toMatch(/^Create file notes[/\\]todo\.txt \(8 B\) in /);
     expect(prompt.resolvedPaths).toEqual([path.join(h.filesRoot, 'notes', 'todo.txt')]);
-    expect(prompt.connection).toBe('Test server');
+    expect(prompt.connection).toEqual({ id: 'p1', name: 'Test server' });
     h.agent.answerPrompt(prompt.id, 'once');
     expect(await call).toMatchObject({ success: true });
     expect(await readFile(path.join(h.filesRoot, 'notes', 'todo.txt'), 'utf8')).toBe('buy milk');

@@ -68,6 +68,7 @@ beforeEach(async () => {
   await new Promise<void>((r) => wss.once('listening', () => r()));
   const accepted = new Promise<WebSocket>((r) => wss.once('connection', (ws) => r(ws)));
   session = new EndpointSession({
+    id: 'p-sdk',
     name: 'SDK peer',
     url: () => `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/mcp/?token=sdk-token`,
     gate: agent.gate,
@@ -122,7 +123,7 @@ describe('endpoint session as seen by the official MCP SDK client', () => {
     expect(content[0]!.type).toBe('text');
     expect(JSON.parse(content[0]!.text)).toHaveProperty('timezone');
     expect((await agent.queryAudit({ service: 'get_current_time' })).records[0]).toMatchObject({
-      dialect: 'xiaozhi-endpoint',
+      dialect: 'endpoint',
       connection: 'SDK peer',
       outcome: 'ok',
     });

@@ -80,6 +80,7 @@ async function setup(
   });
   const { filesRoot, agent } = temp;
   const session = new EndpointSession({
+    id: 'p-endpoint',
     name: 'My endpoint',
     url: () => (opts.url ? opts.url(sim) : sim.url),
     gate: agent.gate,
@@ -170,7 +171,7 @@ describe('XiaoZhi MCP endpoint session against the simulated endpoint server', (
     expect(prompts).toEqual(['reboot_device']);
   });
 
-  it('runs a read service through the gate and records it with dialect xiaozhi-endpoint and the connection name', async () => {
+  it('runs a read service through the gate and records it with dialect endpoint and the connection name', async () => {
     const f = await setup();
     await f.sim.waitForTools((t) => t.length > 0);
     const result = await f.sim.callTool('get_current_time', { format: 'detailed' });
@@ -180,7 +181,7 @@ describe('XiaoZhi MCP endpoint session against the simulated endpoint server', (
     expect(audit.records).toHaveLength(1);
     expect(audit.records[0]).toMatchObject({
       connection: 'My endpoint',
-      dialect: 'xiaozhi-endpoint',
+      dialect: 'endpoint',
       decision: 'auto',
       outcome: 'ok',
     });
@@ -192,7 +193,7 @@ describe('XiaoZhi MCP endpoint session against the simulated endpoint server', (
     f.agent.broker.attach({ name: 'test' });
     const prompts: string[] = [];
     f.agent.events.on('prompt', (p) => {
-      prompts.push(p.connection);
+      prompts.push(p.connection.name);
       f.agent.answerPrompt(p.id, 'once');
     });
     await f.sim.waitForTools((t) => t.length > 0);
@@ -213,7 +214,7 @@ describe('XiaoZhi MCP endpoint session against the simulated endpoint server', (
     expect((result.raw as { result: { error: string } }).result.error).toBe(result.text);
     expect(existsSync(path.join(f.filesRoot, 'no.txt'))).toBe(false);
     const audit = await f.agent.queryAudit({ service: 'create_file' });
-    expect(audit.records[0]).toMatchObject({ decision: 'denied', dialect: 'xiaozhi-endpoint' });
+    expect(audit.records[0]).toMatchObject({ decision: 'denied', dialect: 'endpoint' });
   });
 
   it('answers protocol mistakes with JSON-RPC errors: unknown tool -32601, bad arguments -32602', async () => {

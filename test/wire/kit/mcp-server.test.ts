@@ -48,8 +48,8 @@ async function open(services: Service[] = [], policies: Record<string, Policy> =
 
 function server(opts: Partial<McpServerOptions> = {}): McpToolServer {
   return new McpToolServer({
-    connection: 'Test endpoint',
-    dialect: 'xiaozhi-endpoint',
+    connection: { id: 'p-test', name: 'Test endpoint' },
+    dialect: 'endpoint',
     gate: agent.gate,
     tools: () => agent.toolEntries(),
     serverInfo: { name: 'advent-agent', version: '9.9.9' },
@@ -236,7 +236,7 @@ describe('McpToolServer: tools/call through the gate', () => {
     const audit = await agent.queryAudit({ service: 'svc_03' });
     expect(audit.records[0]).toMatchObject({
       connection: 'Test endpoint',
-      dialect: 'xiaozhi-endpoint',
+      dialect: 'endpoint',
       callId: '1',
       decision: 'auto',
       outcome: 'ok',

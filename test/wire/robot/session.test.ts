@@ -73,6 +73,7 @@ async function start(
   const audit: AuditRecord[] = [];
   agent.events.on('audit', (r) => audit.push(r));
   const session = new RobotSession({
+    id: 'p-robot',
     name: 'Robot',
     url: sim.url,
     macAddr: 'aa:bb:cc:dd:ee:0f',

@@ -43,6 +43,7 @@ export async function open(
   const temp = await openTempAgent('xiaozhi-device-', opts.agent);
   const { agent, filesRoot } = temp;
   const session = new XiaozhiSession({
+    id: 'p-xiaozhi',
     name: 'XiaoZhi test',
     url: sim.url,
     deviceId: DEVICE_ID,
