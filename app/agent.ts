@@ -201,6 +201,8 @@ export class Agent {
       name: service.name,
       title: service.title,
       description: service.description,
+      summary: service.summary ?? service.title,
+      group: service.group ?? 'other',
       risk: service.risk,
       userOnly: service.userOnly === true,
       enabled,

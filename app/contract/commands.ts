@@ -12,7 +12,7 @@ import type {
   ConnectionState,
   RegistrationState,
 } from './connection.js';
-import type { PendingPrompt, Policy, Risk } from './policy.js';
+import type { PendingPrompt, Policy, Risk, ServiceGroup } from './policy.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' });
 const ServiceName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9_]*$' });
@@ -248,7 +248,11 @@ export interface ConnectionView {
 export interface ServiceView {
   name: string;
   title: string;
+  /** Written for the AI model: when to call it and how. */
   description: string;
+  /** Written for people: what it does, in one short sentence (the UI translates known ones). */
+  summary: string;
+  group: ServiceGroup;
   risk: Risk;
   userOnly: boolean;
   enabled: boolean;

@@ -14,6 +14,21 @@ export type PromptAnswer = (typeof PROMPT_ANSWERS)[number];
 export const RISKS = ['read', 'private', 'write', 'system'] as const;
 export type Risk = (typeof RISKS)[number];
 
+/**
+ * How the Services page groups services. Imported MCP tools are grouped under their server
+ * instead (ServiceView.server).
+ */
+export const SERVICE_GROUPS = [
+  'time',
+  'files',
+  'apps',
+  'clipboard',
+  'system',
+  'screen',
+  'other',
+] as const;
+export type ServiceGroup = (typeof SERVICE_GROUPS)[number];
+
 /** A permission question waiting for the user (DESIGN §3 Broker). */
 export interface PendingPrompt {
   id: string;

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { ConnectionRef } from '../contract/connection.js';
 import type { ErrorCode } from '../contract/errors.js';
-import type { Risk } from '../contract/policy.js';
+import type { Risk, ServiceGroup } from '../contract/policy.js';
 import type { FilesSandbox } from './files/sandbox.js';
 
 /** A JSON Schema object describing a service's params (checked against the meta-schema on registration). */
@@ -38,7 +38,12 @@ export interface Service<P = Record<string, unknown>> {
   /** `[a-z][a-z0-9_]*` */
   name: string;
   title: string;
+  /** For the AI model: when to call it and how. Servers see this, never the UI. */
   description: string;
+  /** For people: what it does, one short sentence (the UI shows this, not `description`). */
+  summary?: string;
+  /** Where the Services page lists it (default 'other'). */
+  group?: ServiceGroup;
   parameters: ParamSchema;
   risk: Risk;
   /** Runnable by the user from the UI only; never offered to a server. */

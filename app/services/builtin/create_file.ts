@@ -40,6 +40,8 @@ async function plan(params: CreateFileParams, ctx: ServiceContext) {
 export const createFileService: Service<CreateFileParams> = {
   name: 'create_file',
   title: 'Create file',
+  summary: 'Writes a new text file in your allowed folders; replacing a file asks separately.',
+  group: 'files',
   description:
     "Create a text file in the user's allowed folder (by default ~/Documents/Advent Agent) and write content into it. " +
     "filename is relative to that folder, e.g. 'notes/todo.txt'; missing folders are created. " +

@@ -133,6 +133,8 @@ export function currentTime(
 export const getCurrentTimeService: Service<GetCurrentTimeParams> = {
   name: 'get_current_time',
   title: 'Current time',
+  summary: 'Tells the current date and time, in any time zone.',
+  group: 'time',
   description:
     "Get the current date and time on the user's computer, in the user's time zone or a given one.",
   parameters: {
