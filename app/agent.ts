@@ -19,6 +19,7 @@ import type { Policy, PromptAnswer } from './contract/policy.js';
 import { type CallRequest, type DispatchResult, Dispatcher, type GateEvents } from './dispatch.js';
 import { AuditLog } from './audit/log.js';
 import { exportAudit } from './audit/export.js';
+import { CommandRefusal } from './contract/errors.js';
 import { Emitter } from './events.js';
 import { type IdSource, cryptoIds } from './ids.js';
 import { Broker, type BrokerEvents } from './permissions/broker.js';
@@ -28,12 +29,13 @@ import { createFilesSandbox } from './services/files/sandbox.js';
 import { Registry } from './services/registry.js';
 import type { Service } from './services/service.js';
 import type { SecretStore } from './settings/secrets.js';
-import { type Profile, type Settings, defaultSettings } from './settings/schema.js';
+import { type Settings, defaultSettings } from './settings/schema.js';
 import type { AdventProfile } from './contract/commands.js';
 import { type DataDirLock, lockDataDir } from './settings/lock.js';
 import { SettingsStore } from './settings/store.js';
 import type { AdventSession } from './wire/advent/session.js';
-import { type SecretSource, createSession } from './wire/sessions.js';
+import { type BaseProfile, type Dialect, DialectSet, type SecretSource } from './wire/dialect.js';
+import { DIALECTS } from './wire/dialects.js';
 import type { Timing } from './wire/advent/connection.js';
 import type { LiveSession, SessionEvents, ToolEntry } from './wire/session.js';
 import type { WsTiming } from './wire/kit/ws-link.js';
@@ -59,6 +61,8 @@ export interface AgentOptions {
   wsTiming?: Partial<WsTiming>;
   /** The app's version, told to MCP clients in `serverInfo`. */
   version?: string;
+  /** The connection kinds this agent can hold (default: every kind the app ships). */
+  dialects?: readonly Dialect[];
 }
 
 /** Every event a host may show, tagged with the connection where one applies. */
@@ -101,6 +105,8 @@ export class Agent {
     private readonly options: AgentOptions,
     readonly settings: SettingsStore,
     readonly audit: AuditLog,
+    /** The connection kinds this agent holds: how each profile becomes a session. */
+    readonly dialects: DialectSet,
   ) {
     this.clockSource = options.clock ?? systemClock;
     this.ids = options.ids ?? cryptoIds;
@@ -116,7 +122,10 @@ export class Agent {
     for (const service of [...builtinServices(), ...(options.services ?? [])])
       this.registry.add(service);
     for (const name of [...Object.keys(overrides.policies ?? {}), ...(overrides.disabled ?? [])]) {
-      if (!this.registry.get(name)) throw new Error(`there is no service named '${name}'`);
+      if (!this.registry.get(name))
+        throw new CommandRefusal('unknown_service', `there is no service named '${name}'`, {
+          name,
+        });
     }
 
     const persistence = settingsPolicyPersistence(settings);
@@ -181,13 +190,14 @@ export class Agent {
     clock: Clock,
     lock: DataDirLock,
   ): Promise<Agent> {
+    const dialects = new DialectSet(options.dialects ?? DIALECTS);
     const settings = await SettingsStore.open(
       path.join(options.dataDir, 'settings.json'),
       defaultSettings(options.defaultFilesRoot),
-      { clock, ids: options.ids },
+      { clock, ids: options.ids, checkProfile: (p) => dialects.checkSaved(p) },
     );
     const audit = await AuditLog.open({ dir: path.join(options.dataDir, 'audit'), clock });
-    const agent = new Agent(options, settings, audit);
+    const agent = new Agent(options, settings, audit, dialects);
     agent.lock = lock;
     for (const warning of settings.warnings)
       agent.events.emit('notice', { level: 'warn', message: warning });
@@ -221,7 +231,7 @@ export class Agent {
       .map(({ service }) => ({
         name: service.name,
         description: service.description,
-        inputSchema: this.registry.describeForServer(service).parameters as Record<string, unknown>,
+        inputSchema: service.parameters,
         risk: service.risk,
         userOnly: service.userOnly === true,
       }));
@@ -230,7 +240,8 @@ export class Agent {
 
   /** Switch a service on or off: saved, and every live connection re-registers at once. */
   async setServiceEnabled(name: string, on: boolean): Promise<void> {
-    if (!this.registry.get(name)) throw new Error(`there is no service named '${name}'`);
+    if (!this.registry.get(name))
+      throw new CommandRefusal('unknown_service', `there is no service named '${name}'`, { name });
     await this.settings.update((draft) => {
       draft.services[name] = { ...draft.services[name], enabled: on };
     });
@@ -238,7 +249,8 @@ export class Agent {
   }
 
   async setServicePolicy(name: string, policy: Policy): Promise<void> {
-    if (!this.registry.get(name)) throw new Error(`there is no service named '${name}'`);
+    if (!this.registry.get(name))
+      throw new CommandRefusal('unknown_service', `there is no service named '${name}'`, { name });
     await this.settings.update((draft) => {
       draft.services[name] = { ...draft.services[name], policy };
     });
@@ -278,12 +290,14 @@ export class Agent {
    * same gate. The secret (an Advent or XiaoZhi token, the endpoint URL's token) comes from the
    * SecretStore key `profile:<id>:token` unless `secret` is given (terminal flags).
    */
-  connect(profile: Profile, secret?: SecretSource): LiveSession {
+  connect(profile: BaseProfile, secret?: SecretSource): LiveSession {
     const existing = this.sessions.get(profile.id);
     if (existing) return existing;
+    const dialect = this.dialects.get(profile.kind);
+    if (!dialect) throw new Error(`this agent cannot hold a '${profile.kind}' connection`);
     const stored = async (): Promise<string | undefined> =>
       (await this.options.secrets.get(`profile:${profile.id}:token`)) ?? undefined;
-    const session = createSession(profile, {
+    const session = dialect.createSession(profile, {
       gate: this.gate,
       tools: () => this.toolEntries(),
       secret: secret ?? stored,

@@ -12,9 +12,7 @@ import type { ChatItem } from './contract/chat.js';
 import {
   type AdventProfile,
   type AgentApi,
-  CAPABILITIES,
   type Profile,
-  type ProfileKind,
   type CommandResults,
   type ConnectionView,
   type EventPayloads,
@@ -29,15 +27,9 @@ import type { RegistrationState } from './contract/connection.js';
 import type { AuditQuery } from './contract/audit.js';
 import type { Policy, PromptAnswer } from './contract/policy.js';
 import { Emitter } from './events.js';
-import type { LiveSession } from './wire/session.js';
-import { splitUrlToken } from './wire/kit/url.js';
-import {
-  generateClientId,
-  generateDeviceId,
-  normaliseDeviceId,
-  normaliseRobotMac,
-  orThrow,
-} from './wire/kit/identity.js';
+import { CommandRefusal } from './contract/errors.js';
+import type { BaseProfile } from './wire/dialect.js';
+import { type LiveSession, notReady } from './wire/session.js';
 
 export interface CoreApiOptions extends AgentOptions {
   version: string;
@@ -136,7 +128,7 @@ export class CoreApi implements AgentApi {
       if (await options.secrets.get(tokenKey(p.id))) api.tokens.add(p.id);
     }
     for (const p of agent.getSettings().connections)
-      if (p.autoConnect && (api.tokens.has(p.id) || !needsSecret(p.kind))) await api.connect(p.id);
+      if (p.autoConnect && (api.tokens.has(p.id) || !api.needsSecret(p))) await api.connect(p.id);
     return api;
   }
 
@@ -145,6 +137,7 @@ export class CoreApi implements AgentApi {
   async snapshot(): Promise<Snapshot> {
     return {
       version: this.options.version,
+      kinds: this.agent.dialects.views(),
       connections: this.profiles().map((p) => this.connectionView(p)),
       services: this.agent.services(),
       chat: this.timeline.list(),
@@ -173,8 +166,10 @@ export class CoreApi implements AgentApi {
     if (roots) {
       const relative = roots.find((r) => !path.isAbsolute(r));
       if (relative !== undefined)
-        throw new Error(
+        throw new CommandRefusal(
+          'invalid_settings',
           `'${relative}' is not a full path; choose a folder such as ${this.options.defaultFilesRoot}`,
+          { path: relative, example: this.options.defaultFilesRoot },
         );
     }
     await this.agent.settings.update((draft) => {
@@ -190,18 +185,30 @@ export class CoreApi implements AgentApi {
 
   // --- connections ---------------------------------------------------------------------------
 
-  async saveConnection(input: ProfileInput): Promise<ProfileView> {
-    if (input.id === DEMO_ID) throw new Error('the demo server cannot be edited');
+  /**
+   * Save a profile of any kind the agent holds, with its token when it has one (`secret`). A kind
+   * that cannot connect without a token is not saved without one, so nothing half-made is left.
+   */
+  async saveConnection(input: ProfileInput, secret?: string): Promise<ProfileView> {
+    if (input.id === DEMO_ID)
+      throw new CommandRefusal('demo_readonly', 'the demo server cannot be edited');
     const id = input.id ?? `p-${this.agent.ids.hex(8)}`;
-    const { profile, secret } = this.completeProfile({ ...stripUndefined(input), id });
+    const { profile, secret: split } = this.completeProfile({ ...stripUndefined(input), id });
+    const token = (split ?? secret)?.trim() || undefined;
+    if (this.needsSecret(profile) && !token && !this.tokens.has(id))
+      throw new CommandRefusal(
+        'needs_token',
+        `'${profile.name}' needs a token to connect; add it before saving`,
+        { name: profile.name },
+      );
     await this.agent.settings.update((draft) => {
       const at = draft.connections.findIndex((c) => c.id === id);
       if (at >= 0) draft.connections[at] = profile;
       else draft.connections.push(profile);
     });
     // A token pasted inside an endpoint URL is kept as the profile's secret, never in settings.
-    if (secret !== undefined) {
-      await this.options.secrets.set(tokenKey(id), secret);
+    if (token !== undefined) {
+      await this.options.secrets.set(tokenKey(id), token);
       this.tokens.add(id);
     }
     // A live connection picks the new settings up by reconnecting.
@@ -215,45 +222,26 @@ export class CoreApi implements AgentApi {
   }
 
   /**
-   * Fill in what a profile needs to stay the same device across runs: a XiaoZhi Device-Id and
-   * Client-Id, a robot MAC — generated once, then kept (an edit without them keeps the old ones).
+   * The profile checked against its kind and completed by its dialect: what it needs to stay the
+   * same device across runs (generated once, kept on edits), a secret split off an address.
    */
   private completeProfile(input: ProfileInput & { id: string }): {
     profile: Profile;
     secret?: string;
   } {
+    const checked = this.agent.dialects.checkInput(input);
+    if (!checked.ok) throw new CommandRefusal('invalid_profile', checked.message);
+    const dialect = this.agent.dialects.get(input.kind)!;
     const old = this.profile(input.id);
-    const ids = this.agent.ids;
-    switch (input.kind) {
-      case 'advent':
-        return { profile: input };
-      case 'xiaozhi': {
-        const prev = old?.kind === 'xiaozhi' ? old : undefined;
-        return {
-          profile: {
-            ...input,
-            deviceId: orThrow(
-              normaliseDeviceId(input.deviceId ?? prev?.deviceId ?? generateDeviceId(ids)),
-            ),
-            clientId: (input.clientId ?? prev?.clientId ?? generateClientId(ids)).toLowerCase(),
-          },
-        };
-      }
-      case 'robot': {
-        const prev = old?.kind === 'robot' ? old : undefined;
-        return {
-          profile: {
-            ...input,
-            macAddr: orThrow(
-              normaliseRobotMac(input.macAddr ?? prev?.macAddr ?? generateDeviceId(ids)),
-            ),
-          },
-        };
-      }
-      case 'endpoint': {
-        const { url, token } = splitUrlToken(input.url);
-        return { profile: { ...input, url }, secret: token };
-      }
+    try {
+      const done = dialect.complete(
+        checked.value as BaseProfile,
+        old?.kind === input.kind ? old : undefined,
+        this.agent.ids,
+      );
+      return { profile: done.profile as Profile, secret: done.secret };
+    } catch (err) {
+      throw new CommandRefusal('invalid_profile', (err as Error).message);
     }
   }
 
@@ -271,7 +259,7 @@ export class CoreApi implements AgentApi {
   }
 
   async setSecret(profileId: string, token: string): Promise<void> {
-    if (!this.profile(profileId)) throw new Error(`there is no connection '${profileId}'`);
+    this.profileOrRefuse(profileId);
     if (token.trim()) {
       await this.options.secrets.set(tokenKey(profileId), token.trim());
       this.tokens.add(profileId);
@@ -283,13 +271,14 @@ export class CoreApi implements AgentApi {
   }
 
   async connect(id: string): Promise<void> {
-    const profile = this.profile(id);
-    if (!profile) throw new Error(`there is no connection '${id}'`);
-    if (id !== DEMO_ID && needsSecret(profile.kind) && !this.tokens.has(id))
-      throw new Error(
-        profile.kind === 'endpoint'
-          ? `'${profile.name}' has no token; paste the endpoint address with its ?token=… first`
+    const profile = this.profileOrRefuse(id);
+    if (id !== DEMO_ID && this.needsSecret(profile) && !this.tokens.has(id))
+      throw new CommandRefusal(
+        'needs_token',
+        this.agent.dialects.get(profile.kind)?.profile.secret?.mode === 'url'
+          ? `'${profile.name}' has no token; paste its address with the ?token=… part first`
           : `no token is saved for '${profile.name}'; add one first`,
+        { name: profile.name },
       );
     const token = id === DEMO_ID ? () => 'demo' : undefined;
     this.agent.connect(profile, token);
@@ -304,7 +293,7 @@ export class CoreApi implements AgentApi {
   }
 
   async setActiveConnection(id: string): Promise<void> {
-    if (!this.profile(id)) throw new Error(`there is no connection '${id}'`);
+    this.profileOrRefuse(id);
     this.active = id;
     this.emitAll();
   }
@@ -312,7 +301,8 @@ export class CoreApi implements AgentApi {
   /** The built-in simulator on a random loopback port, for a first look without an account. */
   async startDemo(): Promise<ProfileView> {
     if (!this.demo) {
-      if (!this.options.demo) throw new Error('this host has no demo server');
+      if (!this.options.demo)
+        throw new CommandRefusal('demo_unavailable', 'this host has no demo server');
       const sim = await this.options.demo();
       const profile: AdventProfile = {
         id: DEMO_ID,
@@ -331,17 +321,19 @@ export class CoreApi implements AgentApi {
   // --- chat & voice ----------------------------------------------------------------------------
 
   async sendText(text: string): Promise<{ taskId: string }> {
-    const { id, session } = this.activeSession();
+    if (!text.trim()) throw new CommandRefusal('empty_text', 'nothing to send');
+    const { id, session } = this.activeSession('chat');
     const sent = session.sendText(text);
-    if (!sent.ok) throw new Error(sent.message);
+    if (!sent.ok) throw this.turnRefused(session, sent.message);
     this.timeline.user(id, sent.taskId, text);
     return { taskId: sent.taskId };
   }
 
   async speak(text: string): Promise<{ taskId: string }> {
-    const { session } = this.activeSession();
+    if (!text.trim()) throw new CommandRefusal('empty_text', 'nothing to say');
+    const { session } = this.activeSession('speak');
     const sent = session.speak(text);
-    if (!sent.ok) throw new Error(sent.message);
+    if (!sent.ok) throw this.turnRefused(session, sent.message);
     return { taskId: sent.taskId };
   }
 
@@ -350,9 +342,9 @@ export class CoreApi implements AgentApi {
    * the server ends the input (LISTEN stop); a new voiceStart while a reply plays is a barge-in.
    */
   async voiceStart(): Promise<{ taskId: string }> {
-    const { id, session } = this.activeSession();
+    const { id, session } = this.activeSession('voice');
     const started = session.voiceStart();
-    if (!started.ok) throw new Error(started.message);
+    if (!started.ok) throw this.turnRefused(session, started.message);
     this.voiceTask = { connection: id, taskId: started.taskId, bytes: 0, logged: false };
     this.closedVoice = undefined;
     return { taskId: started.taskId };
@@ -363,7 +355,8 @@ export class CoreApi implements AgentApi {
     const task = this.voiceTask;
     if (!task) {
       const closed = this.closedVoice;
-      throw new Error(
+      throw new CommandRefusal(
+        'no_voice_turn',
         closed
           ? `voice turn '${closed.taskId}' was ${closed.why === 'ended' ? 'ended' : 'cancelled'}; this audio was not sent (start a new turn first)`
           : 'no voice turn is open; start one first',
@@ -371,9 +364,13 @@ export class CoreApi implements AgentApi {
     }
     const bytes = chunk instanceof Uint8Array ? chunk : new Uint8Array(chunk);
     const session = this.agent.session(task.connection);
-    if (!session) throw new Error('the connection of this voice turn is gone; start a new one');
+    if (!session)
+      throw new CommandRefusal(
+        'no_voice_turn',
+        'the connection of this voice turn is gone; start a new one',
+      );
     const sent = session.voiceChunk(task.taskId, bytes);
-    if (!sent.ok) throw new Error(sent.message);
+    if (!sent.ok) throw new CommandRefusal('no_voice_turn', sent.message);
     if (!sent.ignored) task.bytes += bytes.byteLength;
   }
 
@@ -456,11 +453,44 @@ export class CoreApi implements AgentApi {
     this.events.emit('connectionRemoved', { id: DEMO_ID });
   }
 
-  private activeSession(): { id: string; session: LiveSession } {
+  /** The active connection, if it can carry `what` now; otherwise a refusal saying why. */
+  private activeSession(what: 'chat' | 'voice' | 'speak'): { id: string; session: LiveSession } {
     const id = this.active;
     const session = id ? this.agent.session(id) : undefined;
-    if (!id || !session) throw new Error('no connection is active; connect to a server first');
+    if (!id || !session)
+      throw new CommandRefusal(
+        'no_active_connection',
+        'no connection is active; connect to a server first',
+      );
+    if (!session.capabilities[what]) {
+      const kind = this.agent.dialects.get(session.kind)?.profile.title.en ?? session.kind;
+      throw new CommandRefusal(
+        'not_supported',
+        `${what === 'speak' ? 'speaking a given text' : what} is not possible on '${session.name}' (${kind})`,
+        { name: session.name, what },
+      );
+    }
     return { id, session };
+  }
+
+  /** A turn the session refused: not connected (the usual reason), or its own message. */
+  private turnRefused(session: LiveSession, message: string): CommandRefusal {
+    return session.state.status === 'ready'
+      ? new CommandRefusal('connection_not_ready', message, { name: session.name })
+      : new CommandRefusal('connection_not_ready', notReady(session.state), { name: session.name });
+  }
+
+  private profileOrRefuse(id: string): Profile {
+    const profile = this.profile(id);
+    if (!profile)
+      throw new CommandRefusal('unknown_connection', `there is no connection '${id}'`, { id });
+    return profile;
+  }
+
+  /** Whether this profile's kind cannot connect without a saved secret. */
+  private needsSecret(profile: Pick<Profile, 'kind'>): boolean {
+    const mode = this.agent.dialects.get(profile.kind)?.profile.secret?.mode;
+    return mode === 'required' || mode === 'url';
   }
 
   private profiles(): Profile[] {
@@ -483,6 +513,7 @@ export class CoreApi implements AgentApi {
       ...p,
       demo: p.id === DEMO_ID || undefined,
       hasToken: p.id === DEMO_ID || this.tokens.has(p.id),
+      address: addressOf(p),
     } as ProfileView;
   }
 
@@ -493,7 +524,12 @@ export class CoreApi implements AgentApi {
       state: session?.state ?? { status: 'idle' },
       registration: session ? this.registrations.get(p.id) : undefined,
       active: this.active === p.id,
-      capabilities: session?.capabilities ?? CAPABILITIES[p.kind],
+      capabilities: session?.capabilities ??
+        this.agent.dialects.get(p.kind)?.profile.capabilities ?? {
+          chat: false,
+          voice: false,
+          speak: false,
+        },
     };
   }
 
@@ -512,7 +548,11 @@ function stripUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '')) as T;
 }
 
-/** Kinds that cannot connect without a secret (the XiaoZhi token is optional; robots have none). */
-function needsSecret(kind: ProfileKind): boolean {
-  return kind === 'advent' || kind === 'endpoint';
+/** Where a profile connects, for people: `host:port` (IPv6 in brackets) or its address. */
+function addressOf(p: Profile): string {
+  const { host, port, url } = p as { host?: unknown; port?: unknown; url?: unknown };
+  if (typeof url === 'string') return url;
+  if (typeof host === 'string' && typeof port === 'number')
+    return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  return '';
 }

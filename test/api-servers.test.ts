@@ -63,13 +63,10 @@ afterEach(async () => {
 async function connectAll(): Promise<
   Record<'advent' | 'xiaozhi' | 'endpoint' | 'robot', ProfileView>
 > {
-  const a = await api.saveConnection({
-    kind: 'advent',
-    name: 'Advent',
-    host: '127.0.0.1',
-    port: advent.port,
-  });
-  await api.setSecret(a.id, 'advent-token');
+  const a = await api.saveConnection(
+    { kind: 'advent', name: 'Advent', host: '127.0.0.1', port: advent.port },
+    'advent-token',
+  );
   const x = await api.saveConnection({ kind: 'xiaozhi', name: 'XiaoZhi', url: xiaozhi.url });
   const e = await api.saveConnection({ kind: 'endpoint', name: 'Endpoint', url: endpoint.url });
   const r = await api.saveConnection({ kind: 'robot', name: 'Robot', url: robot.url });
@@ -250,8 +247,15 @@ describe('several servers of every kind at once', () => {
   it('chat goes to the active connection; a tool-only endpoint says it has no chat', async () => {
     const { xiaozhi: x, endpoint: e } = await connectAll();
     await api.setActiveConnection(e.id);
-    await expect(api.sendText('hello')).rejects.toThrow(/not possible on a XiaoZhi MCP endpoint/);
-    await expect(api.voiceStart()).rejects.toThrow(/not possible on a XiaoZhi MCP endpoint/);
+    await expect(api.sendText('hello')).rejects.toMatchObject({
+      code: 'not_supported',
+      params: { name: 'Endpoint', what: 'chat' },
+      message: "chat is not possible on 'Endpoint' (XiaoZhi MCP endpoint)",
+    });
+    await expect(api.voiceStart()).rejects.toMatchObject({
+      code: 'not_supported',
+      params: { what: 'voice' },
+    });
 
     await api.setActiveConnection(x.id);
     const sent = await api.sendText('hello there');

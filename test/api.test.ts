@@ -86,21 +86,35 @@ describe('core API', () => {
     expect(a.connection).toBe('demo');
   });
 
-  it('profiles: saved without the token, which goes to the secret store; connect needs a token', async () => {
+  it('profiles: a kind that needs a token is saved with it, into the secret store; never without', async () => {
     const sim = await AdventSim.start({ demo: true });
     sims.push(sim);
-    const profile = await api.saveConnection({
-      kind: 'advent',
+    const input = {
+      kind: 'advent' as const,
       name: 'Home server',
       host: '127.0.0.1',
       port: sim.port,
       voiceId: 'Wise Women (zh)',
+    };
+    // Nothing half-made is saved: the refusal has a stable code the UI translates.
+    await expect(api.saveConnection(input)).rejects.toMatchObject({
+      code: 'needs_token',
+      params: { name: 'Home server' },
     });
+    expect((await api.snapshot()).connections).toEqual([]);
+
+    const profile = await api.saveConnection(input, ' tok-abc ');
     expect(profile.id).toMatch(/^p-[0-9a-f]{8}$/);
-    expect(profile.hasToken).toBe(false);
-    await expect(api.connect(profile.id)).rejects.toThrow(/no token is saved for 'Home server'/);
-    await api.setSecret(profile.id, 'tok-abc');
+    expect(profile.hasToken).toBe(true);
+    expect(profile.address).toBe(`127.0.0.1:${sim.port}`);
     expect(await secrets.get(`profile:${profile.id}:token`)).toBe('tok-abc');
+    // Forgotten later: connecting says what is missing.
+    await api.setSecret(profile.id, '');
+    await expect(api.connect(profile.id)).rejects.toMatchObject({
+      code: 'needs_token',
+      message: "no token is saved for 'Home server'; add one first",
+    });
+    await api.setSecret(profile.id, 'tok-abc');
     const settingsFile = await readFile(path.join(dir, 'data', 'settings.json'), 'utf8');
     expect(settingsFile).toContain('Home server');
     expect(settingsFile).not.toContain('tok-abc');
@@ -120,18 +134,14 @@ describe('core API', () => {
     const simA = await AdventSim.start({ demo: true });
     const simB = await AdventSim.start({ demo: true });
     sims.push(simA, simB);
-    const a = await api.saveConnection({
-      kind: 'advent',
-      name: 'A',
-      host: '127.0.0.1',
-      port: simA.port,
-    });
-    const b = await api.saveConnection({
-      kind: 'advent',
-      name: 'B',
-      host: '127.0.0.1',
-      port: simB.port,
-    });
+    const a = await api.saveConnection(
+      { kind: 'advent', name: 'A', host: '127.0.0.1', port: simA.port },
+      'ta',
+    );
+    const b = await api.saveConnection(
+      { kind: 'advent', name: 'B', host: '127.0.0.1', port: simB.port },
+      'tb',
+    );
     await api.setSecret(a.id, 'ta');
     await api.setSecret(b.id, 'tb');
     const upA = ready(a.id);
@@ -293,17 +303,19 @@ describe('core API', () => {
   it('hands-free with Opus both ways: LISTEN stop ends the input, the reply is PCM', async () => {
     const sim = await AdventSim.start({ demo: true, vadStopAfterMs: 300, opusLengthOrder: 'le' });
     sims.push(sim);
-    const profile = await api.saveConnection({
-      kind: 'advent',
-      name: 'VAD server',
-      host: '127.0.0.1',
-      port: sim.port,
-      mode: 'vad',
-      format: 'opus',
-      inputAudioFormat: 'opus',
-      opusLengthOrder: 'le',
-    });
-    await api.setSecret(profile.id, 'tok');
+    const profile = await api.saveConnection(
+      {
+        kind: 'advent',
+        name: 'VAD server',
+        host: '127.0.0.1',
+        port: sim.port,
+        mode: 'vad',
+        format: 'opus',
+        inputAudioFormat: 'opus',
+        opusLengthOrder: 'le',
+      },
+      'tok',
+    );
     const up = ready(profile.id);
     await api.connect(profile.id);
     await up;

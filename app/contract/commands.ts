@@ -12,23 +12,20 @@ import type {
   ConnectionState,
   RegistrationState,
 } from './connection.js';
+import type { CommandErrorCode } from './errors.js';
 import type { PendingPrompt, Policy, Risk, ServiceGroup } from './policy.js';
+import {
+  AnyProfileInputSchema,
+  type Profile,
+  type ProfileInput,
+  type ProfileKindView,
+} from './profiles/index.js';
+
+export * from './profiles/index.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' });
 const ServiceName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9_]*$' });
-/**
- * Patterns of profile fields: one source for the schemas below, the connection form and the
- * terminal flags (each builds a RegExp from them).
- */
-export const PROFILE_PATTERNS = {
-  /** Values sent in the Advent login must not contain `##` (it separates the fields). */
-  loginValue: '^(?!.*##)[^\\r\\n]*$',
-  wsUrl: '^wss?://[^\\s]+$',
-  mac: '^[0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}$',
-  uuid: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
-} as const;
-
-const LoginValue = Type.String({ maxLength: 200, pattern: PROFILE_PATTERNS.loginValue });
+const Secret = Type.String({ maxLength: 16384 });
 
 export const PolicySchema = Type.Union([
   Type.Literal('allow'),
@@ -41,104 +38,6 @@ export const PromptAnswerSchema = Type.Union([
   Type.Literal('always'),
   Type.Literal('deny'),
 ]);
-
-const Name = Type.String({ minLength: 1, maxLength: 100 });
-/** A WebSocket address; a token the user pasted inside it is moved to the SecretStore on save. */
-const WsUrl = Type.String({ minLength: 1, maxLength: 2048, pattern: PROFILE_PATTERNS.wsUrl });
-const Mac = Type.String({ pattern: PROFILE_PATTERNS.mac });
-const Uuid = Type.String({ pattern: PROFILE_PATTERNS.uuid });
-const AutoConnect = Type.Optional(Type.Boolean());
-
-/** Advent TCP server (protocols/advent.md). Token: SecretStore `profile:<id>:token`. */
-const adventFields = {
-  kind: Type.Literal('advent'),
-  name: Name,
-  host: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\s/]+$' }),
-  port: Type.Integer({ minimum: 1, maximum: 65535 }),
-  voiceId: Type.Optional(LoginValue),
-  lang: Type.Optional(LoginValue),
-  format: Type.Optional(Type.Union([Type.Literal('pcm'), Type.Literal('opus')])),
-  inputAudioFormat: Type.Optional(Type.Union([Type.Literal('pcm'), Type.Literal('opus')])),
-  /** Byte order of the 2-byte Opus packet length (protocol §6.2: unknown; 'be' is the guess). */
-  opusLengthOrder: Type.Optional(Type.Union([Type.Literal('be'), Type.Literal('le')])),
-  mode: Type.Optional(
-    Type.Union([Type.Literal('manual'), Type.Literal('vad'), Type.Literal('auto')]),
-  ),
-  emojiMode: Type.Optional(LoginValue),
-  autoConnect: AutoConnect,
-};
-
-/** XiaoZhi device protocol (protocols/xiaozhi.md B). Optional token: SecretStore. */
-const xiaozhiFields = {
-  kind: Type.Literal('xiaozhi'),
-  name: Name,
-  url: WsUrl,
-  /** Device-Id (a MAC); generated once and kept when left empty. */
-  deviceId: Type.Optional(Mac),
-  /** Client-Id (a UUID); generated once and kept when left empty. */
-  clientId: Type.Optional(Uuid),
-  /** Binary audio framing: 1 raw Opus, 2 16-byte header, 3 4-byte header. */
-  protocolVersion: Type.Optional(Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)])),
-  /** Identity as query parameters instead of headers (some servers want that). */
-  authInQuery: Type.Optional(Type.Boolean()),
-  /** Reconnect after a service toggle so the server lists tools again. Default on. */
-  reconnectOnToolsChanged: Type.Optional(Type.Boolean()),
-  /** Send `{"type":"ping"}` every minute while idle (some servers answer `pong`). */
-  keepAlive: Type.Optional(Type.Boolean()),
-  /** Hands-free: `auto` (the server detects the end of speech); push-to-talk uses `manual`. */
-  listenMode: Type.Optional(Type.Union([Type.Literal('manual'), Type.Literal('auto')])),
-  autoConnect: AutoConnect,
-};
-
-/** XiaoZhi MCP endpoint (protocols/xiaozhi.md B′). The URL's token lives in the SecretStore. */
-const endpointFields = {
-  kind: Type.Literal('endpoint'),
-  name: Name,
-  url: WsUrl,
-  autoConnect: AutoConnect,
-};
-
-/** Robot JSON-RPC server (protocols/robot-rpc.md). No token: the device is its MAC. */
-const robotFields = {
-  kind: Type.Literal('robot'),
-  name: Name,
-  url: WsUrl,
-  /** `mac_addr` sent when registering; generated once and kept when left empty. */
-  macAddr: Type.Optional(Mac),
-  autoConnect: AutoConnect,
-};
-
-const closed = { additionalProperties: false } as const;
-
-/** A profile as the UI sends it: `id` absent for a new one. */
-export const ProfileInputSchema = Type.Union([
-  Type.Object({ id: Type.Optional(Id), ...adventFields }, closed),
-  Type.Object({ id: Type.Optional(Id), ...xiaozhiFields }, closed),
-  Type.Object({ id: Type.Optional(Id), ...endpointFields }, closed),
-  Type.Object({ id: Type.Optional(Id), ...robotFields }, closed),
-]);
-/** A profile as saved in settings. Tokens are never here: they live in the SecretStore. */
-export const ProfileSchema = Type.Union([
-  Type.Object({ id: Id, ...adventFields }, closed),
-  Type.Object({ id: Id, ...xiaozhiFields }, closed),
-  Type.Object({ id: Id, ...endpointFields }, closed),
-  Type.Object({ id: Id, ...robotFields }, closed),
-]);
-export type Profile = Static<typeof ProfileSchema>;
-export type ProfileKind = Profile['kind'];
-export const PROFILE_KINDS: readonly ProfileKind[] = ['advent', 'xiaozhi', 'endpoint', 'robot'];
-export type AdventProfile = Extract<Profile, { kind: 'advent' }>;
-/** What each kind of connection can carry (the UI disables the rest and says why). */
-export const CAPABILITIES: Record<ProfileKind, ConnectionCapabilities> = {
-  advent: { chat: true, voice: true, speak: true },
-  xiaozhi: { chat: true, voice: true, speak: false },
-  endpoint: { chat: false, voice: false, speak: false },
-  robot: { chat: true, voice: true, speak: false },
-};
-export type XiaozhiProfile = Extract<Profile, { kind: 'xiaozhi' }>;
-export type EndpointProfile = Extract<Profile, { kind: 'endpoint' }>;
-export type RobotProfile = Extract<Profile, { kind: 'robot' }>;
-export type ProfileInput = Static<typeof ProfileInputSchema>;
 
 const Decision = Type.Union([
   Type.Literal('auto'),
@@ -194,10 +93,20 @@ export const COMMAND_ARGS = {
   connect: Type.Tuple([Id]),
   disconnect: Type.Tuple([Id]),
   setActiveConnection: Type.Tuple([Id]),
-  saveConnection: Type.Tuple([ProfileInputSchema]),
+  /**
+   * Checked here for its shape only: the core knows the kinds it was started with and checks the
+   * kind's own fields (a test may add a kind the contract does not list).
+   */
+  saveConnection: Type.Unsafe<[ProfileInput, string?]>({
+    type: 'array',
+    items: [AnyProfileInputSchema, Secret],
+    additionalItems: false,
+    minItems: 1,
+    maxItems: 2,
+  }),
   deleteConnection: Type.Tuple([Id]),
   /** The login token of a profile; kept in the SecretStore, never in settings or logs. */
-  setSecret: Type.Tuple([Id, Type.String({ maxLength: 16384 })]),
+  setSecret: Type.Tuple([Id, Secret]),
   startDemo: Type.Tuple([]),
   sendText: Type.Tuple([Type.String({ minLength: 1, maxLength: 8000 })]),
   speak: Type.Tuple([Type.String({ minLength: 1, maxLength: 2000 })]),
@@ -235,6 +144,8 @@ export type ProfileView = Profile & {
   /** The built-in simulator, started for a first look; not saved. */
   demo?: boolean;
   hasToken: boolean;
+  /** Where it connects, for people: `host:port`, or the address without its token. */
+  address: string;
 };
 
 export interface ConnectionView {
@@ -277,6 +188,8 @@ export interface SettingsView {
 
 export interface Snapshot {
   version: string;
+  /** The connection kinds this agent can hold, with what the form needs to edit each. */
+  kinds: ProfileKindView[];
   connections: ConnectionView[];
   services: ServiceView[];
   chat: ChatItem[];
@@ -320,10 +233,14 @@ export type AgentApi = {
   [K in CommandName]: (...args: CommandArgs<K>) => Promise<CommandResults[K]>;
 };
 
-/** A command failure as it crosses a bridge: a stable code and a sentence for the user. */
+/**
+ * A command failure as it crosses a bridge: a stable code the UI translates (with `params` for
+ * the sentence), and the same in English for logs.
+ */
 export interface CommandError {
-  code: 'invalid_args' | 'unknown_command' | 'forbidden' | 'failed';
+  code: CommandErrorCode;
   message: string;
+  params?: Readonly<Record<string, string | number>>;
 }
 
 // ---------------------------------------------------------------------------------------------

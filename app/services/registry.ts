@@ -2,7 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { RISKS } from '../contract/policy.js';
 import { Emitter } from '../events.js';
 import { describeParamError } from './param_errors.js';
-import { SERVICE_NAME, type ParamSchema, type Service } from './service.js';
+import { SERVICE_NAME, type Service } from './service.js';
 
 /**
  * The services the agent offers, their param validators and their enabled flags (DESIGN §3).
@@ -26,12 +26,6 @@ export interface RegistryChange {
 
 export type RegistryEvents = { changed: RegistryChange };
 
-/** One entry of the Advent `register` message's `services` map (seed §3.2). */
-export interface ServerServiceDescription {
-  description: string;
-  parameters: ParamSchema;
-}
-
 export interface RegistryOptions {
   /** Saved on/off flags by service name; services not listed are enabled. */
   enabled?: Record<string, boolean>;
@@ -41,39 +35,8 @@ export interface RegistryOptions {
 const MAX_NAME_LENGTH = 64;
 const KNOWN_RISKS = new Set<string>(RISKS);
 
-// The keywords the Advent MCP supplement documents (§3.2, §5.1), plus `properties` and `items`
-// that carry them. Strict out (DESIGN §1.4): everything else is enforced here, not sent there.
-const SERVER_KEYWORDS = new Set([
-  'type',
-  'properties',
-  'items',
-  'required',
-  'enum',
-  'minimum',
-  'maximum',
-  'minLength',
-  'maxLength',
-  'description',
-]);
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function serverSchema(schema: unknown): unknown {
-  if (!isRecord(schema)) return schema;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (!SERVER_KEYWORDS.has(key)) continue;
-    if (key === 'properties' && isRecord(value)) {
-      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, serverSchema(v)]));
-    } else if (key === 'items') {
-      out[key] = Array.isArray(value) ? value.map(serverSchema) : serverSchema(value);
-    } else {
-      out[key] = structuredClone(value);
-    }
-  }
-  return out;
 }
 
 export class Registry {
@@ -188,13 +151,5 @@ export class Registry {
     }
     if (entry.validate(params)) return { ok: true };
     return { ok: false, message: describeParamError(entry.validate.errors, params) };
-  }
-
-  /** The entry for the Advent `register` message: only the keywords the server documents. */
-  describeForServer(service: Service): ServerServiceDescription {
-    return {
-      description: service.description,
-      parameters: serverSchema(service.parameters) as ParamSchema,
-    };
   }
 }

@@ -1,5 +1,13 @@
 import type { JSONSchemaType } from 'ajv';
-import { type AdventProfile, type Profile, ProfileSchema } from '../contract/commands.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { type AdventProfile, Id, type Profile, ProfileName } from '../contract/profiles/index.js';
+
+/** What every saved profile has; the rest is its kind's business. */
+const AnyProfileSchema = Type.Object(
+  { id: Id, kind: Type.String({ minLength: 1, maxLength: 40 }), name: ProfileName },
+  { additionalProperties: true },
+);
+export type AnyProfile = Static<typeof AnyProfileSchema>;
 import type { Policy } from '../contract/policy.js';
 
 /** Profiles are defined by the contract (the UI edits them); the token lives in the SecretStore under `profile:<id>:token`. */
@@ -65,10 +73,11 @@ export const settingsSchema: JSONSchemaType<Settings> = {
       },
     },
     alwaysGrants: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true },
-    // The contract's TypeBox schema is plain JSON Schema: one source for the UI and the file.
+    // The common shape here; each profile is then checked against its kind's own schema (the
+    // contract's TypeBox schema, by validate.ts), for the kinds the agent was started with.
     connections: {
       type: 'array',
-      items: ProfileSchema as unknown as JSONSchemaType<Profile>,
+      items: AnyProfileSchema as unknown as JSONSchemaType<Profile>,
     },
     language: { type: 'string', enum: ['en', 'zh-CN'] },
     theme: { type: 'string', enum: ['system', 'light', 'dark'] },

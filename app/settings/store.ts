@@ -4,13 +4,18 @@ import { Emitter, type Listener } from '../events.js';
 import { cryptoIds, type IdSource } from '../ids.js';
 import { errorText, keepAside, writeFileAtomic } from './atomic.js';
 import type { Settings } from './schema.js';
-import { validateSettings } from './validate.js';
+import { type ProfileChecker, type SettingsCheck, validateSettings } from './validate.js';
 
 export interface SettingsStoreOptions {
   /** Names the `.corrupt-<timestamp>` copy of a bad file. */
   clock?: Clock;
   /** Names temp files. */
   ids?: IdSource;
+  /**
+   * Whether a saved connection profile is valid for its kind (the agent's kinds). Without it, the
+   * kinds the app ships are checked.
+   */
+  checkProfile?: ProfileChecker;
 }
 
 type SettingsEvents = { changed: Settings };
@@ -29,11 +34,20 @@ export class SettingsStore {
   readonly #events = new Emitter<SettingsEvents>();
   readonly #ids: IdSource;
 
-  private constructor(file: string, current: Settings, warnings: string[], ids: IdSource) {
+  readonly #validate: (value: unknown) => SettingsCheck;
+
+  private constructor(
+    file: string,
+    current: Settings,
+    warnings: string[],
+    ids: IdSource,
+    validate: (value: unknown) => SettingsCheck,
+  ) {
     this.file = file;
     this.#current = deepFreeze(current);
     this.warnings = Object.freeze(warnings);
     this.#ids = ids;
+    this.#validate = validate;
   }
 
   /**
@@ -45,13 +59,14 @@ export class SettingsStore {
   static async open(
     file: string,
     defaults: Settings,
-    { clock = systemClock, ids = cryptoIds }: SettingsStoreOptions = {},
+    { clock = systemClock, ids = cryptoIds, checkProfile }: SettingsStoreOptions = {},
   ): Promise<SettingsStore> {
-    const checkedDefaults = validateSettings(structuredClone(defaults));
+    const validate = (value: unknown) => validateSettings(value, checkProfile);
+    const checkedDefaults = validate(structuredClone(defaults));
     if (!checkedDefaults.ok)
       throw new Error(`Default settings are invalid: ${checkedDefaults.message}.`);
     const fresh = (warnings: string[] = []): SettingsStore =>
-      new SettingsStore(file, structuredClone(checkedDefaults.value), warnings, ids);
+      new SettingsStore(file, structuredClone(checkedDefaults.value), warnings, ids, validate);
 
     let text: string;
     try {
@@ -65,8 +80,8 @@ export class SettingsStore {
     try {
       // A BOM is what Notepad leaves behind; it is not a reason to throw the user's settings away.
       const parsed: unknown = JSON.parse(text.replace(/^\uFEFF/, ''));
-      const checked = validateSettings(parsed);
-      if (checked.ok) return new SettingsStore(file, checked.value, [], ids);
+      const checked = validate(parsed);
+      if (checked.ok) return new SettingsStore(file, checked.value, [], ids, validate);
       problem = `is not valid (${checked.message})`;
     } catch (err) {
       problem = `is not readable JSON (${errorText(err)})`;
@@ -106,7 +121,7 @@ export class SettingsStore {
       await mutator(draft);
       // Validate exactly what will be on disk: JSON drops undefined keys and turns NaN into null.
       const text = `${JSON.stringify(draft, null, 2)}\n`;
-      const checked = validateSettings(JSON.parse(text));
+      const checked = this.#validate(JSON.parse(text));
       if (!checked.ok) throw new Error(`Settings not saved: ${checked.message}.`);
       try {
         await writeFileAtomic(this.file, text, { ids: this.#ids });

@@ -1,15 +1,37 @@
 import { Ajv, type ErrorObject } from 'ajv';
+import { ProfileSchema } from '../contract/profiles/index.js';
 import { settingsSchema, type Settings } from './schema.js';
 
 // One compiled validator for the process: compiling is the expensive part.
 const ajv = new Ajv({ allErrors: true, strict: true });
 const check = ajv.compile(settingsSchema);
+const shippedProfile = new Ajv({ strict: false }).compile(ProfileSchema);
 
 export type SettingsCheck = { ok: true; value: Settings } | { ok: false; message: string };
 
-export function validateSettings(value: unknown): SettingsCheck {
-  if (check(value)) return { ok: true, value };
-  return { ok: false, message: describeAjvErrors(check.errors ?? []) };
+/** Whether a saved profile is valid for its kind; the message names what is wrong. */
+export type ProfileChecker = (profile: unknown) => { ok: true } | { ok: false; message: string };
+
+/** The kinds the app ships (an agent passes its own set). */
+const shippedKinds: ProfileChecker = (profile) =>
+  shippedProfile(profile)
+    ? { ok: true }
+    : { ok: false, message: 'it matches no connection kind this app knows' };
+
+/**
+ * The settings schema checks every profile's common shape; `checkProfile` checks each against its
+ * kind, so a profile no kind allows makes the file untrusted, as any other invalid value does.
+ */
+export function validateSettings(
+  value: unknown,
+  checkProfile: ProfileChecker = shippedKinds,
+): SettingsCheck {
+  if (!check(value)) return { ok: false, message: describeAjvErrors(check.errors ?? []) };
+  for (const [i, profile] of value.connections.entries()) {
+    const ok = checkProfile(profile);
+    if (!ok.ok) return { ok: false, message: `connections[${i}] ${ok.message}` };
+  }
+  return { ok: true, value };
 }
 
 const MAX_REPORTED = 3;

@@ -62,7 +62,10 @@ export type ChunkResult = { ok: true; ignored?: true } | { ok: false; message: s
 export type SessionCapabilities = ConnectionCapabilities;
 
 export interface LiveSession {
-  readonly kind: SessionKind;
+  /** The profile kind (a dialect's own name; not limited to the kinds the app ships). */
+  readonly kind: string;
+  /** The profile id: what identifies this connection everywhere. */
+  readonly id: string;
   readonly name: string;
   readonly events: Emitter<SessionEvents>;
   readonly state: ConnectionState;

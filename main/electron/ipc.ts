@@ -1,8 +1,8 @@
 /**
  * Guarded IPC (DESIGN §4). Every channel the renderer can call goes through `handle()`, which
  * refuses anything but our own page's main frame and never throws across the boundary: callers
- * get `{ok:true, value}` or `{ok:false, error:{code, message}}`. Command names and arguments are
- * checked against the contract's schemas before the core sees them.
+ * get `{ok:true, value}` or `{ok:false, error:{code, message, params}}`. Contract commands go
+ * through the one contract server (app/serve.ts), which checks names and arguments first.
  */
 import {
   type BrowserWindow,
@@ -11,15 +11,13 @@ import {
   dialog,
   ipcMain,
 } from 'electron';
-import type { CoreApi } from '../../app/api.js';
+import type { CommandError } from '../../app/contract/commands.js';
 import {
-  type AgentApi,
-  type CommandError,
-  EVENT_NAMES,
-  type EventName,
-  type EventPayloads,
-} from '../../app/contract/commands.js';
-import { checkCommand } from '../../app/contract/validate.js';
+  type ContractServer,
+  type ServedApi,
+  commandErrorOf,
+  serveContract,
+} from '../../app/serve.js';
 import { MicrophoneAccess } from './microphone.js';
 import { isOwnOrigin, originOf } from './origin.js';
 import { PushToTalkShortcut } from './shortcut.js';
@@ -41,6 +39,7 @@ export class CommandFailure extends Error {
   constructor(
     readonly code: CommandError['code'],
     message: string,
+    readonly params?: CommandError['params'],
   ) {
     super(message);
     this.name = 'CommandFailure';
@@ -85,26 +84,16 @@ export function handle(
     try {
       return { ok: true, value: await fn(...args) };
     } catch (err) {
-      const code = err instanceof CommandFailure ? err.code : 'failed';
-      return { ok: false, error: { code, message: errorMessage(err) } };
+      if (err instanceof CommandFailure)
+        return {
+          ok: false,
+          error: { code: err.code, message: errorMessage(err), params: err.params },
+        };
+      return { ok: false, error: commandErrorOf(err) };
     }
   });
   return () => ipcMain.removeHandler(channel);
 }
-
-/** A contract command: name and arguments checked by the contract's schemas, then the api. */
-export async function invokeCommand(
-  api: AgentApi,
-  method: unknown,
-  args: unknown[],
-): Promise<unknown> {
-  const checked = checkCommand(method, args);
-  if (!checked.ok) throw new CommandFailure(checked.code, checked.message);
-  const fn = api[checked.name] as (...a: unknown[]) => Promise<unknown>;
-  return fn.apply(api, checked.args);
-}
-
-export type EventSource = Pick<CoreApi, 'events'>;
 
 /** Our page in `win`, ready to receive: not destroyed and still on our origin. */
 function receiver(win: BrowserWindow | undefined): BrowserWindow['webContents'] | undefined {
@@ -114,14 +103,20 @@ function receiver(win: BrowserWindow | undefined): BrowserWindow['webContents'] 
   return contents;
 }
 
-/** Forward every contract event to the window (ArrayBuffers travel by structured clone). */
-export function forwardEvents(
-  api: EventSource,
+/**
+ * The contract served to the window: calls checked and run by the one contract server, every
+ * event forwarded to our page (ArrayBuffers travel by structured clone). Prompt answering follows
+ * the window's own lifetime (attachWindow), not this channel's.
+ */
+export function serveWindow(
+  api: ServedApi,
   getWindow: () => BrowserWindow | undefined,
   onError?: (message: string) => void,
-): () => void {
-  const offs = EVENT_NAMES.map((name: EventName) =>
-    api.events.on(name, (payload: EventPayloads[typeof name]) => {
+): ContractServer {
+  return serveContract(api, {
+    name: 'window',
+    answersPrompts: false,
+    send(name, payload) {
       const contents = receiver(getWindow());
       if (!contents) return;
       try {
@@ -129,13 +124,12 @@ export function forwardEvents(
       } catch (err) {
         onError?.(`could not send the '${name}' event to the window: ${errorMessage(err)}`);
       }
-    }),
-  );
-  return () => offs.forEach((off) => off());
+    },
+  });
 }
 
 /** The window answers permission prompts while it exists (closing it cancels pending ones). */
-export function attachWindow(api: Pick<CoreApi, 'attachUi'>, win: BrowserWindow): () => void {
+export function attachWindow(api: Pick<ServedApi, 'attachUi'>, win: BrowserWindow): () => void {
   const detach = api.attachUi('window');
   let attached = true;
   const release = (): void => {
@@ -174,7 +168,7 @@ export function sendShortcut(
 }
 
 export interface IpcHost {
-  api: AgentApi & EventSource;
+  api: ServedApi;
   getWindow: () => BrowserWindow | undefined;
   warn?: (message: string) => void;
   /** Defaults to process.platform; tests pass another. */
@@ -185,8 +179,17 @@ export interface IpcHost {
 export function wireIpc({ api, getWindow, warn, platform }: IpcHost): () => void {
   const shortcut = new PushToTalkShortcut(() => sendShortcut(getWindow, warn));
   const microphone = new MicrophoneAccess(platform);
+  const server = serveWindow(api, getWindow, warn);
   const disposers = [
-    handle(INVOKE_CHANNEL, (method, ...args) => invokeCommand(api, method, args), warn),
+    handle(
+      INVOKE_CHANNEL,
+      async (method, ...args) => {
+        const reply = await server.call(method, args);
+        if (reply.ok) return reply.value;
+        throw new CommandFailure(reply.error.code, reply.error.message, reply.error.params);
+      },
+      warn,
+    ),
     handle(PICK_FOLDER_CHANNEL, () => pickFolder(getWindow()), warn),
     handle(
       SET_SHORTCUT_CHANNEL,
@@ -198,7 +201,7 @@ export function wireIpc({ api, getWindow, warn, platform }: IpcHost): () => void
       warn,
     ),
     handle(ASK_MICROPHONE_CHANNEL, () => microphone.ask(), warn),
-    forwardEvents(api, getWindow, warn),
+    () => server.dispose(),
     // Unwired on quit (host.ts shutdown): the shortcut goes back to the system.
     () => shortcut.clear(),
   ];

@@ -5,23 +5,12 @@
  * protocol is closed (1003); nothing it sends can throw out of here.
  */
 import { WebSocket, type RawData } from 'ws';
-import {
-  type AgentApi,
-  type CommandError,
-  EVENT_NAMES,
-  type EventName,
-  type EventPayloads,
-} from '../../app/contract/commands.js';
+import type { EventName, EventPayloads } from '../../app/contract/commands.js';
 import { type BridgeDown, encodeAudioFrame } from '../../app/contract/bridge.js';
-import { checkCommand } from '../../app/contract/validate.js';
-import type { Emitter } from '../../app/events.js';
+import { type ServedApi, serveContract } from '../../app/serve.js';
 
 /** What the bridge needs of the core: the contract plus its events and prompt attachment. */
-export interface BridgeApi extends AgentApi {
-  readonly events: Emitter<EventPayloads>;
-  /** Register a UI able to answer prompts; returns its detach function. */
-  attachUi(name: string): () => void;
-}
+export type BridgeApi = ServedApi;
 
 export interface BridgeSocketOptions {
   /** Where problems worth a line go (a slow page, a socket error). */
@@ -74,7 +63,10 @@ export function serveBridgeSocket(
         t: 'result',
         id: message.id,
         ok: false,
-        error: { code: 'failed', message: `the result could not be sent: ${errorText(err)}` },
+        error: {
+          code: 'failed',
+          message: `the result could not be sent: ${(err as Error).message}`,
+        },
       } satisfies BridgeDown);
     }
     send(text);
@@ -82,9 +74,11 @@ export function serveBridgeSocket(
   const notice = (message: string): void =>
     sendJson({ t: 'event', name: 'notice', payload: { level: 'warn', message } });
 
-  // --- events down ---------------------------------------------------------------------------
-  const forward = <K extends EventName>(name: K): (() => void) =>
-    api.events.on(name, (payload) => {
+  // --- events down, calls up: the contract server ----------------------------------------------
+  // While the page is connected it can answer permission prompts; its going away detaches it.
+  const server = serveContract(api, {
+    name: 'browser',
+    send(name, payload) {
       if (name !== 'audio') {
         sendJson({ t: 'event', name: name as Exclude<EventName, 'audio'>, payload });
         return;
@@ -99,43 +93,31 @@ export function serveBridgeSocket(
         return;
       }
       send(encodeAudioFrame(payload as EventPayloads['audio']));
-    });
-  const unsubscribe = EVENT_NAMES.map((name) => forward(name));
-  const detach = api.attachUi('browser');
+    },
+  });
 
-  // --- calls up --------------------------------------------------------------------------------
   const call = async (id: number, method: unknown, args: unknown): Promise<void> => {
-    const checked = checkCommand(method, args);
-    if (!checked.ok) {
-      const error: CommandError = { code: checked.code, message: checked.message };
-      return sendJson({ t: 'result', id, ok: false, error });
-    }
-    try {
-      const fn = api[checked.name] as (...a: unknown[]) => Promise<unknown>;
-      const value = await fn.apply(api, checked.args);
-      // `void` results still carry the key, so a page can tell "done" from a broken message.
-      sendJson({ t: 'result', id, ok: true, value: value === undefined ? null : value });
-    } catch (err) {
-      sendJson({ t: 'result', id, ok: false, error: { code: 'failed', message: errorText(err) } });
-    }
+    const reply = await server.call(method, args);
+    // `void` results still carry the key, so a page can tell "done" from a broken message.
+    if (reply.ok) sendJson({ t: 'result', id, ok: true, value: reply.value ?? null });
+    else sendJson({ t: 'result', id, ok: false, error: reply.error });
   };
 
-  const voiceChunk = (bytes: Uint8Array): void => {
-    const checked = checkCommand('voiceChunk', [bytes]);
-    const failed = (message: string): void => {
-      const now = Date.now();
-      if (message === lastVoiceNotice.message && now - lastVoiceNotice.at < VOICE_NOTICE_GAP_MS)
-        return;
-      lastVoiceNotice = { message, at: now };
-      notice(`voice not sent: ${message}`);
-    };
-    if (!checked.ok) return failed(checked.message);
-    api.voiceChunk(bytes).catch((err: unknown) => failed(errorText(err)));
+  // A binary frame is a voice chunk: no reply, so a failure comes back as a notice (once per gap).
+  const voiceChunk = async (bytes: Uint8Array): Promise<void> => {
+    const reply = await server.call('voiceChunk', [bytes]);
+    if (reply.ok) return;
+    const { message } = reply.error;
+    const now = Date.now();
+    if (message === lastVoiceNotice.message && now - lastVoiceNotice.at < VOICE_NOTICE_GAP_MS)
+      return;
+    lastVoiceNotice = { message, at: now };
+    notice(`voice not sent: ${message}`);
   };
 
   ws.on('message', (data, isBinary) => {
     const bytes = toBytes(data);
-    if (isBinary) return voiceChunk(bytes);
+    if (isBinary) return void voiceChunk(bytes);
     let message: unknown;
     try {
       message = JSON.parse(Buffer.from(bytes).toString('utf8'));
@@ -160,11 +142,7 @@ export function serveBridgeSocket(
   });
 
   ws.on('error', (err) => options.log(`a browser connection failed: ${err.message}`));
-  ws.once('close', () => {
-    for (const off of unsubscribe) off();
-    // The last page gone cancels pending prompts in the broker: nobody is left to answer them.
-    detach();
-  });
+  ws.once('close', () => server.dispose());
 }
 
 /** A fresh copy: a received Buffer may be a view into a pooled chunk the socket reuses. */
@@ -172,8 +150,4 @@ function toBytes(data: RawData): Uint8Array {
   if (Array.isArray(data)) return new Uint8Array(Buffer.concat(data));
   if (data instanceof ArrayBuffer) return new Uint8Array(data.slice(0));
   return new Uint8Array(data);
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -7,7 +7,6 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreApi } from '../../app/api.js';
-import { CAPABILITIES } from '../../app/contract/commands.js';
 import { checkCommand } from '../../app/contract/validate.js';
 import { FileSecretStore } from '../../app/settings/secrets.js';
 import { type UiArgs, overridesOf } from './args.js';
@@ -128,12 +127,13 @@ async function connectFlagProfiles(
     if (!checked.ok) throw new Error(`${profile.name}: ${checked.message}`);
     // Same key format as CoreApi's token store (app/api.ts tokenKey).
     secrets.keepInMemory(`profile:${profile.id}:token`);
-    await api.saveConnection(profile);
+    await api.saveConnection(profile, secret);
     ids.push(profile.id);
-    if (secret !== undefined) await api.setSecret(profile.id, secret);
     await api.connect(profile.id);
   }
-  const chat = targets.find((t) => CAPABILITIES[t.profile.kind].chat);
+  const chat = targets.find(
+    (t) => api.agent.dialects.get(t.profile.kind)?.profile.capabilities.chat,
+  );
   if (chat) await api.setActiveConnection(chat.profile.id);
   return ids;
 }

@@ -1,27 +1,18 @@
 /** Electron's bridge: window.agent from the preload. Always "open" while the window lives. */
-import type {
-  CommandArgs,
-  CommandName,
-  CommandResults,
-  EventName,
-  EventPayloads,
-  Snapshot,
+import {
+  type CommandArgs,
+  type CommandName,
+  type CommandResults,
+  type EventName,
+  type EventPayloads,
+  type Snapshot,
+  readCommandError,
 } from '../../app/contract/index.js';
-import { type Bridge, BridgeError, type BridgeErrorCode } from './types.js';
-
-const CODES: ReadonlySet<string> = new Set([
-  'invalid_args',
-  'unknown_command',
-  'forbidden',
-  'failed',
-]);
+import { type Bridge, BridgeError } from './types.js';
 
 /** Electron wraps rejections as "Error invoking remote method 'x': Error: why"; keep the why. */
 export function cleanIpcError(err: unknown): BridgeError {
-  const code =
-    err && typeof err === 'object' && CODES.has(String((err as { code?: unknown }).code))
-      ? (String((err as { code: unknown }).code) as BridgeErrorCode)
-      : 'failed';
+  const { code, params } = readCommandError(err, '');
   let message =
     err instanceof Error
       ? err.message
@@ -30,7 +21,7 @@ export function cleanIpcError(err: unknown): BridgeError {
         : String(err);
   message = message.replace(/^Error invoking remote method '[^']*':\s*/, '');
   message = message.replace(/^(?:[A-Za-z]*Error:\s*)+/, '');
-  return new BridgeError(code, message);
+  return new BridgeError(code, message, params);
 }
 
 export function createIpcBridge(agent: AgentPreload): Bridge {

@@ -8,6 +8,7 @@ import {
   type BridgeDown,
   type BridgeUp,
   type CommandArgs,
+  type CommandErrorCode,
   type CommandName,
   type CommandResults,
   decodeAudioFrame,
@@ -15,8 +16,9 @@ import {
   type EventPayloads,
   isEventName,
   type Snapshot,
+  readCommandError,
 } from '../../app/contract/index.js';
-import { type Bridge, BridgeError, type BridgeErrorCode, type BridgeStatus } from './types.js';
+import { type Bridge, BridgeError, type BridgeStatus } from './types.js';
 
 /** The part of a WebSocket this bridge uses (the DOM's WebSocket fits). */
 export interface SocketLike {
@@ -50,13 +52,6 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
 }
-
-const SERVER_CODES: ReadonlySet<string> = new Set([
-  'invalid_args',
-  'unknown_command',
-  'forbidden',
-  'failed',
-]);
 
 export function reconnectDelay(
   attempt: number,
@@ -104,7 +99,7 @@ export function createSocketBridge(options: SocketBridgeOptions): Bridge {
     }
   }
 
-  function failAll(code: BridgeErrorCode, message: (method: string) => string): void {
+  function failAll(code: CommandErrorCode, message: (method: string) => string): void {
     const calls = [...pending.values()];
     pending.clear();
     for (const p of calls) p.reject(new BridgeError(code, message(p.method)));
@@ -135,8 +130,8 @@ export function createSocketBridge(options: SocketBridgeOptions): Bridge {
       pending.delete(msg.id);
       if (msg.ok) call.resolve(msg.value);
       else {
-        const code = SERVER_CODES.has(msg.error?.code) ? msg.error.code : 'failed';
-        call.reject(new BridgeError(code, msg.error?.message || `'${call.method}' failed`));
+        const e = readCommandError(msg.error, `'${call.method}' failed`);
+        call.reject(new BridgeError(e.code, e.message, e.params));
       }
     } else if (msg.t === 'event') {
       if (isEventName(msg.name) && (msg.name as string) !== 'audio') emit(msg.name, msg.payload);

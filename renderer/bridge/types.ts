@@ -4,6 +4,7 @@
  */
 import type {
   CommandArgs,
+  CommandErrorCode,
   CommandName,
   CommandResults,
   EventName,
@@ -28,15 +29,15 @@ export interface Bridge {
   close(): void;
 }
 
-/** Why a call failed on the bridge itself (not in the core): translated by the UI. */
-export type BridgeErrorCode =
-  'not_connected' | 'connection_lost' | 'invalid_args' | 'unknown_command' | 'forbidden' | 'failed';
-
-/** A failed command: `message` is the sentence to show the user. */
+/**
+ * A failed command: on the bridge itself, or refused by the core. `code` (+ `params`) is what the
+ * UI translates; `message` is the core's English sentence, for logs and unknown codes.
+ */
 export class BridgeError extends Error {
   constructor(
-    readonly code: BridgeErrorCode,
+    readonly code: CommandErrorCode,
     message: string,
+    readonly params: Readonly<Record<string, string | number>> = {},
   ) {
     super(message);
     this.name = 'BridgeError';

@@ -1,6 +1,8 @@
 /** Human text for the contract's codes and states, in the current language. */
 import type { TFunction } from 'i18next';
 import {
+  COMMAND_REFUSALS,
+  type CommandRefusalCode,
   type ConnectionState,
   ERROR_CODES,
   type ErrorCode,
@@ -14,12 +16,24 @@ export function errorText(t: TFunction, err: unknown): string {
   if (err instanceof BridgeError) {
     if (err.code === 'not_connected') return t('bridgeError.not_connected');
     if (err.code === 'connection_lost') return t('bridgeError.connection_lost');
+    if (isCommandRefusal(err.code)) {
+      // "cannot carry chat / voice / spoken text" reads differently in each language.
+      const key =
+        err.code === 'not_supported'
+          ? `refusal.not_supported_${String(err.params.what)}`
+          : `refusal.${err.code}`;
+      return t(key as 'refusal.empty_text', { ...err.params, detail: err.message });
+    }
     return err.message;
   }
   if (err instanceof Error) return err.message;
   if (err && typeof err === 'object' && typeof (err as { message?: unknown }).message === 'string')
     return (err as { message: string }).message;
   return String(err);
+}
+
+function isCommandRefusal(code: string): code is CommandRefusalCode {
+  return (COMMAND_REFUSALS as readonly string[]).includes(code);
 }
 
 export function isErrorCode(code: string): code is ErrorCode {

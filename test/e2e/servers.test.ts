@@ -216,13 +216,15 @@ describe('servers of every kind, through one permission gate', { timeout: 60_000
     const { host, page, errors } = await openApp(browser, {
       args: ['--xiaozhi', xz.url, '--endpoint', endpoint.url, '--robot', robot.url],
     });
-    const profile = await host.api.saveConnection({
-      kind: 'advent',
-      name: 'Advent lab',
-      host: '127.0.0.1',
-      port: advent.port,
-    });
-    await host.api.setSecret(profile.id, 'e2e-token');
+    const profile = await host.api.saveConnection(
+      {
+        kind: 'advent',
+        name: 'Advent lab',
+        host: '127.0.0.1',
+        port: advent.port,
+      },
+      'e2e-token',
+    );
     await host.api.connect(profile.id);
     await endpoint.waitForTools((tools) => tools.some((t) => t.name === 'create_file'), 10_000);
 

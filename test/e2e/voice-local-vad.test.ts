@@ -69,8 +69,7 @@ async function connectManual(app: VadApp, sim: AdventSim): Promise<void> {
     port: sim.port,
     mode: 'manual',
   };
-  const profile = await app.host.api.saveConnection(input);
-  await app.host.api.setSecret(profile.id, 'e2e-token');
+  const profile = await app.host.api.saveConnection(input, 'e2e-token');
   await app.host.api.connect(profile.id);
   await app.host.api.setActiveConnection(profile.id);
   await app.page.locator(by('connection-banner', { state: 'ready' })).waitFor();

@@ -77,14 +77,16 @@ async function connectProfile(
   sim: AdventSim,
   extra: Partial<Extract<ProfileInput, { kind: 'advent' }>>,
 ): Promise<void> {
-  const profile = await app.host.api.saveConnection({
-    kind: 'advent',
-    name: 'Voice modes',
-    host: '127.0.0.1',
-    port: sim.port,
-    ...extra,
-  });
-  await app.host.api.setSecret(profile.id, 'e2e-token');
+  const profile = await app.host.api.saveConnection(
+    {
+      kind: 'advent',
+      name: 'Voice modes',
+      host: '127.0.0.1',
+      port: sim.port,
+      ...extra,
+    },
+    'e2e-token',
+  );
   await app.host.api.connect(profile.id);
   await app.host.api.setActiveConnection(profile.id);
   await app.page.locator(by('connection-banner', { state: 'ready' })).waitFor();

@@ -57,7 +57,7 @@ describe('chat store', () => {
 
 describe('connection and prompt stores', () => {
   const view = (id: string, status: 'idle' | 'ready'): ConnectionView => ({
-    profile: { id, kind: 'advent', name: id, host: 'h', port: 1, hasToken: true },
+    profile: { id, kind: 'advent', name: id, host: 'h', port: 1, hasToken: true, address: 'h:1' },
     state: status === 'ready' ? { status, since: 0 } : { status },
     active: false,
     capabilities: { chat: true, voice: true, speak: true },

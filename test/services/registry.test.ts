@@ -198,32 +198,3 @@ describe('Registry enabled flags', () => {
     expect(registry.serverServices().map((s) => s.name)).toEqual(['on']);
   });
 });
-
-describe('Registry.describeForServer', () => {
-  it('sends the description and only the keywords the Advent server documents', () => {
-    const registry = new Registry();
-    const s = service('s', {
-      type: 'object',
-      properties: {
-        format: { type: 'string', enum: ['a', 'b'], description: 'which', pattern: '^a' },
-        list: { type: 'array', items: { type: 'integer', minimum: 0, multipleOf: 2 } },
-      },
-      required: ['format'],
-      additionalProperties: false,
-    });
-    registry.add(s);
-    expect(registry.describeForServer(s)).toEqual({
-      description: 'the s service',
-      parameters: {
-        type: 'object',
-        properties: {
-          format: { type: 'string', enum: ['a', 'b'], description: 'which' },
-          list: { type: 'array', items: { type: 'integer', minimum: 0 } },
-        },
-        required: ['format'],
-      },
-    });
-    // A copy: the server description can be serialized or changed without touching the service.
-    expect(registry.describeForServer(s).parameters).not.toBe(s.parameters);
-  });
-});

@@ -3,10 +3,60 @@
  * exactly one `result` on the call's task id. Every call goes through the one gate.
  */
 import type { DispatchResult } from '../../dispatch.js';
+import type { ToolEntry } from '../session.js';
 
 export interface RegisterService {
   description: string;
   parameters: unknown;
+}
+
+// The keywords the Advent MCP supplement documents (§3.2, §5.1), plus `properties` and `items`
+// that carry them. Strict out (DESIGN §1.4): everything else is enforced by the gate, not sent.
+const SERVER_KEYWORDS = new Set([
+  'type',
+  'properties',
+  'items',
+  'required',
+  'enum',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'description',
+]);
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A service's parameters with only the keywords the Advent server documents (a copy). */
+export function adventParameters(schema: unknown): unknown {
+  if (!isRecord(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (!SERVER_KEYWORDS.has(key)) continue;
+    if (key === 'properties' && isRecord(value)) {
+      out[key] = Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, adventParameters(v)]),
+      );
+    } else if (key === 'items') {
+      out[key] = Array.isArray(value) ? value.map(adventParameters) : adventParameters(value);
+    } else {
+      out[key] = structuredClone(value);
+    }
+  }
+  return out;
+}
+
+/** The `services` map of `register`: every service a server may call (user-only ones left out). */
+export function registerServices(tools: readonly ToolEntry[]): Record<string, RegisterService> {
+  return Object.fromEntries(
+    tools
+      .filter((t) => !t.userOnly)
+      .map((t) => [
+        t.name,
+        { description: t.description, parameters: adventParameters(t.inputSchema) },
+      ]),
+  );
 }
 
 export function registerMessage(services: Record<string, RegisterService>): string {

@@ -17,6 +17,7 @@ import { AdventConnection, type AdventConnectionOptions } from './connection.js'
 import { type Frame, FrameType, MCP_TASK, taskKey } from './frame.js';
 import {
   type RegisterService,
+  registerServices,
   badCallResult,
   parseMcp,
   registerMessage,
@@ -30,19 +31,20 @@ import {
   type LiveSession,
   type SendResult,
   type SessionEvents,
+  type ToolEntry,
   notReady,
 } from '../session.js';
 import { SessionBase } from '../kit/session-base.js';
 import { endVoiceUpload, sendVoiceChunk } from '../kit/voice-upload.js';
 
 export interface AdventSessionOptions extends Omit<AdventConnectionOptions, 'clock' | 'ids'> {
-  /** The connection's name, shown to the user and written in the audit log. */
   /** The profile id: identifies the connection in calls, prompts and the audit log. */
   id: string;
+  /** The connection's name, shown to the user and written in the audit log. */
   name: string;
   gate: Gate;
-  /** The enabled services as the server should see them, read at each (re)register. */
-  services: () => Record<string, RegisterService>;
+  /** The enabled services, read at each (re)register (user-only ones are left out here). */
+  tools: () => readonly ToolEntry[];
   clock?: Clock;
   ids?: IdSource;
   /**
@@ -239,7 +241,7 @@ export class AdventSession extends SessionBase implements LiveSession {
     this.setRegistration({ state: 'registering' });
     let services: Record<string, RegisterService>;
     try {
-      services = this.options.services();
+      services = registerServices(this.options.tools());
     } catch (err) {
       this.setRegistration({
         state: 'failed',

@@ -33,9 +33,9 @@ import { NamedTimers } from '../kit/timers.js';
 import { WsLink, type WsTiming, redactText } from '../kit/ws-link.js';
 
 export interface EndpointSessionOptions {
-  /** The connection's display name, shown to the user and written in the audit log. */
   /** The profile id: identifies the connection in calls, prompts and the audit log. */
   id: string;
+  /** The connection's display name, shown to the user and written in the audit log. */
   name: string;
   /** `ws(s)://…/mcp/?token=…`; the token is part of the URL. Read on every (re)connect. */
   url: () => Promise<string> | string;

@@ -56,9 +56,9 @@ import { endVoiceUpload, sendVoiceChunk } from '../kit/voice-upload.js';
 import { VoiceUpload } from './voice.js';
 
 export interface RobotSessionOptions {
-  /** The connection's display name, shown to the user and written in the audit log. */
   /** The profile id: identifies the connection in calls, prompts and the audit log. */
   id: string;
+  /** The connection's display name, shown to the user and written in the audit log. */
   name: string;
   /** `ws://host:8888/ws` (the dialect has no auth headers). */
   url: string;

@@ -46,9 +46,9 @@ import {
 import { Turns } from './turns.js';
 
 export interface XiaozhiSessionOptions {
-  /** Connection display name → audit `connection`. */
   /** The profile id: identifies the connection in calls, prompts and the audit log. */
   id: string;
+  /** Connection display name → audit `connection`. */
   name: string;
   /** ws(s)://host:8000/xiaozhi/v1/ */
   url: string;

@@ -59,7 +59,9 @@ export const ASK_MICROPHONE_CHANNEL = 'agent:askMicrophone';
 const commands: ReadonlySet<string> = new Set(COMMAND_NAMES);
 const events: ReadonlySet<string> = new Set(EVENT_NAMES);
 
-export type AgentErrorCode = 'invalid_args' | 'unknown_command' | 'forbidden' | 'failed';
+/** A stable code from the contract (the page knows the list; here only its form is checked). */
+export type AgentErrorCode = string;
+const CODE_FORM = /^[a-z][a-z_]{0,39}$/;
 
 /**
  * What a failed call rejects with. A plain object on purpose: contextBridge copies only the
@@ -70,18 +72,26 @@ export interface AgentFailure {
   name: 'AgentError';
   code: AgentErrorCode;
   message: string;
+  /** Values for the page's translated sentence (strings and numbers only). */
+  params: Record<string, string | number>;
 }
 
-function failure(code: AgentErrorCode, message: string): AgentFailure {
-  return { name: 'AgentError', code, message };
+function failure(
+  code: AgentErrorCode,
+  message: string,
+  params: Record<string, string | number> = {},
+): AgentFailure {
+  return { name: 'AgentError', code, message, params };
 }
 
-const CODES: ReadonlySet<string> = new Set([
-  'invalid_args',
-  'unknown_command',
-  'forbidden',
-  'failed',
-]);
+/** Only plain string/number values cross: a reply must not smuggle objects into the page. */
+function plainParams(value: unknown): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  if (!value || typeof value !== 'object') return out;
+  for (const [k, v] of Object.entries(value).slice(0, 20))
+    if (typeof v === 'string' || typeof v === 'number') out[k] = v;
+  return out;
+}
 
 /** `{ok:true, value}` → value; `{ok:false, error}` → rejection; anything else is a failure too. */
 function unwrap(reply: unknown): unknown {
@@ -89,13 +99,13 @@ function unwrap(reply: unknown): unknown {
     const r = reply as {
       ok?: unknown;
       value?: unknown;
-      error?: { code?: unknown; message?: unknown };
+      error?: { code?: unknown; message?: unknown; params?: unknown };
     };
     if (r.ok === true) return r.value;
     if (r.ok === false) {
-      const code = CODES.has(String(r.error?.code)) ? (r.error?.code as AgentErrorCode) : 'failed';
+      const code = CODE_FORM.test(String(r.error?.code)) ? String(r.error?.code) : 'failed';
       const message = typeof r.error?.message === 'string' ? r.error.message : 'the command failed';
-      throw failure(code, message);
+      throw failure(code, message, plainParams(r.error?.params));
     }
   }
   throw failure('failed', 'the agent sent a reply this window does not understand');

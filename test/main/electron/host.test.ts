@@ -121,12 +121,11 @@ describe('the Electron host', () => {
   });
 
   it('keeps tokens encrypted by safeStorage in the data folder', async () => {
-    const saved = await invoke('saveConnection', {
-      kind: 'advent',
-      name: 'Home',
-      host: 'example.com',
-      port: 8765,
-    });
+    const saved = await invoke(
+      'saveConnection',
+      { kind: 'advent', name: 'Home', host: 'example.com', port: 8765 },
+      'tok-PLAINTEXT-0',
+    );
     if (!saved.ok) throw new Error(saved.error.message);
     const id = (saved.value as { id: string }).id;
     expect(await invoke('setSecret', id, 'tok-PLAINTEXT-123')).toEqual({

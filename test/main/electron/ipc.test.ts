@@ -156,12 +156,22 @@ describe('the guarded handle()', () => {
     expect(reply).toMatchObject({ ok: false, error: { code: 'invalid_args' } });
   });
 
-  it('an api that throws becomes {ok:false, code:"failed"} with its message', async () => {
+  it("the core's refusal keeps its stable code and params; any other throw is 'failed'", async () => {
     const reply = await call(INVOKE_CHANNEL, own(), 'connect', 'nope');
     expect(reply).toEqual({
       ok: false,
-      error: { code: 'failed', message: "there is no connection 'nope'" },
+      error: {
+        code: 'unknown_connection',
+        message: "there is no connection 'nope'",
+        params: { id: 'nope' },
+      },
     });
+    const spy = vi.spyOn(api, 'verifyAudit').mockRejectedValueOnce(new Error('disk gone'));
+    expect(await call(INVOKE_CHANNEL, own(), 'verifyAudit')).toMatchObject({
+      ok: false,
+      error: { code: 'failed', message: 'disk gone' },
+    });
+    spy.mockRestore();
   });
 
   it('never throws across IPC, even for a non-Error rejection', async () => {

@@ -84,10 +84,36 @@ describe('window.agent', () => {
       name: 'AgentError',
       code: 'invalid_args',
       message: 'sendText: invalid arguments',
+      params: {},
     });
+    // A refusal's params cross as plain strings and numbers only.
+    electron.ipcRenderer.invoke.mockResolvedValueOnce({
+      ok: false,
+      error: {
+        code: 'needs_token',
+        message: "no token is saved for 'Home'",
+        params: { name: 'Home', n: 2, evil: { toString: 1 } },
+      },
+    });
+    await expect(exposed().invoke('connect', 'p1')).rejects.toEqual({
+      name: 'AgentError',
+      code: 'needs_token',
+      message: "no token is saved for 'Home'",
+      params: { name: 'Home', n: 2 },
+    });
+    // The page knows the contract's codes (it maps unknown ones to 'failed'); the preload only
+    // lets well-formed ones through.
     electron.ipcRenderer.invoke.mockResolvedValueOnce({
       ok: false,
       error: { code: 'weird', message: 7 },
+    });
+    await expect(exposed().invoke('snapshot')).rejects.toMatchObject({
+      code: 'weird',
+      message: 'the command failed',
+    });
+    electron.ipcRenderer.invoke.mockResolvedValueOnce({
+      ok: false,
+      error: { code: 'Not A Code <script>', message: 'x' },
     });
     await expect(exposed().invoke('snapshot')).rejects.toMatchObject({ code: 'failed' });
     electron.ipcRenderer.invoke.mockResolvedValueOnce('garbage');

@@ -9,7 +9,7 @@ vi.mock('electron', () => import('./fake-electron.js').then((m) => m.fakeElectro
 
 function view(id: string, name: string, state: ConnectionState, active = false): ConnectionView {
   return {
-    profile: { id, kind: 'advent', name, host: 'h', port: 1, hasToken: true },
+    profile: { id, kind: 'advent', name, host: 'h', port: 1, hasToken: true, address: 'h:1' },
     state,
     active,
     capabilities: { chat: true, voice: true, speak: true },

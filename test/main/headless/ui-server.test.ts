@@ -177,7 +177,7 @@ describe('UI server: calls and events over the bridge', () => {
     expect(snap.settings.host).toBe('browser');
   });
 
-  it('invalid arguments get invalid_args; an unknown method gets unknown_command; a failure gets failed', async () => {
+  it("invalid arguments get invalid_args; an unknown method gets unknown_command; the core's refusal its own code", async () => {
     const p = await page();
     const bad = await p.call('sendText', 42);
     expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_args' } });
@@ -194,7 +194,11 @@ describe('UI server: calls and events over the bridge', () => {
       t: 'result',
       id: 4,
       ok: false,
-      error: { code: 'failed', message: 'no connection is active; connect to a server first' },
+      error: {
+        code: 'no_active_connection',
+        message: 'no connection is active; connect to a server first',
+        params: {},
+      },
     });
     expect(await p.call('voiceEnd')).toEqual({ t: 'result', id: 5, ok: true, value: null });
   });
