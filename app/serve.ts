@@ -54,7 +54,11 @@ export function serveContract(api: ServedApi, port: ContractPort): ContractServe
   let disposed = false;
   return {
     async call(method, args) {
-      const checked = checkCommand(method, args);
+      // An optional argument left out may arrive as undefined (IPC's structured clone keeps it).
+      const list = Array.isArray(args) ? [...(args as unknown[])] : args;
+      if (Array.isArray(list))
+        while (list.length && list[list.length - 1] === undefined) list.pop();
+      const checked = checkCommand(method, list);
       if (!checked.ok)
         return { ok: false, error: { code: checked.code, message: checked.message } };
       try {

@@ -1,23 +1,25 @@
 /** Entry of the `advent-agent` command. `main` is pure over its io, so tests run it in-process. */
 import { readFileSync } from 'node:fs';
 import { systemDataDir, systemFilesRoot } from '../../app/settings/paths.js';
-import { USAGE, parseCliArgs } from './args.js';
+import { DIALECTS } from '../../app/wire/dialects.js';
+import { parseCliArgs, usage } from './args.js';
 import { auditCommand } from './audit.js';
 import type { CliIo } from './io.js';
 import { runCommand } from './run.js';
 import { uiCommand } from './ui.js';
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseCliArgs(argv);
+  const kinds = (io.dialects ?? DIALECTS).map((d) => d.profile);
+  const parsed = parseCliArgs(argv, kinds);
   if (!parsed.ok) {
-    io.stderr.write(`advent-agent: ${parsed.message}\n\n${USAGE}`);
+    io.stderr.write(`advent-agent: ${parsed.message}\n\n${usage(kinds)}`);
     return 2;
   }
   const { args } = parsed;
   try {
     switch (args.command) {
       case 'help':
-        io.stdout.write(USAGE);
+        io.stdout.write(usage(kinds));
         return 0;
       case 'version':
         io.stdout.write(`${io.version}\n`);

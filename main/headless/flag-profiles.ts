@@ -1,22 +1,15 @@
 /**
- * The servers given on the command line (`--server`, `--xiaozhi`, `--endpoint`, `--robot`) as
- * profiles for this run, with their secrets kept apart. A XiaoZhi Device-Id / Client-Id and a
- * robot MAC not given by flags are generated once and kept in `identity.json` in the data folder,
- * so the server sees the same device on every run.
+ * The servers given on the command line as profiles for this run, with their secrets kept apart.
+ * Each kind's dialect completes its profile as the Connections page would; the identities it
+ * generates (a XiaoZhi Device-Id / Client-Id, a robot MAC) are kept in `identity.json` in the data
+ * folder, so the server sees the same device on every run.
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Profile } from '../../app/contract/commands.js';
 import { type IdSource, cryptoIds } from '../../app/ids.js';
-import {
-  generateClientId,
-  generateDeviceId,
-  normaliseDeviceId,
-  normaliseRobotMac,
-  orThrow,
-} from '../../app/wire/kit/identity.js';
-import { splitUrlToken } from '../../app/wire/kit/url.js';
-import type { SessionFlags } from './args.js';
+import type { BaseProfile, DialectSet } from '../../app/wire/dialect.js';
+import type { KindFlags } from './flag-kinds.js';
 
 export interface FlagConnection {
   profile: Profile;
@@ -24,129 +17,114 @@ export interface FlagConnection {
   secret?: string;
 }
 
-interface Identity {
-  deviceId?: string;
-  clientId?: string;
-  robotMac?: string;
-}
+/** identity.json: per kind, the generated fields it keeps (`{"xiaozhi": {"deviceId": …}}`). */
+type Identity = Record<string, Record<string, string>>;
 
 export async function flagConnections(
-  args: SessionFlags & { server?: { host: string; port: number } },
-  adventToken: string | undefined,
+  servers: readonly KindFlags[],
+  dialects: DialectSet,
   dataDir: string,
   ids: IdSource = cryptoIds,
 ): Promise<FlagConnection[]> {
+  if (servers.length === 0) return [];
+  const file = path.join(dataDir, 'identity.json');
+  const identity = await loadIdentity(file);
+  let changed = false;
   const out: FlagConnection[] = [];
-  if (args.server) {
-    const { host, port } = args.server;
-    out.push({
-      profile: stripUndefined({
-        id: `cli-${host.replace(/[^A-Za-z0-9_.-]/g, '_')}-${port}`.slice(0, 64),
-        kind: 'advent',
-        name: host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`,
-        host,
-        port,
-        voiceId: args.voiceId,
-        lang: args.lang,
-        format: args.format,
-        inputAudioFormat: args.inputAudioFormat,
-        mode: args.mode,
-        emojiMode: args.emojiMode,
-      }),
-      secret: adventToken,
-    });
+  for (const flags of servers) {
+    const dialect = dialects.get(flags.kind);
+    if (!dialect) throw new Error(`this agent cannot hold a '${flags.kind}' connection`);
+    const spec = dialect.profile;
+    const input = {
+      id: `cli-${spec.kind}`,
+      kind: spec.kind,
+      name: displayName(spec.flags?.display ?? spec.kind, flags.fields),
+      ...flags.fields,
+    } as BaseProfile;
+    const checked = dialects.checkInput(input);
+    if (!checked.ok) throw new Error(`--${spec.flags?.name}: ${checked.message}`);
+    const kept = identity[spec.kind] ?? {};
+    const { profile, secret: split } = dialect.complete(
+      input,
+      { ...input, ...kept } as BaseProfile,
+      ids,
+    );
+    // What the dialect generated is kept, so the next run is the same device.
+    for (const f of spec.form.filter((f) => f.generated)) {
+      const value = (profile as unknown as Record<string, unknown>)[f.key];
+      if (typeof value === 'string' && kept[f.key] !== value && flags.fields[f.key] === undefined) {
+        identity[spec.kind] = { ...identity[spec.kind], [f.key]: value };
+        changed = true;
+      }
+    }
+    out.push({ profile: profile as Profile, secret: split ?? (await secretOf(flags)) });
   }
-  if (!args.xiaozhi && !args.endpoint && !args.robot) return out;
-
-  const identity = await loadIdentity(dataDir, {
-    deviceId: args.xiaozhi && !args.xiaozhi.deviceId,
-    robotMac: args.robot && !args.robot.mac,
-    ids,
-  });
-  if (args.xiaozhi) {
-    const x = args.xiaozhi;
-    out.push({
-      profile: stripUndefined({
-        id: 'cli-xiaozhi',
-        kind: 'xiaozhi',
-        name: `XiaoZhi ${hostOf(x.url)}`,
-        url: x.url,
-        deviceId: orThrow(normaliseDeviceId(x.deviceId ?? identity.deviceId!)),
-        clientId: (x.clientId ?? identity.clientId!).toLowerCase(),
-        protocolVersion: x.protocolVersion,
-      }),
-      secret: x.token,
-    });
-  }
-  if (args.endpoint) {
-    const { url, token } = splitUrlToken(args.endpoint.url);
-    out.push({
-      profile: { id: 'cli-endpoint', kind: 'endpoint', name: `MCP endpoint ${hostOf(url)}`, url },
-      secret: token,
-    });
-  }
-  if (args.robot) {
-    out.push({
-      profile: {
-        id: 'cli-robot',
-        kind: 'robot',
-        name: `Robot ${hostOf(args.robot.url)}`,
-        url: args.robot.url,
-        macAddr: orThrow(normaliseRobotMac(args.robot.mac ?? identity.robotMac!)),
-      },
-    });
-  }
+  if (changed) await saveIdentity(file, identity);
   return out;
 }
 
-/** `identity.json`, with what is missing generated and saved (atomically) before it is used. */
-async function loadIdentity(
-  dataDir: string,
-  need: { deviceId?: boolean; robotMac?: boolean; ids: IdSource },
-): Promise<Identity> {
-  const file = path.join(dataDir, 'identity.json');
-  let saved: Identity = {};
+/** The secret given inline or in a file; the message names the file, never the secret. */
+async function secretOf(flags: KindFlags): Promise<string | undefined> {
+  if (flags.secret !== undefined) return flags.secret;
+  if (flags.secretFile === undefined) return undefined;
+  let text: string;
+  try {
+    text = (await readFile(flags.secretFile, 'utf8')).trim();
+  } catch (err) {
+    throw new Error(`cannot read the token from ${flags.secretFile}: ${(err as Error).message}`);
+  }
+  if (!text) throw new Error(`cannot read the token from ${flags.secretFile}: the file is empty`);
+  return text;
+}
+
+/** `XiaoZhi {host}` → `XiaoZhi 10.0.0.2:8000`, from the flag's url or host/port. */
+function displayName(template: string, fields: Record<string, unknown>): string {
+  const url = typeof fields.url === 'string' ? fields.url : undefined;
+  let host = typeof fields.host === 'string' ? fields.host : '';
+  if (url) {
+    try {
+      host = new URL(url).host;
+    } catch {
+      host = url;
+    }
+  } else if (host.includes(':')) host = `[${host}]`;
+  const port = fields.port === undefined ? '' : String(fields.port);
+  return template.replace('{host}', host).replace('{port}', port).slice(0, 100);
+}
+
+/** `identity.json`; the layout before kinds were generic (`deviceId`, `clientId`, `robotMac`) is read too. */
+async function loadIdentity(file: string): Promise<Identity> {
+  let saved: Record<string, unknown> = {};
   try {
     const parsed: unknown = JSON.parse(await readFile(file, 'utf8'));
-    if (parsed && typeof parsed === 'object') saved = parsed as Identity;
+    if (parsed && typeof parsed === 'object') saved = parsed as Record<string, unknown>;
   } catch {
-    // Missing or unreadable: a new identity is made below (the old one cannot be recovered).
+    // Missing or unreadable: a new identity is made (the old one cannot be recovered).
   }
-  const next: Identity = {
-    deviceId: typeof saved.deviceId === 'string' ? saved.deviceId : undefined,
-    clientId: typeof saved.clientId === 'string' ? saved.clientId : undefined,
-    robotMac: typeof saved.robotMac === 'string' ? saved.robotMac : undefined,
-  };
-  let changed = false;
-  if (need.deviceId && !next.deviceId) {
-    next.deviceId = generateDeviceId(need.ids);
-    changed = true;
+  const out: Identity = {};
+  for (const [kind, fields] of Object.entries(saved)) {
+    if (!fields || typeof fields !== 'object') continue;
+    const strings = Object.entries(fields).filter(([, v]) => typeof v === 'string');
+    if (strings.length) out[kind] = Object.fromEntries(strings) as Record<string, string>;
   }
-  if (need.deviceId && !next.clientId) {
-    next.clientId = generateClientId(need.ids);
-    changed = true;
-  }
-  if (need.robotMac && !next.robotMac) {
-    next.robotMac = generateDeviceId(need.ids);
-    changed = true;
-  }
-  if (changed) {
-    await mkdir(dataDir, { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    await writeFile(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
-    await rename(tmp, file);
-  }
-  return next;
+  const legacy = (key: string) =>
+    typeof saved[key] === 'string' ? (saved[key] as string) : undefined;
+  const deviceId = legacy('deviceId');
+  const clientId = legacy('clientId');
+  const robotMac = legacy('robotMac');
+  if (deviceId || clientId)
+    out.xiaozhi = {
+      ...(deviceId && { deviceId }),
+      ...(clientId && { clientId }),
+      ...out.xiaozhi,
+    };
+  if (robotMac) out.robot = { macAddr: robotMac, ...out.robot };
+  return out;
 }
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-}
-
-function stripUndefined<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+async function saveIdentity(file: string, identity: Identity): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(identity, null, 2)}\n`, { mode: 0o600 });
+  await rename(tmp, file);
 }

@@ -1,4 +1,5 @@
 import type { Timing } from '../../app/wire/advent/connection.js';
+import type { Dialect } from '../../app/wire/dialect.js';
 import type { WsTiming } from '../../app/wire/kit/ws-link.js';
 
 /** Everything the command-line hosts touch outside itself, injected so tests can drive it in-process. */
@@ -22,4 +23,6 @@ export interface CliIo {
   rendererDir?: string;
   /** Opens a URL in the user's browser; rejects with the reason it could not (`ui --open`). */
   openUrl?: (url: string) => Promise<void>;
+  /** The connection kinds (default: every kind the app ships); tests add their own. */
+  dialects?: readonly Dialect[];
 }

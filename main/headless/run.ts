@@ -13,22 +13,18 @@ import { type FlagConnection, flagConnections } from './flag-profiles.js';
 import type { LiveSession } from '../../app/wire/session.js';
 import type { CliIo } from './io.js';
 import { Printer } from './printer.js';
-import { readTokenFlag } from './token.js';
+import { DialectSet } from '../../app/wire/dialect.js';
+import { DIALECTS } from '../../app/wire/dialects.js';
 
 const ANSWERS: Record<string, PromptAnswer> = { y: 'once', s: 'session', a: 'always', n: 'deny' };
 
 export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
-  let token: string | undefined;
-  if (args.server) {
-    token = await readToken(args, io);
-    if (token === undefined) return 2;
-  }
-
   const dataDir = path.resolve(args.dataDir ?? io.dataDir());
+  const dialects = io.dialects ?? DIALECTS;
   let agent: Agent;
   let targets: FlagConnection[];
   try {
-    targets = await flagConnections(args, token, dataDir);
+    targets = await flagConnections(args.servers, new DialectSet(dialects), dataDir);
     const secrets = await FileSecretStore.open(path.join(dataDir, 'secrets.json'));
     agent = await Agent.open({
       dataDir,
@@ -38,6 +34,7 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
       timing: io.timing,
       wsTiming: io.wsTiming,
       version: io.version,
+      dialects,
     });
   } catch (err) {
     io.stderr.write(`advent-agent: ${(err as Error).message}\n`);
@@ -217,15 +214,6 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   await agent.close();
   out.info('bye');
   return exitCode;
-}
-
-async function readToken(args: RunArgs, io: CliIo): Promise<string | undefined> {
-  try {
-    return await readTokenFlag(args);
-  } catch (err) {
-    io.stderr.write(`advent-agent: ${(err as Error).message}\n`);
-    return undefined;
-  }
 }
 
 /** Slash commands; resolves true for /quit. */

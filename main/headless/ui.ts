@@ -13,7 +13,6 @@ import { type UiArgs, overridesOf } from './args.js';
 import type { CliIo } from './io.js';
 import { openInBrowser } from './open-browser.js';
 import { RunSecretStore } from './run-secrets.js';
-import { readTokenFlag } from './token.js';
 import { type FlagConnection, flagConnections } from './flag-profiles.js';
 import { startUiServer } from './ui-server.js';
 import { startDemoServer } from '../../sim/demo-server.js';
@@ -30,7 +29,6 @@ export interface RunningUi {
 
 /** Start the agent and its browser UI; rejects with a message for the user when it cannot. */
 export async function startUi(args: UiArgs, io: CliIo): Promise<RunningUi> {
-  const serverToken = args.server ? await readTokenFlag(args) : undefined;
   const dataDir = path.resolve(args.dataDir ?? io.dataDir());
   const saved = await FileSecretStore.open(path.join(dataDir, 'secrets.json'));
   for (const warning of saved.warnings) io.stderr.write(`advent-agent: ${warning}\n`);
@@ -46,12 +44,13 @@ export async function startUi(args: UiArgs, io: CliIo): Promise<RunningUi> {
     timing: io.timing,
     wsTiming: io.wsTiming,
     demo: startDemoServer,
+    dialects: io.dialects,
   });
 
   let flagProfiles: string[] = [];
   let server: Awaited<ReturnType<typeof startUiServer>>;
   try {
-    const targets = await flagConnections(args, serverToken, dataDir);
+    const targets = await flagConnections(args.servers, api.agent.dialects, dataDir);
     flagProfiles = await connectFlagProfiles(api, secrets, targets);
     server = await startUiServer({
       api,

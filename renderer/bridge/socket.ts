@@ -209,7 +209,10 @@ export function createSocketBridge(options: SocketBridgeOptions): Bridge {
         new BridgeError('not_connected', 'Not connected to the agent; reconnecting…'),
       );
     const id = nextId++;
-    const frame: BridgeUp = { t: 'call', id, method, args: args as unknown[] };
+    // An optional argument left out is absent, not null (JSON has no undefined).
+    const list = [...(args as unknown[])];
+    while (list.length && list[list.length - 1] === undefined) list.pop();
+    const frame: BridgeUp = { t: 'call', id, method, args: list };
     return new Promise<CommandResults[K]>((resolve, reject) => {
       pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject });
       try {

@@ -1,9 +1,11 @@
 import { create } from 'zustand';
-import type { ConnectionState, ConnectionView } from '../../app/contract/index.js';
+import type { ConnectionState, ConnectionView, ProfileKindView } from '../../app/contract/index.js';
 
 interface ConnectionStore {
   connections: ConnectionView[];
-  replace(list: ConnectionView[]): void;
+  /** The connection kinds the agent holds (from the snapshot): what the form can add. */
+  kinds: ProfileKindView[];
+  replace(list: ConnectionView[], kinds?: ProfileKindView[]): void;
   upsert(view: ConnectionView): void;
   remove(id: string): void;
 }
@@ -22,13 +24,19 @@ export function isLive(state: ConnectionState): boolean {
   return state.status !== 'idle' && state.status !== 'offline';
 }
 
+/** The spec of a kind, if the agent holds it. */
+export function kindOf(kinds: ProfileKindView[], kind: string): ProfileKindView | undefined {
+  return kinds.find((k) => k.kind === kind);
+}
+
 export function activeConnection(list: ConnectionView[]): ConnectionView | undefined {
   return list.find((c) => c.active);
 }
 
 export const useConnections = create<ConnectionStore>()((set) => ({
   connections: [],
-  replace: (list) => set({ connections: list }),
+  kinds: [],
+  replace: (list, kinds) => set(kinds ? { connections: list, kinds } : { connections: list }),
   upsert: (view) => set((s) => ({ connections: upsertConnection(s.connections, view) })),
   remove: (id) => set((s) => ({ connections: s.connections.filter((c) => c.profile.id !== id) })),
 }));

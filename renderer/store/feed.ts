@@ -14,7 +14,7 @@ import { useToasts } from './toasts.js';
 import { useUi } from './ui.js';
 
 export function applySnapshot(snap: Snapshot): void {
-  useConnections.getState().replace(snap.connections);
+  useConnections.getState().replace(snap.connections, snap.kinds);
   useServices.getState().replace(snap.services);
   useChat.getState().replace(snap.chat);
   usePrompts.getState().replace(snap.prompts);

@@ -50,7 +50,7 @@ describe('electron-builder.yml', () => {
     for (const exclusion of ['!**/*.map', '!**/*.ts', '!test/**', '!docs/**'])
       expect(files).toContain(exclusion);
     expect(
-      files.some((f) => f.startsWith('!') && f.includes('{app,main,renderer,scripts,src}')),
+      files.some((f) => f.startsWith('!') && f.includes('{app,main,renderer,scripts,sim,src}')),
     ).toBe(true);
   });
 

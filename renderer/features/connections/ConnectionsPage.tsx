@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { ConnectionView, ProfileView } from '../../../app/contract/index.js';
+import { type ConnectionView, type ProfileView, textIn } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
 import { Badge, type Tone } from '../../components/Badge.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
@@ -10,7 +10,7 @@ import { PageHeader } from '../../components/PageHeader.js';
 import { formatTime } from '../../lib/format.js';
 import { connStateText } from '../../lib/labels.js';
 import { useAction } from '../../lib/useAction.js';
-import { isLive, useConnections } from '../../store/connection.js';
+import { isLive, kindOf, useConnections } from '../../store/connection.js';
 import { toast } from '../../store/toasts.js';
 import { useUi } from '../../store/ui.js';
 import { ProfileForm } from './ProfileForm.js';
@@ -41,6 +41,7 @@ function ConnectionCard({
   const { busy, run } = useAction();
   const [confirming, setConfirming] = useState(false);
   const p = c.profile;
+  const spec = useConnections((s) => kindOf(s.kinds, p.kind));
   const live = isLive(c.state);
   const reg = c.registration;
   const lastError =
@@ -73,10 +74,10 @@ function ConnectionCard({
       </header>
       <p className="connection-addr">
         <Badge tone="neutral" testId={`connection-kind-${p.id}`}>
-          {t(`connections.kindShort.${p.kind}`)}
+          {spec ? textIn(spec.short, i18n.language) : p.kind}
         </Badge>{' '}
-        <code>{p.kind === 'advent' ? `${p.host}:${p.port}` : p.url}</code>
-        {!p.demo && p.kind !== 'robot' && (
+        <code>{p.address}</code>
+        {!p.demo && spec?.secret && (
           <span className="muted small">
             {' · '}
             {p.hasToken ? t('connections.tokenSaved') : t('connections.noToken')}

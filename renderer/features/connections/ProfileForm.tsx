@@ -1,139 +1,99 @@
 /**
- * Add or edit a connection of any kind (Advent, XiaoZhi device, XiaoZhi MCP endpoint, robot).
- * The token is a password field sent only through setSecret after the profile is saved, and never
- * shown back ("token saved" when the core has one). An endpoint's token travels inside its address
- * once; the core moves it to the keychain and keeps the address without it.
+ * Add or edit a connection of any kind the agent holds. The form is built from the kind's spec
+ * (app/contract/profiles, sent in the snapshot): its fields, sections, checks and words, so a new
+ * kind needs no change here. The token is a password field sent with the profile and never shown
+ * back ("token saved" when the core has one); a kind that cannot connect without one is not saved
+ * without one. An address that carries its token (`?token=…`) is split by the core on save.
  */
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
-  PROFILE_PATTERNS,
+  FORM_SECTIONS,
+  type FieldSpec,
+  type FormSection,
   type ProfileInput,
-  type ProfileKind,
+  type ProfileKindView,
   type ProfileView,
+  fieldAccepts,
+  textIn,
+  urlHasToken,
 } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
 import { errorText } from '../../lib/labels.js';
+import { useConnections } from '../../store/connection.js';
 import { toast } from '../../store/toasts.js';
 
-type Format = '' | 'pcm' | 'opus';
-type Mode = '' | 'manual' | 'vad' | 'auto';
+/** What the user typed: text as typed, choices as their string value, checks as booleans. */
+type Values = Record<string, string | boolean>;
 
 interface Draft {
-  kind: ProfileKind;
+  kind: string;
   name: string;
-  url: string;
-  deviceId: string;
-  clientId: string;
-  macAddr: string;
-  protocolVersion: '' | '2' | '3';
-  listenMode: '' | 'manual' | 'auto';
-  authInQuery: boolean;
-  reconnectOnToolsChanged: boolean;
-  keepAlive: boolean;
-  host: string;
-  port: string;
   token: string;
-  voiceId: string;
-  lang: string;
-  format: Format;
-  inputAudioFormat: Format;
-  mode: Mode;
-  emojiMode: string;
   autoConnect: boolean;
+  values: Values;
 }
 
-type Problem = Partial<Record<keyof Draft, string>>;
+/** Problems by field key ('name', 'token' or a spec field). */
+type Problems = Record<string, string>;
 
-function draftOf(p: ProfileView | undefined): Draft {
-  const a = p?.kind === 'advent' ? p : undefined;
-  const x = p?.kind === 'xiaozhi' ? p : undefined;
+function valuesOf(spec: ProfileKindView | undefined, p: ProfileView | undefined): Values {
+  const saved = (p?.kind === spec?.kind ? p : undefined) as Record<string, unknown> | undefined;
+  const values: Values = {};
+  for (const f of spec?.form ?? []) {
+    const v = saved?.[f.key];
+    values[f.key] =
+      f.input === 'check'
+        ? typeof v === 'boolean'
+          ? v
+          : (f.defaultValue ?? false)
+        : v === undefined
+          ? ''
+          : String(v);
+  }
+  return values;
+}
+
+function draftOf(kinds: ProfileKindView[], p: ProfileView | undefined): Draft {
+  const kind = p?.kind ?? kinds[0]?.kind ?? '';
   return {
-    kind: p?.kind ?? 'advent',
+    kind,
     name: p?.name ?? '',
-    url: p && p.kind !== 'advent' ? p.url : '',
-    deviceId: x?.deviceId ?? '',
-    clientId: x?.clientId ?? '',
-    macAddr: p?.kind === 'robot' ? (p.macAddr ?? '') : '',
-    // 1 is the default (the empty choice).
-    protocolVersion:
-      x?.protocolVersion && x.protocolVersion !== 1 ? (String(x.protocolVersion) as '2' | '3') : '',
-    listenMode: x?.listenMode ?? '',
-    authInQuery: x?.authInQuery ?? false,
-    reconnectOnToolsChanged: x?.reconnectOnToolsChanged ?? true,
-    keepAlive: x?.keepAlive ?? false,
-    host: a?.host ?? '',
-    port: a ? String(a.port) : '',
     token: '',
-    voiceId: a?.voiceId ?? '',
-    lang: a?.lang ?? '',
-    format: a?.format ?? '',
-    inputAudioFormat: a?.inputAudioFormat ?? '',
-    mode: a?.mode ?? '',
-    emojiMode: a?.emojiMode ?? '',
     autoConnect: p?.autoConnect ?? false,
+    values: valuesOf(
+      kinds.find((k) => k.kind === kind),
+      p,
+    ),
   };
 }
 
-const LOGIN_VALUE = new RegExp(PROFILE_PATTERNS.loginValue);
-const WS_URL = new RegExp(PROFILE_PATTERNS.wsUrl);
-const MAC = new RegExp(PROFILE_PATTERNS.mac);
-const UUID = new RegExp(PROFILE_PATTERNS.uuid);
+/** A typed value as the profile keeps it; undefined when left empty. */
+function valueOf(f: FieldSpec, raw: string | boolean): unknown {
+  if (f.input === 'check') return raw;
+  const text = String(raw).trim();
+  if (!text) return undefined;
+  if (f.input === 'number') return Number(text);
+  if (f.input === 'choice') return f.choices?.find((c) => String(c.value) === text)?.value ?? text;
+  return text;
+}
 
 /** The profile the core saves, from the draft of one kind. */
-function inputOf(d: Draft, id: string | undefined): ProfileInput {
-  const base = { name: d.name.trim().slice(0, 100), autoConnect: d.autoConnect };
-  const withId = <T extends object>(o: T): T => (id ? { ...o, id } : o);
-  const opt = (v: string) => (v.trim() ? v.trim() : undefined);
-  switch (d.kind) {
-    case 'advent': {
-      const input: ProfileInput = withId({
-        kind: 'advent' as const,
-        ...base,
-        host: d.host.trim(),
-        port: Number(d.port),
-      });
-      if (d.voiceId.trim()) input.voiceId = d.voiceId.trim();
-      if (d.lang.trim()) input.lang = d.lang.trim();
-      if (d.emojiMode.trim()) input.emojiMode = d.emojiMode.trim();
-      if (d.format) input.format = d.format;
-      if (d.inputAudioFormat) input.inputAudioFormat = d.inputAudioFormat;
-      if (d.mode) input.mode = d.mode;
-      return input;
-    }
-    case 'xiaozhi':
-      return stripEmpty(
-        withId({
-          kind: 'xiaozhi' as const,
-          ...base,
-          url: d.url.trim(),
-          deviceId: opt(d.deviceId),
-          clientId: opt(d.clientId),
-          protocolVersion: d.protocolVersion ? (Number(d.protocolVersion) as 1 | 2 | 3) : undefined,
-          listenMode: d.listenMode || undefined,
-          authInQuery: d.authInQuery || undefined,
-          reconnectOnToolsChanged: d.reconnectOnToolsChanged,
-          keepAlive: d.keepAlive || undefined,
-        }),
-      );
-    case 'endpoint':
-      return withId({ kind: 'endpoint' as const, ...base, url: d.url.trim() });
-    case 'robot':
-      return stripEmpty(
-        withId({ kind: 'robot' as const, ...base, url: d.url.trim(), macAddr: opt(d.macAddr) }),
-      );
+function inputOf(spec: ProfileKindView, d: Draft, id: string | undefined): ProfileInput {
+  const out: Record<string, unknown> = {
+    kind: spec.kind,
+    name: d.name.trim().slice(0, 100),
+    autoConnect: d.autoConnect,
+  };
+  if (id) out.id = id;
+  for (const f of spec.form) {
+    const v = valueOf(f, d.values[f.key] ?? '');
+    // A checkbox at its default says nothing: the profile keeps only what the user chose.
+    if (v === undefined || (f.input === 'check' && v === (f.defaultValue ?? false))) continue;
+    out[f.key] = v;
   }
+  return out as ProfileInput;
 }
-
-function stripEmpty<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
-}
-
-const URL_PLACEHOLDER: Record<Exclude<ProfileKind, 'advent'>, string> = {
-  xiaozhi: 'ws://192.168.1.10:8000/xiaozhi/v1/',
-  endpoint: 'wss://api.xiaozhi.me/mcp/?token=…',
-  robot: 'ws://192.168.1.10:8888/ws',
-};
 
 export function ProfileForm({
   profile,
@@ -142,45 +102,62 @@ export function ProfileForm({
   profile: ProfileView | undefined;
   onDone: () => void;
 }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  const lang = i18n.language;
+  const words = (texts: Parameters<typeof textIn>[0] | undefined) =>
+    texts === undefined ? undefined : textIn(texts, lang);
   const id = useId();
-  const [draft, setDraft] = useState<Draft>(() => draftOf(profile));
-  const [problems, setProblems] = useState<Problem>({});
+  const kinds = useConnections((s) => s.kinds);
+  const [draft, setDraft] = useState<Draft>(() => draftOf(kinds, profile));
+  const [problems, setProblems] = useState<Problems>({});
   const [saving, setSaving] = useState(false);
+  /** Once saved, further saves update that profile: a retry never makes a second one. */
+  const [savedId, setSavedId] = useState<string | undefined>(profile?.id);
   const firstRef = useRef<HTMLInputElement>(null);
-  const set = <K extends keyof Draft>(k: K, v: Draft[K]) => setDraft((d) => ({ ...d, [k]: v }));
+  const spec = kinds.find((k) => k.kind === draft.kind);
+  const secret = spec?.secret;
+  const hasToken = profile?.hasToken === true;
 
   useEffect(() => {
     firstRef.current?.focus();
   }, []);
 
-  function validate(): Problem {
-    const p: Problem = {};
+  const setValue = (key: string, v: string | boolean) =>
+    setDraft((d) => ({ ...d, values: { ...d.values, [key]: v } }));
+  const setKind = (kind: string) =>
+    setDraft((d) => ({
+      ...d,
+      kind,
+      values: valuesOf(
+        kinds.find((k) => k.kind === kind),
+        undefined,
+      ),
+    }));
+
+  function validate(): Problems {
+    const p: Problems = {};
     if (!draft.name.trim()) p.name = t('connections.nameRequired');
-    if (draft.kind !== 'advent') {
-      if (!WS_URL.test(draft.url.trim()) || draft.url.trim().length > 2048)
-        p.url = t('connections.urlInvalid');
-      else if (draft.kind === 'endpoint' && !profile?.hasToken && !/[?&]token=/.test(draft.url))
-        p.url = t('connections.endpointNeedsToken');
-      if (draft.deviceId.trim() && !MAC.test(draft.deviceId.trim()))
-        p.deviceId = t('connections.macInvalid');
-      if (draft.macAddr.trim() && !MAC.test(draft.macAddr.trim()))
-        p.macAddr = t('connections.macInvalid');
-      if (draft.clientId.trim() && !UUID.test(draft.clientId.trim()))
-        p.clientId = t('connections.uuidInvalid');
-      return p;
+    if (!spec) return p;
+    for (const f of spec.form) {
+      const v = valueOf(f, draft.values[f.key] ?? '');
+      if (v === undefined) {
+        if (f.required) p[f.key] = words(f.invalid) ?? t('connections.required');
+      } else if (!fieldAccepts(spec.fields[f.key]!, v)) {
+        p[f.key] = words(f.invalid) ?? t('connections.invalidValue');
+      }
     }
-    if (!/^[^\s/]+$/.test(draft.host.trim()) || draft.host.trim().length > 255)
-      p.host = t('connections.hostInvalid');
-    const port = Number(draft.port);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) p.port = t('connections.portInvalid');
-    for (const k of ['voiceId', 'lang', 'emojiMode'] as const)
-      if (!LOGIN_VALUE.test(draft[k]) || draft[k].length > 200) p[k] = t('connections.noHashes');
+    if (secret?.mode === 'url') {
+      const url = String(draft.values.url ?? '');
+      if (!p.url && !hasToken && !urlHasToken(url)) p.url = t('connections.urlNeedsToken');
+    }
+    if (secret?.mode === 'required' && !hasToken && !draft.token.trim())
+      p.token = t('connections.tokenRequired');
     return p;
   }
 
   async function submit(e: FormEvent, connectAfter: boolean) {
     e.preventDefault();
+    if (saving || !spec) return;
     const found = validate();
     setProblems(found);
     const firstBad = Object.keys(found)[0];
@@ -188,166 +165,152 @@ export function ProfileForm({
       document.getElementById(`${id}-${firstBad}`)?.focus();
       return;
     }
-    const input = inputOf(draft, profile?.id);
-
     setSaving(true);
+    let saved: ProfileView;
     try {
-      const saved = await bridge().invoke('saveConnection', input);
-      const token = draft.token.trim();
-      if (token && (draft.kind === 'advent' || draft.kind === 'xiaozhi'))
-        await bridge().invoke('setSecret', saved.id, token);
+      const token = secret && secret.mode !== 'url' ? draft.token.trim() || undefined : undefined;
+      saved = await bridge().invoke('saveConnection', inputOf(spec, draft, savedId), token);
+      setSavedId(saved.id);
       setDraft((d) => ({ ...d, token: '' }));
-      toast('success', t('connections.saved', { name: saved.name }));
-      if (connectAfter) await bridge().invoke('connect', saved.id);
-      onDone();
     } catch (err) {
       toast('error', errorText(t, err));
-    } finally {
       setSaving(false);
+      return;
     }
+    toast('success', t('connections.saved', { name: saved.name }));
+    // Saved is done: the form closes whatever connecting says (its card shows that).
+    onDone();
+    if (connectAfter)
+      await bridge()
+        .invoke('connect', saved.id)
+        .catch((err: unknown) => toast('error', errorText(t, err)));
   }
 
-  const text = (
-    k:
-      | 'name'
-      | 'host'
-      | 'port'
-      | 'voiceId'
-      | 'lang'
-      | 'emojiMode'
-      | 'url'
-      | 'deviceId'
-      | 'clientId'
-      | 'macAddr',
-    label: string,
-    extra: {
-      placeholder?: string;
-      required?: boolean;
-      inputMode?: 'numeric';
-      max?: number;
-      help?: string;
-      wide?: boolean;
-    } = {},
-  ) => {
-    const problem = problems[k];
-    return (
-      <div className={extra.wide ? 'field field-wide' : 'field'}>
-        <label htmlFor={`${id}-${k}`}>
-          {label}
-          {extra.required && (
-            <span className="required" aria-hidden="true">
-              {' '}
-              *
-            </span>
-          )}
+  const describedBy = (key: string, help: boolean) =>
+    [problems[key] && `${id}-${key}-err`, help && `${id}-${key}-help`].filter(Boolean).join(' ') ||
+    undefined;
+
+  const fieldError = (key: string) =>
+    problems[key] && (
+      <p className="field-error" id={`${id}-${key}-err`}>
+        {problems[key]}
+      </p>
+    );
+
+  const label = (key: string, text: string, required?: boolean) => (
+    <label htmlFor={`${id}-${key}`}>
+      {text}
+      {required && (
+        <span className="required" aria-hidden="true">
+          {' '}
+          *
+        </span>
+      )}
+    </label>
+  );
+
+  const nameField = (
+    <div className="field">
+      {label('name', t('connections.name'), true)}
+      <input
+        id={`${id}-name`}
+        ref={firstRef}
+        type="text"
+        value={draft.name}
+        required
+        placeholder={t('connections.namePlaceholder')}
+        maxLength={100}
+        autoComplete="off"
+        aria-invalid={problems.name ? true : undefined}
+        aria-describedby={describedBy('name', false)}
+        onChange={(e) => setDraft((d) => ({ ...d, name: e.target.value }))}
+        data-testid="profile-name"
+      />
+      {fieldError('name')}
+    </div>
+  );
+
+  const field = (f: FieldSpec) => {
+    const key = f.key;
+    const help = words(f.help);
+    if (f.input === 'check')
+      return (
+        <label className="check-label" key={key}>
+          <input
+            type="checkbox"
+            checked={draft.values[key] === true}
+            onChange={(e) => setValue(key, e.target.checked)}
+            data-testid={`profile-${key}`}
+          />
+          <span>{words(f.label)}</span>
         </label>
+      );
+    if (f.input === 'choice')
+      return (
+        <div className="field" key={key}>
+          {label(key, words(f.label) ?? key, f.required)}
+          <select
+            id={`${id}-${key}`}
+            value={String(draft.values[key] ?? '')}
+            aria-invalid={problems[key] ? true : undefined}
+            aria-describedby={describedBy(key, Boolean(help))}
+            onChange={(e) => setValue(key, e.target.value)}
+            data-testid={`profile-${key}`}
+          >
+            {!f.required && (
+              <option value="">{words(f.emptyChoice) ?? t('connections.serverDefault')}</option>
+            )}
+            {f.choices?.map((c) => (
+              <option key={String(c.value)} value={String(c.value)}>
+                {words(c.label)}
+              </option>
+            ))}
+          </select>
+          {help && (
+            <p className="help" id={`${id}-${key}-help`}>
+              {help}
+            </p>
+          )}
+          {fieldError(key)}
+        </div>
+      );
+    const schema = spec?.fields[key] as { maxLength?: number } | undefined;
+    const urlHelp =
+      secret?.mode === 'url' && key === 'url'
+        ? hasToken
+          ? t('connections.urlTokenSaved')
+          : t('connections.urlTokenHelp')
+        : undefined;
+    const helpText = help ?? urlHelp;
+    return (
+      <div className={f.wide ? 'field field-wide' : 'field'} key={key}>
+        {label(key, words(f.label) ?? key, f.required)}
         <input
-          id={`${id}-${k}`}
-          ref={k === 'name' ? firstRef : undefined}
+          id={`${id}-${key}`}
           type="text"
-          value={draft[k]}
-          required={extra.required}
-          placeholder={extra.placeholder}
-          inputMode={extra.inputMode}
-          maxLength={extra.max ?? 200}
+          value={String(draft.values[key] ?? '')}
+          required={f.required}
+          placeholder={words(f.placeholder)}
+          inputMode={f.input === 'number' ? 'numeric' : undefined}
+          maxLength={f.input === 'number' ? 10 : (schema?.maxLength ?? 200)}
           autoComplete="off"
           spellCheck={false}
-          aria-invalid={problem ? true : undefined}
-          aria-describedby={
-            [problem && `${id}-${k}-err`, extra.help && `${id}-${k}-help`]
-              .filter(Boolean)
-              .join(' ') || undefined
-          }
-          onChange={(e) => set(k, e.target.value)}
-          data-testid={`profile-${k}`}
+          aria-invalid={problems[key] ? true : undefined}
+          aria-describedby={describedBy(key, Boolean(helpText))}
+          onChange={(e) => setValue(key, e.target.value)}
+          data-testid={`profile-${key}`}
         />
-        {extra.help && (
-          <p className="help" id={`${id}-${k}-help`}>
-            {extra.help}
+        {helpText && (
+          <p className="help" id={`${id}-${key}-help`}>
+            {helpText}
           </p>
         )}
-        {problem && (
-          <p className="field-error" id={`${id}-${k}-err`}>
-            {problem}
-          </p>
-        )}
+        {fieldError(key)}
       </div>
     );
   };
 
-  const choice = (
-    k: 'format' | 'inputAudioFormat' | 'mode' | 'protocolVersion' | 'listenMode',
-    label: string,
-    options: { value: string; label: string }[],
-    emptyLabel: string = t('connections.serverDefault'),
-  ) => (
-    <div className="field">
-      <label htmlFor={`${id}-${k}`}>{label}</label>
-      <select
-        id={`${id}-${k}`}
-        value={draft[k]}
-        onChange={(e) => set(k, e.target.value as never)}
-        data-testid={`profile-${k}`}
-      >
-        <option value="">{emptyLabel}</option>
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-
-  const formats = [
-    { value: 'pcm', label: 'PCM' },
-    { value: 'opus', label: 'Opus' },
-  ];
-
-  const check = (
-    k: 'autoConnect' | 'authInQuery' | 'reconnectOnToolsChanged' | 'keepAlive',
-    label: string,
-  ) => (
-    <label className="check-label">
-      <input
-        type="checkbox"
-        checked={draft[k]}
-        onChange={(e) => set(k, e.target.checked)}
-        data-testid={`profile-${k}`}
-      />
-      <span>{label}</span>
-    </label>
-  );
-
-  const tokenField = (optional: boolean) => (
-    <div className="field">
-      <label htmlFor={`${id}-token`}>
-        {optional ? t('connections.tokenOptional') : t('connections.token')}
-        {profile?.hasToken && (
-          <span className="badge badge-good token-saved" data-testid="profile-token-saved">
-            {t('connections.tokenSaved')}
-          </span>
-        )}
-      </label>
-      <input
-        id={`${id}-token`}
-        type="password"
-        value={draft.token}
-        maxLength={16384}
-        autoComplete="new-password"
-        spellCheck={false}
-        aria-describedby={`${id}-token-help`}
-        onChange={(e) => set('token', e.target.value)}
-        data-testid="profile-token"
-      />
-      <p className="help" id={`${id}-token-help`}>
-        {profile?.hasToken ? t('connections.tokenHelpSaved') : t('connections.tokenHelpNew')}
-      </p>
-      {profile?.hasToken && forgetButton}
-    </div>
-  );
-
-  const forgetButton = profile?.hasToken && (
+  const forgetButton = hasToken && profile && (
     <button
       type="button"
       className="link-button"
@@ -365,12 +328,109 @@ export function ProfileForm({
     </button>
   );
 
-  const kindLabel: Record<ProfileKind, string> = {
-    advent: t('connections.kind.advent'),
-    xiaozhi: t('connections.kind.xiaozhi'),
-    endpoint: t('connections.kind.endpoint'),
-    robot: t('connections.kind.robot'),
+  const tokenRequired = secret?.mode === 'required';
+  const tokenField = secret && secret.mode !== 'url' && (
+    <div className="field">
+      <label htmlFor={`${id}-token`}>
+        {tokenRequired ? t('connections.token') : t('connections.tokenOptional')}
+        {tokenRequired && !hasToken && (
+          <span className="required" aria-hidden="true">
+            {' '}
+            *
+          </span>
+        )}
+        {hasToken && (
+          <span className="badge badge-good token-saved" data-testid="profile-token-saved">
+            {t('connections.tokenSaved')}
+          </span>
+        )}
+      </label>
+      <input
+        id={`${id}-token`}
+        type="password"
+        value={draft.token}
+        required={tokenRequired && !hasToken}
+        maxLength={16384}
+        autoComplete="new-password"
+        spellCheck={false}
+        aria-invalid={problems.token ? true : undefined}
+        aria-describedby={describedBy('token', true)}
+        onChange={(e) => setDraft((d) => ({ ...d, token: e.target.value }))}
+        data-testid="profile-token"
+      />
+      <p className="help" id={`${id}-token-help`}>
+        {hasToken ? t('connections.tokenHelpSaved') : t('connections.tokenHelpNew')}
+      </p>
+      {fieldError('token')}
+      {forgetButton}
+    </div>
+  );
+
+  /** One fieldset per section that has something in it, in the sections' fixed order. */
+  const section = (s: FormSection) => {
+    const fields = (spec?.form ?? []).filter((f) => f.section === s);
+    const texts = fields.filter((f) => f.input !== 'check');
+    const checks = fields.filter((f) => f.input === 'check');
+    const withToken = secret?.section === s ? tokenField : undefined;
+    const parts = [
+      s === 'basics' && (
+        <div className="form-grid" key="grid">
+          {kindField}
+          {nameField}
+          {texts.map(field)}
+        </div>
+      ),
+      s !== 'basics' && withToken,
+      s !== 'basics' && texts.length > 0 && (
+        <div className="form-grid" key="grid">
+          {texts.map(field)}
+        </div>
+      ),
+      ...checks.map(field),
+      s === 'behaviour' && (
+        <label className="check-label" key="autoConnect">
+          <input
+            type="checkbox"
+            checked={draft.autoConnect}
+            onChange={(e) => setDraft((d) => ({ ...d, autoConnect: e.target.checked }))}
+            data-testid="profile-autoConnect"
+          />
+          <span>{t('connections.autoConnect')}</span>
+        </label>
+      ),
+      s === 'basics' && secret?.mode === 'url' && forgetButton,
+    ].filter(Boolean);
+    if (parts.length === 0) return null;
+    return (
+      <fieldset key={s} data-section={s}>
+        <legend>{t(`connections.section.${s}`)}</legend>
+        {parts}
+      </fieldset>
+    );
   };
+
+  const kindField = (
+    <div className="field">
+      <label htmlFor={`${id}-kind`}>{t('connections.kindLabel')}</label>
+      <select
+        id={`${id}-kind`}
+        value={draft.kind}
+        disabled={!!profile}
+        aria-describedby={`${id}-kind-help`}
+        onChange={(e) => setKind(e.target.value)}
+        data-testid="profile-kind"
+      >
+        {kinds.map((k) => (
+          <option key={k.kind} value={k.kind}>
+            {textIn(k.title, lang)}
+          </option>
+        ))}
+      </select>
+      <p className="help" id={`${id}-kind-help`}>
+        {spec && textIn(spec.help, lang)}
+      </p>
+    </div>
+  );
 
   return (
     <form
@@ -384,144 +444,9 @@ export function ProfileForm({
       <h2 id={`${id}-title`}>
         {profile
           ? t('connections.editTitle', { name: profile.name })
-          : t('connections.newTitleKind', { kind: kindLabel[draft.kind] })}
+          : t('connections.newTitleKind', { kind: spec ? textIn(spec.title, lang) : draft.kind })}
       </h2>
-      <fieldset>
-        <legend>{t('connections.basics')}</legend>
-        <div className="form-grid">
-          <div className="field">
-            <label htmlFor={`${id}-kind`}>{t('connections.kindLabel')}</label>
-            <select
-              id={`${id}-kind`}
-              value={draft.kind}
-              disabled={!!profile}
-              aria-describedby={`${id}-kind-help`}
-              onChange={(e) => set('kind', e.target.value as ProfileKind)}
-              data-testid="profile-kind"
-            >
-              {(['advent', 'xiaozhi', 'endpoint', 'robot'] as const).map((k) => (
-                <option key={k} value={k}>
-                  {kindLabel[k]}
-                </option>
-              ))}
-            </select>
-            <p className="help" id={`${id}-kind-help`}>
-              {t(`connections.kindHelp.${draft.kind}`)}
-            </p>
-          </div>
-          {text('name', t('connections.name'), {
-            required: true,
-            placeholder: t('connections.namePlaceholder'),
-            max: 100,
-          })}
-          {draft.kind === 'advent' ? (
-            <>
-              {text('host', t('connections.host'), {
-                required: true,
-                placeholder: '127.0.0.1',
-                max: 255,
-              })}
-              {text('port', t('connections.port'), {
-                required: true,
-                inputMode: 'numeric',
-                placeholder: '8009',
-                max: 5,
-              })}
-            </>
-          ) : (
-            text('url', t('connections.url'), {
-              required: true,
-              placeholder: URL_PLACEHOLDER[draft.kind],
-              max: 2048,
-              wide: true,
-              help:
-                draft.kind === 'endpoint'
-                  ? profile?.hasToken
-                    ? t('connections.endpointTokenSaved')
-                    : t('connections.endpointUrlHelp')
-                  : undefined,
-            })
-          )}
-        </div>
-      </fieldset>
-      {draft.kind === 'advent' && (
-        <fieldset>
-          <legend>{t('connections.login')}</legend>
-          {tokenField(false)}
-          <div className="form-grid">
-            {text('voiceId', t('connections.voiceId'))}
-            {text('lang', t('connections.lang'), { placeholder: t('connections.langPlaceholder') })}
-            {text('emojiMode', t('connections.emojiMode'))}
-          </div>
-        </fieldset>
-      )}
-      {draft.kind === 'xiaozhi' && (
-        <fieldset>
-          <legend>{t('connections.device')}</legend>
-          {tokenField(true)}
-          <div className="form-grid">
-            {text('deviceId', t('connections.deviceId'), {
-              placeholder: t('connections.generated'),
-              max: 17,
-            })}
-            {text('clientId', t('connections.clientId'), {
-              placeholder: t('connections.generated'),
-              max: 36,
-            })}
-            {choice(
-              'protocolVersion',
-              t('connections.protocolVersion'),
-              [
-                { value: '2', label: '2' },
-                { value: '3', label: '3' },
-              ],
-              t('connections.protocolVersionDefault'),
-            )}
-          </div>
-          {check('authInQuery', t('connections.authInQuery'))}
-          {check('reconnectOnToolsChanged', t('connections.reconnectOnToolsChanged'))}
-          {check('keepAlive', t('connections.keepAlive'))}
-        </fieldset>
-      )}
-      {draft.kind === 'robot' && (
-        <fieldset>
-          <legend>{t('connections.device')}</legend>
-          <div className="form-grid">
-            {text('macAddr', t('connections.macAddr'), {
-              placeholder: t('connections.generated'),
-              max: 17,
-            })}
-          </div>
-        </fieldset>
-      )}
-      {draft.kind === 'endpoint' && profile?.hasToken && forgetButton}
-      <fieldset>
-        <legend>
-          {draft.kind === 'endpoint' || draft.kind === 'robot'
-            ? t('connections.behaviour')
-            : t('connections.audio')}
-        </legend>
-        {draft.kind === 'advent' && (
-          <div className="form-grid">
-            {choice('format', t('connections.format'), formats)}
-            {choice('inputAudioFormat', t('connections.inputAudioFormat'), formats)}
-            {choice('mode', t('connections.mode'), [
-              { value: 'manual', label: t('connections.modeManual') },
-              { value: 'vad', label: t('connections.modeVad') },
-              { value: 'auto', label: t('connections.modeAuto') },
-            ])}
-          </div>
-        )}
-        {draft.kind === 'xiaozhi' && (
-          <div className="form-grid">
-            {choice('listenMode', t('connections.mode'), [
-              { value: 'manual', label: t('connections.modeManual') },
-              { value: 'auto', label: t('connections.modeAuto') },
-            ])}
-          </div>
-        )}
-        {check('autoConnect', t('connections.autoConnect'))}
-      </fieldset>
+      {FORM_SECTIONS.map(section)}
       <div className="form-actions">
         <button type="button" className="button" onClick={onDone} disabled={saving}>
           {t('common.cancel')}

@@ -6,9 +6,10 @@ export function toInput<P extends ProfileView>(
   profile: P,
   patch: Partial<Extract<ProfileInput, { kind: P['kind'] }>> = {},
 ): ProfileInput {
-  const { demo: _demo, hasToken: _hasToken, ...saved } = profile;
+  const { demo: _demo, hasToken: _hasToken, address: _address, ...saved } = profile;
   void _demo;
   void _hasToken;
+  void _address;
   return { ...saved, ...patch } as ProfileInput;
 }
 

@@ -104,7 +104,7 @@ describe('advent-agent command line', () => {
   });
 
   it.each([
-    [['run'], /give at least one server: --server HOST:PORT, --xiaozhi, --endpoint or --robot/],
+    [['run'], /give at least one server: --server, --xiaozhi, --endpoint, --robot/],
     [['run', '--token', 't', '--robot', 'ws://h/ws'], /--token applies only with --server/],
     [['run', '--server', 'h:1'], /--server needs --token or --token-file/],
     [['run', '--xiaozhi', 'http://h/x'], /--xiaozhi must be a ws:\/\/ or wss:\/\/ address/],
@@ -112,7 +112,10 @@ describe('advent-agent command line', () => {
       ['run', '--robot', 'ws://h/ws', '--device-id', 'aa'],
       /--device-id applies only with --xiaozhi/,
     ],
-    [['run', '--xiaozhi', 'ws://h/x', '--device-id', 'nope'], /--device-id must be a MAC/],
+    [
+      ['run', '--xiaozhi', 'ws://h/x', '--device-id', 'nope'],
+      /--device-id: A MAC address looks like aa:bb:cc:dd:ee:ff\. \(got 'nope'\)/,
+    ],
     [
       ['run', '--xiaozhi', 'ws://h/x', '--protocol-version', '4'],
       /--protocol-version must be one of: 1, 2, 3/,
@@ -135,7 +138,7 @@ describe('advent-agent command line', () => {
       ['run', '--server', 'h:1', '--token', 't', '--prompt-timeout', '0'],
       /--prompt-timeout must be/,
     ],
-    [['run', '--server', 'h:1', '--token', 't', '--voice-id', 'a##b'], /cannot contain '##'/],
+    [['run', '--server', 'h:1', '--token', 't', '--voice-id', 'a##b'], /cannot contain “##”/],
     [['frobnicate'], /unknown command 'frobnicate'/],
     [['run', '--bogus'], /Unknown option '--bogus'/],
   ])('refuses bad arguments %j with a clear message and exit 2', async (argv, message) => {
@@ -208,8 +211,8 @@ describe('advent-agent command line', () => {
       // The endpoint's token never reaches the terminal.
       expect(r.stdout.text + r.stderr.text).not.toContain('ep-tok');
       const identity = JSON.parse(await readFile(path.join(dir, 'data', 'identity.json'), 'utf8'));
-      expect(identity.deviceId).toMatch(/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/);
-      expect(xz.connections[0]?.deviceId).toBe(identity.deviceId);
+      expect(identity.xiaozhi.deviceId).toMatch(/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/);
+      expect(xz.connections[0]?.deviceId).toBe(identity.xiaozhi.deviceId);
     } finally {
       await Promise.all([xz.stop(), ep.stop(), rb.stop()]);
     }

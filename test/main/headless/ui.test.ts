@@ -139,7 +139,7 @@ describe('advent-agent ui', () => {
       uiArgs(['--server', `127.0.0.1:${sim.port}`, '--token', 'flag-secret-token', '--lang', 'en']),
       s.io,
     );
-    const id = `cli-127.0.0.1-${sim.port}`;
+    const id = 'cli-advent';
     await until(() => ui.api.agent.session(id)?.state.status === 'ready', 'the login');
     expect(sim.lastAuth()?.token).toBe('flag-secret-token');
     expect(sim.lastAuth()?.params.lang).toBe('en');
