@@ -141,31 +141,116 @@ export class FakeNotification extends EventEmitter {
   }
 }
 
-export interface FakeSafeStorage {
-  isEncryptionAvailable: () => boolean;
-  encryptString: (plain: string) => Buffer;
-  decryptString: (cipher: Buffer) => string;
-  getSelectedStorageBackend: () => string;
+export type StorageBackend =
+  | 'basic_text'
+  | 'gnome_libsecret'
+  | 'kwallet'
+  | 'kwallet5'
+  | 'kwallet6'
+  | 'unknown';
+
+export interface FakeSafeStorageOptions {
+  /** Linux's selected backend (electron.d.ts SafeStorage.getSelectedStorageBackend). */
+  backend?: StorageBackend;
+  /** Whether the OS key store answers (false: a locked or refused Keychain / keyring). */
+  keyAvailable?: boolean;
+  /** Whether `app` has emitted ready; the fake electron module links this to app.whenReady. */
+  isReady?: () => boolean;
+  platform?: NodeJS.Platform;
 }
 
-/** "Encrypts" by reversing the UTF-8 bytes and XOR-ing them: no plaintext byte survives. */
-export function fakeSafeStorage(overrides: Partial<FakeSafeStorage> = {}): FakeSafeStorage {
+/**
+ * Electron 45's safeStorage, as electron/electron shell/browser/api/electron_api_safe_storage.cc
+ * implements it (and electron.d.ts of electron@45.4.1 documents it):
+ * - before `ready`, availability is false, the async calls reject ("safeStorage cannot be used
+ *   before app is ready") and getSelectedStorageBackend() returns 'unknown';
+ * - on Linux with the `basic_text` backend (no keyring), isEncryptionAvailable() is
+ *   `OSCrypt::IsEncryptionAvailable() || (use_password_v10_ && backend == "basic_text")`: false
+ *   until setUsePlainTextEncryption(true); isAsyncEncryptionAvailable() resolves true at once in
+ *   that case. Without the flag we model the async encryptor as unavailable too (the strict
+ *   reading: a hardcoded key is only used when the app asked for it);
+ * - ciphertexts carry Chromium's version prefix: 'v10' for the hardcoded Linux key, 'v11' for a
+ *   keyring key. decryptStringAsync of a v10 text while a keyring key is available resolves with
+ *   `shouldReEncrypt: true` (the d.ts: "a new key is available that provides a different
+ *   security level");
+ * - the sync calls are deprecated in 45 (electron.d.ts: "Use ...Async instead") and can block the
+ *   main thread on a Keychain prompt; they are spies here so tests can prove they are unused.
+ * "Encryption" reverses the UTF-8 bytes and XORs them: no plaintext byte survives.
+ */
+export function fakeSafeStorage(options: FakeSafeStorageOptions = {}) {
+  const {
+    backend = 'gnome_libsecret',
+    keyAvailable = true,
+    isReady = () => true,
+    platform = 'linux',
+  } = options;
+  const state = { usePlainText: false };
   const flip = (b: Buffer): Buffer => Buffer.from([...b].reverse().map((x) => x ^ 0x5a));
-  return {
-    isEncryptionAvailable: () => true,
-    encryptString: (plain) =>
-      Buffer.concat([Buffer.from('FAKE'), flip(Buffer.from(plain, 'utf8'))]),
-    decryptString: (cipher) => {
-      if (cipher.subarray(0, 4).toString() !== 'FAKE')
-        throw new Error(
-          'Error while decrypting the ciphertext provided to safeStorage.decryptString.',
-        );
-      return flip(cipher.subarray(4)).toString('utf8');
-    },
-    getSelectedStorageBackend: () => 'gnome_libsecret',
-    ...overrides,
+  const weak = (): boolean => platform === 'linux' && backend === 'basic_text';
+  /** The key the encryptor would use now: 'v11' (OS key), 'v10' (hardcoded), or none. */
+  const currentKey = (): 'v10' | 'v11' | undefined => {
+    if (!isReady()) return undefined;
+    if (weak()) return state.usePlainText ? 'v10' : undefined;
+    return keyAvailable ? 'v11' : undefined;
   };
+  const notReady = (): Error => new Error('safeStorage cannot be used before app is ready');
+  const encrypt = (plain: string, prefix: string): Buffer =>
+    Buffer.concat([Buffer.from(prefix), flip(Buffer.from(plain, 'utf8'))]);
+  const decrypt = (cipher: Buffer): { prefix: string; text: string } | undefined => {
+    const prefix = cipher.subarray(0, 3).toString();
+    if (prefix !== 'v10' && prefix !== 'v11') return undefined;
+    return { prefix, text: flip(cipher.subarray(3)).toString('utf8') };
+  };
+  const storage = {
+    state,
+    setUsePlainTextEncryption: vi.fn((usePlainText: boolean) => {
+      state.usePlainText = usePlainText;
+    }),
+    getSelectedStorageBackend: vi.fn((): StorageBackend => (isReady() ? backend : 'unknown')),
+    isAsyncEncryptionAvailable: vi.fn(async (): Promise<boolean> => currentKey() !== undefined),
+    encryptStringAsync: vi.fn(async (plain: string): Promise<Buffer> => {
+      if (!isReady()) throw notReady();
+      const key = currentKey();
+      if (!key)
+        throw new Error(
+          'Error while encrypting the text provided to safeStorage.encryptStringAsync.',
+        );
+      return encrypt(plain, key);
+    }),
+    decryptStringAsync: vi.fn(
+      async (cipher: Buffer): Promise<{ shouldReEncrypt: boolean; result: string }> => {
+        if (!isReady()) throw notReady();
+        if (cipher.length === 0) return { shouldReEncrypt: false, result: '' };
+        const key = currentKey();
+        const opened = decrypt(cipher);
+        // A v11 text needs the OS key; a v10 text opens with the hardcoded one on Linux.
+        if (!opened || (opened.prefix === 'v11' && key !== 'v11') || !key)
+          throw new Error(
+            'Error while decrypting the ciphertext provided to safeStorage.decryptStringAsync.',
+          );
+        return { shouldReEncrypt: opened.prefix !== key, result: opened.text };
+      },
+    ),
+    isEncryptionAvailable: vi.fn((): boolean => currentKey() !== undefined),
+    encryptString: vi.fn((plain: string): Buffer => {
+      const key = currentKey();
+      if (!key)
+        throw new Error(
+          'Error while encrypting the text provided to safeStorage.encryptString. Encryption is not available.',
+        );
+      return encrypt(plain, key);
+    }),
+    decryptString: vi.fn((cipher: Buffer): string => {
+      const opened = decrypt(cipher);
+      if (!opened || !currentKey())
+        throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.');
+      return opened.text;
+    }),
+  };
+  return storage;
 }
+
+export type FakeSafeStorage = ReturnType<typeof fakeSafeStorage>;
 
 export function fakeElectron() {
   FakeBrowserWindow.instances = [];
