@@ -142,12 +142,7 @@ export class FakeNotification extends EventEmitter {
 }
 
 export type StorageBackend =
-  | 'basic_text'
-  | 'gnome_libsecret'
-  | 'kwallet'
-  | 'kwallet5'
-  | 'kwallet6'
-  | 'unknown';
+  'basic_text' | 'gnome_libsecret' | 'kwallet' | 'kwallet5' | 'kwallet6' | 'unknown';
 
 export interface FakeSafeStorageOptions {
   /** Linux's selected backend (electron.d.ts SafeStorage.getSelectedStorageBackend). */
@@ -243,7 +238,9 @@ export function fakeSafeStorage(options: FakeSafeStorageOptions = {}) {
     decryptString: vi.fn((cipher: Buffer): string => {
       const opened = decrypt(cipher);
       if (!opened || !currentKey())
-        throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.');
+        throw new Error(
+          'Error while decrypting the ciphertext provided to safeStorage.decryptString.',
+        );
       return opened.text;
     }),
   };
@@ -290,9 +287,19 @@ export function fakeElectron() {
     }),
   };
 
+  const switches = new Map<string, string>();
   const app = Object.assign(new EventEmitter(), {
     isPackaged: false,
+    /** Set by whenReady(), like Electron's `ready` (safeStorage refuses work before it). */
+    ready: false,
     paths: {} as Record<string, string>,
+    commandLine: {
+      switches,
+      hasSwitch: vi.fn((name: string) => switches.has(name)),
+      getSwitchValue: vi.fn((name: string) => switches.get(name) ?? ''),
+      appendSwitch: vi.fn((name: string, value = '') => void switches.set(name, value)),
+    },
+    isReady: vi.fn(() => app.ready),
     requestSingleInstanceLock: vi.fn(() => true),
     enableSandbox: vi.fn(),
     setAppUserModelId: vi.fn(),
@@ -302,17 +309,35 @@ export function fakeElectron() {
       return p;
     }),
     getVersion: vi.fn(() => '0.1.0-test'),
-    whenReady: vi.fn(async () => undefined),
+    whenReady: vi.fn(async () => {
+      app.ready = true;
+    }),
     quit: vi.fn(),
     exit: vi.fn(),
   });
 
-  /** Accelerators registered by this app; `taken` ones belong to "another app" and fail. */
+  /**
+   * Accelerators registered by this app; `taken` ones belong to "another app" and fail. In
+   * `portal` mode (Linux on Wayland) the fake follows electron_api_global_shortcut.cc: when the
+   * listener's IsRegistrationHandledExternally() is true, register() hands the command to the
+   * XDG GlobalShortcuts portal and returns true whatever the desktop decides, isRegistered() is
+   * true, and unregister() finds nothing in accelerator_callback_map_ so the binding stays. The
+   * desktop only delivers presses when it accepted the binding (`portalAccepts`: it needs a valid
+   * desktop-file identity).
+   */
   const shortcuts = new Map<string, () => void>();
+  const portalBindings = new Map<string, () => void>();
   const globalShortcut = {
     registered: shortcuts,
+    portalBindings,
     taken: new Set<string>(),
+    mode: 'system' as 'system' | 'portal',
+    portalAccepts: false,
     register: vi.fn((accelerator: string, callback: () => void): boolean => {
+      if (globalShortcut.mode === 'portal') {
+        portalBindings.set(accelerator, callback);
+        return true;
+      }
       if (globalShortcut.taken.has(accelerator) || shortcuts.has(accelerator)) return false;
       shortcuts.set(accelerator, callback);
       return true;
@@ -321,9 +346,15 @@ export function fakeElectron() {
       shortcuts.delete(accelerator);
     }),
     unregisterAll: vi.fn(() => shortcuts.clear()),
-    isRegistered: vi.fn((accelerator: string) => shortcuts.has(accelerator)),
+    isRegistered: vi.fn(
+      (accelerator: string) => shortcuts.has(accelerator) || portalBindings.has(accelerator),
+    ),
     /** Test helper: the user pressed `accelerator` anywhere in the system. */
     press(accelerator: string): void {
+      if (globalShortcut.mode === 'portal') {
+        if (globalShortcut.portalAccepts) portalBindings.get(accelerator)?.();
+        return;
+      }
       shortcuts.get(accelerator)?.();
     },
   };
@@ -363,7 +394,7 @@ export function fakeElectron() {
         setDevicePermissionHandler: vi.fn(),
       },
     },
-    safeStorage: fakeSafeStorage(),
+    safeStorage: fakeSafeStorage({ isReady: () => app.ready }),
   };
 }
 

@@ -143,11 +143,18 @@ describe('SafeStorageSecretStore', () => {
     // …read once a keyring is there: decryptStringAsync says shouldReEncrypt (electron.d.ts,
     // DecryptStringAsyncReturnValue), so the store saves it again under the better key.
     const strong = fakeSafeStorage({ backend: 'gnome_libsecret' });
-    const store = await SafeStorageSecretStore.open(file, { safeStorage: strong, platform: 'linux' });
+    const store = await SafeStorageSecretStore.open(file, {
+      safeStorage: strong,
+      platform: 'linux',
+    });
     expect(await store.get('k')).toBe(TOKEN);
     const after = JSON.parse(await readFile(file, 'utf8')) as { secrets: Record<string, string> };
     expect(after.secrets.k).not.toBe(before.secrets.k);
-    expect(Buffer.from(after.secrets.k ?? '', 'base64').subarray(0, 3).toString()).toBe('v11');
+    expect(
+      Buffer.from(after.secrets.k ?? '', 'base64')
+        .subarray(0, 3)
+        .toString(),
+    ).toBe('v11');
     expect(strong.encryptStringAsync).toHaveBeenCalledTimes(1);
     // Read again: nothing left to re-encrypt.
     expect(await store.get('k')).toBe(TOKEN);
@@ -169,7 +176,10 @@ describe('SafeStorageSecretStore', () => {
       await gate;
       return (await encrypt?.(plain)) ?? Buffer.alloc(0);
     });
-    const store = await SafeStorageSecretStore.open(file, { safeStorage: strong, platform: 'linux' });
+    const store = await SafeStorageSecretStore.open(file, {
+      safeStorage: strong,
+      platform: 'linux',
+    });
     const reading = store.get('k');
     await vi.waitFor(() => expect(strong.encryptStringAsync).toHaveBeenCalledTimes(1));
     // …and the user saves a new token meanwhile.
@@ -198,7 +208,9 @@ describe('SafeStorageSecretStore', () => {
     // Another machine's keyring key (a copied profile): Electron rejects the decryption.
     const other = fakeSafeStorage();
     other.decryptStringAsync.mockRejectedValue(
-      new Error('Error while decrypting the ciphertext provided to safeStorage.decryptStringAsync.'),
+      new Error(
+        'Error while decrypting the ciphertext provided to safeStorage.decryptStringAsync.',
+      ),
     );
     const copied = await SafeStorageSecretStore.open(file, { safeStorage: other });
     expect(await copied.get('k')).toBeUndefined();
