@@ -45,8 +45,18 @@ export class FakeWebContents extends EventEmitter {
   }
 }
 
+/** How Chromium names a failed load: net error code and its name (net/base/net_error_list.h). */
+export interface LoadFailure {
+  errorCode: number;
+  errorName: string;
+}
+
 export class FakeBrowserWindow extends EventEmitter {
   static instances: FakeBrowserWindow[] = [];
+  /** URLs (by prefix) whose loads fail, as a missing app.asar file or a broken scheme would. */
+  static failingLoads = new Map<string, LoadFailure>();
+  /** Set by fakeElectron(): app emits window-all-closed when the last window is gone. */
+  static onAllClosed: () => void = () => undefined;
   readonly webContents = new FakeWebContents();
   visible = false;
   focused = false;
@@ -58,10 +68,34 @@ export class FakeBrowserWindow extends EventEmitter {
     super();
     FakeBrowserWindow.instances.push(this);
   }
+  /**
+   * Electron's contract (web-contents.md, `contents.loadURL`): the promise resolves when the page
+   * has finished loading (did-finish-load) and rejects if it fails to load (did-fail-load, with
+   * errorCode, errorDescription, validatedURL, isMainFrame); the rejection is an Error with the
+   * net error's name as `code` and number as `errno`.
+   */
   loadURL = vi.fn(async (url: string) => {
     this.loadedUrl = url;
+    const failure = [...FakeBrowserWindow.failingLoads].find(([prefix]) =>
+      url.startsWith(prefix),
+    )?.[1];
+    if (failure) {
+      this.webContents.emit(
+        'did-fail-load',
+        fakeEvent(),
+        failure.errorCode,
+        failure.errorName,
+        url,
+        true,
+      );
+      throw Object.assign(
+        new Error(`${failure.errorName} (${failure.errorCode}) loading '${url}'`),
+        { code: failure.errorName, errno: failure.errorCode, url },
+      );
+    }
     this.webContents.url = url;
     this.webContents.mainFrame.url = url;
+    this.webContents.emit('did-finish-load');
   });
   show = vi.fn(() => {
     this.visible = true;
@@ -98,14 +132,25 @@ export class FakeBrowserWindow extends EventEmitter {
     this.destroyed = true;
     this.webContents.destroyed = true;
     this.emit('closed');
+    if (FakeBrowserWindow.instances.every((w) => w.destroyed)) FakeBrowserWindow.onAllClosed();
   }
+}
+
+export interface FakeMenuItem {
+  id?: string;
+  label?: string;
+  type?: string;
+  role?: string;
+  enabled?: boolean;
+  checked?: boolean;
+  submenu?: FakeMenuItem[];
+  click?: (item: { checked: boolean }) => void;
 }
 
 export class FakeTray extends EventEmitter {
   static instances: FakeTray[] = [];
   tooltip = '';
-  menu:
-    { items: { id?: string; label?: string; enabled?: boolean; click?: () => void }[] } | undefined;
+  menu: { items: FakeMenuItem[] } | undefined;
   destroyed = false;
   constructor(readonly image: unknown) {
     super();
@@ -120,7 +165,13 @@ export class FakeTray extends EventEmitter {
   destroy(): void {
     this.destroyed = true;
   }
-  item(id: string): { id?: string; label?: string; enabled?: boolean; click?: () => void } {
+  /** What a click on a menu item does in Electron: a checkbox flips `checked`, then `click(item)`. */
+  click(id: string): void {
+    const item = this.item(id);
+    if (item.type === 'checkbox') item.checked = !item.checked;
+    item.click?.({ checked: item.checked === true });
+  }
+  item(id: string): FakeMenuItem {
     const found = this.menu?.items.find((i) => i.id === id);
     if (!found) throw new Error(`no menu item ${id}`);
     return found;
@@ -251,6 +302,10 @@ export type FakeSafeStorage = ReturnType<typeof fakeSafeStorage>;
 
 export function fakeElectron() {
   FakeBrowserWindow.instances = [];
+  FakeBrowserWindow.failingLoads.clear();
+  FakeBrowserWindow.onAllClosed = () => {
+    if (!app.quitting) app.emit('window-all-closed', fakeEvent());
+  };
   FakeTray.instances = [];
   FakeNotification.instances = [];
   FakeNotification.supported = true;
@@ -264,6 +319,14 @@ export function fakeElectron() {
       handlers.set(channel, fn);
     }),
     removeHandler: vi.fn((channel: string) => handlers.delete(channel)),
+    listeners: new Map<string, ((event: unknown, ...args: unknown[]) => void)[]>(),
+    on: vi.fn((channel: string, fn: (event: unknown, ...args: unknown[]) => void) => {
+      ipcMain.listeners.set(channel, [...(ipcMain.listeners.get(channel) ?? []), fn]);
+    }),
+    removeAllListeners: vi.fn((channel?: string) => {
+      if (channel === undefined) ipcMain.listeners.clear();
+      else ipcMain.listeners.delete(channel);
+    }),
   };
 
   const rendererListeners = new Map<string, ((event: unknown, ...args: unknown[]) => void)[]>();
@@ -312,7 +375,34 @@ export function fakeElectron() {
     whenReady: vi.fn(async () => {
       app.ready = true;
     }),
-    quit: vi.fn(),
+    /** Set once a quit went through (will-quit emitted). */
+    quitted: false,
+    /** Browser::is_quitting_: between a before-quit nobody prevented and the end. */
+    quitting: false,
+    /**
+     * Electron's order (shell/browser/browser.cc, Browser::Quit / OnWindowAllClosed): a quit
+     * already under way ignores another; `before-quit` (preventDefault cancels); every window is
+     * closed (one whose `close` is prevented cancels the quit); closing the last one while quitting
+     * emits `will-quit` instead of `window-all-closed`; then `quit`.
+     */
+    quit: vi.fn(() => {
+      if (app.quitting || app.quitted) return;
+      const event = fakeEvent();
+      app.emit('before-quit', event);
+      if (event.defaultPrevented) return;
+      app.quitting = true;
+      for (const win of FakeBrowserWindow.instances.filter((w) => !w.destroyed)) {
+        win.close();
+        if (!win.destroyed) {
+          app.quitting = false;
+          return;
+        }
+      }
+      app.emit('will-quit', fakeEvent());
+      app.emit('quit', fakeEvent(), 0);
+      app.quitting = false;
+      app.quitted = true;
+    }),
     exit: vi.fn(),
   });
 
@@ -365,6 +455,14 @@ export function fakeElectron() {
     askForMediaAccess: vi.fn(async (_type: string) => true),
   };
 
+  const Menu = {
+    applicationMenu: undefined as { items: FakeMenuItem[] } | null | undefined,
+    buildFromTemplate: vi.fn((items: FakeMenuItem[]) => ({ items })),
+    setApplicationMenu: vi.fn((menu: { items: FakeMenuItem[] } | null) => {
+      Menu.applicationMenu = menu;
+    }),
+  };
+
   return {
     app,
     globalShortcut,
@@ -375,7 +473,7 @@ export function fakeElectron() {
     BrowserWindow: FakeBrowserWindow,
     Tray: FakeTray,
     Notification: FakeNotification,
-    Menu: { buildFromTemplate: vi.fn((items: unknown[]) => ({ items })) },
+    Menu,
     nativeImage: { createFromPath: vi.fn((p: string) => ({ path: p })) },
     nativeTheme: { shouldUseDarkColors: false },
     shell: { openExternal: vi.fn(async (_url: string) => undefined) },
@@ -424,6 +522,8 @@ export function fakeElectronLog() {
     transports: {
       file: { level: 'silly' as unknown, maxSize: 0, resolvePathFn: undefined as unknown },
       console: { level: 'silly' as unknown },
+      // electron-log's IPC transport: 'silly' in development (logger.isDev), false when packaged.
+      ipc: { level: 'silly' as unknown },
     },
     errorHandler: { startCatching: vi.fn() },
     error: emit('error'),
