@@ -147,6 +147,12 @@ export interface FakeMenuItem {
   click?: (item: { checked: boolean }) => void;
 }
 
+/**
+ * Electron's Tray. Its constructor never throws on Linux: shell/browser/ui/tray_icon_linux.cc
+ * starts a StatusNotifierItem over D-Bus and, when no host answers, falls back asynchronously
+ * (GtkStatusIcon, which GNOME does not show either), so a tray that nobody can see looks exactly
+ * like one that works.
+ */
 export class FakeTray extends EventEmitter {
   static instances: FakeTray[] = [];
   tooltip = '';
