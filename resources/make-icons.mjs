@@ -193,6 +193,8 @@ function main() {
   for (const size of [16, 32, 48, 64, 128, 256, 512]) write(`icons/${size}x${size}.png`, png(size));
   write('tray.png', png(16));
   write('tray@2x.png', png(32));
+  // Linux StatusNotifier hosts draw tray icons at 22–24 px and do not pick @2x variants.
+  write('trayLinux.png', png(24));
   write('trayTemplate.png', png(16, 'template'));
   write('trayTemplate@2x.png', png(32, 'template'));
   write(

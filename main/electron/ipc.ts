@@ -20,7 +20,7 @@ import {
 } from '../../app/serve.js';
 import { MicrophoneAccess } from './microphone.js';
 import { isOwnOrigin, originOf } from './origin.js';
-import { PushToTalkShortcut } from './shortcut.js';
+import { PushToTalkShortcut, type ShortcutBackend, unconfirmedShortcutNotice } from './shortcut.js';
 
 export const INVOKE_CHANNEL = 'agent:invoke';
 export const EVENT_CHANNEL = 'agent:event';
@@ -173,11 +173,24 @@ export interface IpcHost {
   warn?: (message: string) => void;
   /** Defaults to process.platform; tests pass another. */
   platform?: NodeJS.Platform;
+  /** How global shortcuts are bound here (shortcutBackend()); `system` when not given. */
+  shortcutBackend?: ShortcutBackend;
+  /** Tell the user something (the host shows it as a notice in the window). */
+  notice?: (message: string) => void;
 }
 
 /** Register every channel and event forwarder; returns the function that removes them. */
-export function wireIpc({ api, getWindow, warn, platform }: IpcHost): () => void {
-  const shortcut = new PushToTalkShortcut(() => sendShortcut(getWindow, warn));
+export function wireIpc({
+  api,
+  getWindow,
+  warn,
+  platform,
+  shortcutBackend,
+  notice,
+}: IpcHost): () => void {
+  const shortcut = new PushToTalkShortcut(() => sendShortcut(getWindow, warn), shortcutBackend);
+  // Said once per accelerator: the page sets the remembered shortcut again on every start.
+  let toldUnconfirmed: string | null = null;
   const microphone = new MicrophoneAccess(platform);
   const server = serveWindow(api, getWindow, warn);
   const disposers = [
@@ -195,8 +208,12 @@ export function wireIpc({ api, getWindow, warn, platform }: IpcHost): () => void
       SET_SHORTCUT_CHANNEL,
       (accelerator) => {
         const result = shortcut.set(accelerator);
-        if (result.ok) return result.accelerator;
-        throw new CommandFailure(result.code, result.error);
+        if (!result.ok) throw new CommandFailure(result.code, result.error);
+        if (!result.confirmed && result.accelerator && result.accelerator !== toldUnconfirmed) {
+          toldUnconfirmed = result.accelerator;
+          notice?.(unconfirmedShortcutNotice(result.accelerator));
+        }
+        return result.accelerator;
       },
       warn,
     ),

@@ -5,6 +5,7 @@
  * `password` field of a logged object).
  */
 import path from 'node:path';
+import { ipcMain } from 'electron';
 import log from 'electron-log/main';
 import { isSecretKey } from '../../app/audit/redact.js';
 
@@ -76,8 +77,17 @@ export function redactHook(message: LogMessage): LogMessage {
 export type Log = Pick<typeof log, 'error' | 'warn' | 'info' | 'debug'>;
 
 /**
+ * electron-log's channel: on import, electron-log/main listens (ipcMain.on and ipcMain.handle) on
+ * it for renderer log lines and options, without asking who calls. Our renderer never logs
+ * through it, and every channel of ours goes through handle()'s sender check.
+ */
+export const ELECTRON_LOG_CHANNEL = '__ELECTRON_LOG__';
+
+/**
  * Configure electron-log once, before anything logs. No `log.initialize()`: that would inject
  * electron-log's own preload and IPC into our sandboxed renderer, which logs nothing of value.
+ * Its IPC transport is turned off (in development it sends every main-process line, tokens
+ * redacted or not, to every window) and its unchecked channel removed.
  */
 export function setupLog({
   logDir,
@@ -91,6 +101,10 @@ export function setupLog({
   log.transports.file.maxSize = 5 * 1024 * 1024;
   if (logDir) log.transports.file.resolvePathFn = () => path.join(logDir, 'main.log');
   log.transports.console.level = process.env.ADVENT_LOG_CONSOLE === '0' ? false : level;
+  // Absent outside Electron (electron-log adds it only when process.versions.electron is set).
+  if (log.transports.ipc) log.transports.ipc.level = false;
+  ipcMain.removeHandler(ELECTRON_LOG_CHANNEL);
+  ipcMain.removeAllListeners(ELECTRON_LOG_CHANNEL);
   log.errorHandler.startCatching({ showDialog: false });
   return log;
 }

@@ -2,6 +2,11 @@
  * A permission prompt must be seen to be answered before it times out: when one arrives while
  * the window is hidden, minimised or in the background, raise an OS notification and bring the
  * window forward. Clicking the notification focuses the window too.
+ *
+ * A notification can fail where Electron cannot show it (macOS builds that are not signed,
+ * Windows without a Start-menu shortcut carrying our AppUserModelID): Electron then emits
+ * `failed`. The window is what the user must see, so it is brought forward again, the failure is
+ * logged once, and later prompts go straight to the window.
  */
 import { Notification } from 'electron';
 import type { CoreApi } from '../../app/api.js';
@@ -20,6 +25,7 @@ export interface NotifyOptions {
   /** Show (creating if needed), restore and focus the window. */
   showWindow: () => void;
   iconPath?: string;
+  warn?: (message: string) => void;
 }
 
 export function promptTitle(prompt: Pick<PendingPrompt, 'connection' | 'service'>): string {
@@ -32,11 +38,18 @@ export function userIsLooking(win: WindowState | undefined): boolean {
 }
 
 /** Subscribe; returns the unsubscribe function. */
-export function notifyPrompts({ api, getWindow, showWindow, iconPath }: NotifyOptions): () => void {
+export function notifyPrompts({
+  api,
+  getWindow,
+  showWindow,
+  iconPath,
+  warn,
+}: NotifyOptions): () => void {
   const shown = new Map<string, Notification>();
+  let broken = false;
   const offPrompt = api.events.on('prompt', (prompt) => {
     if (userIsLooking(getWindow())) return;
-    if (Notification.isSupported()) {
+    if (!broken && Notification.isSupported()) {
       const note = new Notification({
         title: promptTitle(prompt),
         body: prompt.summary,
@@ -46,6 +59,13 @@ export function notifyPrompts({ api, getWindow, showWindow, iconPath }: NotifyOp
       });
       note.on('click', () => showWindow());
       note.on('close', () => shown.delete(prompt.id));
+      note.on('failed', (_event, error) => {
+        shown.delete(prompt.id);
+        if (!broken)
+          warn?.(`prompt notifications do not work here (${error}); showing the window instead`);
+        broken = true;
+        showWindow();
+      });
       shown.set(prompt.id, note);
       note.show();
     }

@@ -25,10 +25,20 @@ export function hostPaths(
   };
 }
 
-/** The tray image: a template (monochrome, recoloured by the OS) on macOS, colour elsewhere. */
+/**
+ * The tray image: a template (monochrome, recoloured by the OS) on macOS; 16 px (with @2x) on
+ * Windows; 24 px on Linux, where StatusNotifier hosts draw 22–24 px icons and scale a 16 px one
+ * up into a blur.
+ */
 export function trayIconPath(
   resources: string,
   platform: NodeJS.Platform = process.platform,
 ): string {
-  return path.join(resources, platform === 'darwin' ? 'trayTemplate.png' : 'tray.png');
+  const name =
+    platform === 'darwin'
+      ? 'trayTemplate.png'
+      : platform === 'linux'
+        ? 'trayLinux.png'
+        : 'tray.png';
+  return path.join(resources, name);
 }

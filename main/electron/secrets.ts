@@ -3,6 +3,11 @@
  * safeStorage (Keychain on macOS, DPAPI on Windows, the Secret Service or KWallet on Linux) and
  * kept as base64 ciphertexts in one JSON file in userData: mode 0600, replaced atomically. No
  * plaintext value ever reaches the disk, a message, or this object's printed form.
+ *
+ * Only safeStorage's async API is used: the sync one is deprecated in Electron 45 and blocks the
+ * main thread while the Keychain asks the user. On Linux without a keyring (`basic_text`) Electron
+ * offers nothing until the app opts in to its hardcoded key (setUsePlainTextEncryption); we opt
+ * in and say so in Settings (weak but working), rather than refuse every token.
  */
 import { readFile } from 'node:fs/promises';
 import { inspect } from 'node:util';
@@ -12,11 +17,13 @@ import type { SecretStore } from '../../app/settings/secrets.js';
 
 /** The part of Electron's safeStorage we use; injectable so tests run without Electron. */
 export interface SafeStorageLike {
-  isEncryptionAvailable(): boolean;
-  encryptString(plainText: string): Buffer;
-  decryptString(encrypted: Buffer): string;
+  isAsyncEncryptionAvailable(): Promise<boolean>;
+  encryptStringAsync(plainText: string): Promise<Buffer>;
+  decryptStringAsync(encrypted: Buffer): Promise<{ shouldReEncrypt: boolean; result: string }>;
   /** Linux only; 'basic_text' means no keyring was found and a fixed key protects the data. */
   getSelectedStorageBackend?(): string;
+  /** Linux only: allow the fixed key when there is no keyring (a no-op elsewhere). */
+  setUsePlainTextEncryption?(usePlainText: boolean): void;
 }
 
 export const WEAK_PROTECTION_WARNING =
@@ -54,6 +61,7 @@ export class SafeStorageSecretStore implements SecretStore {
   private ciphers: ReadonlyMap<string, string>;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly storage: SafeStorageLike;
+  private ready = false;
 
   private constructor(
     file: string,
@@ -65,8 +73,25 @@ export class SafeStorageSecretStore implements SecretStore {
     this.ciphers = ciphers;
     this.storage = storage;
     const weak = platform === 'linux' && storage.getSelectedStorageBackend?.() === 'basic_text';
+    // Without this, Electron reports no encryption at all on basic_text (even though Settings
+    // would only warn), and every token the user enters would be refused.
+    if (weak) storage.setUsePlainTextEncryption?.(true);
     this.kind = weak ? 'basic_text' : 'os-keychain';
     this.warning = weak ? WEAK_PROTECTION_WARNING : undefined;
+  }
+
+  /**
+   * Asked per call until it says yes: a keyring locked at start may be unlocked later, while a
+   * "yes" stays true for the process (Electron initialises its encryptor once).
+   */
+  private async available(): Promise<boolean> {
+    if (this.ready) return true;
+    try {
+      this.ready = await this.storage.isAsyncEncryptionAvailable();
+    } catch {
+      this.ready = false;
+    }
+    return this.ready;
   }
 
   /** Call after the app is ready: safeStorage cannot tell its backend before. */
@@ -95,22 +120,42 @@ export class SafeStorageSecretStore implements SecretStore {
     checkKey(key);
     const cipher = this.ciphers.get(key);
     if (cipher === undefined) return undefined;
-    if (!this.storage.isEncryptionAvailable()) return undefined;
+    if (!(await this.available())) return undefined;
+    let opened: { shouldReEncrypt: boolean; result: string };
     try {
-      return this.storage.decryptString(Buffer.from(cipher, 'base64'));
+      opened = await this.storage.decryptStringAsync(Buffer.from(cipher, 'base64'));
     } catch {
-      // Encrypted under another key (a reset keyring, a copied profile): as good as absent.
+      // Encrypted under another key (a reset keyring, a copied profile) or the keyring is locked
+      // for now: as good as absent, and the ciphertext stays for a later try.
       return undefined;
+    }
+    if (opened.shouldReEncrypt) await this.reEncrypt(key, cipher, opened.result);
+    return opened.result;
+  }
+
+  /**
+   * Save a token again under the key safeStorage now prefers (a keyring that appeared, a rotated
+   * key). Best effort: a failure leaves the old ciphertext, which still decrypts, for a later read.
+   */
+  private async reEncrypt(key: string, cipher: string, value: string): Promise<void> {
+    try {
+      const fresh = (await this.storage.encryptStringAsync(value)).toString('base64');
+      // Only if nobody saved a new token for this key meanwhile.
+      await this.change((next) => {
+        if (next.get(key) === cipher) next.set(key, fresh);
+      });
+    } catch {
+      // Kept as it was.
     }
   }
 
   async set(key: string, value: string): Promise<void> {
     checkKey(key);
     if (typeof value !== 'string') throw new TypeError('A secret value must be a string.');
-    if (!this.storage.isEncryptionAvailable()) throw new Error(ENCRYPTION_UNAVAILABLE);
+    if (!(await this.available())) throw new Error(ENCRYPTION_UNAVAILABLE);
     let cipher: string;
     try {
-      cipher = this.storage.encryptString(value).toString('base64');
+      cipher = (await this.storage.encryptStringAsync(value)).toString('base64');
     } catch (err) {
       // The message of an encryption failure is about the service, never the value.
       throw new Error(`Could not encrypt the token (${errorText(err)}).`, { cause: err });

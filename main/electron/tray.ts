@@ -1,7 +1,7 @@
 /**
  * The tray icon: the connection state at a glance (tooltip and the first menu line), Show/Hide
- * window and Quit. The state follows the api's `connection` events, so it is right even while the
- * window is hidden.
+ * window, whether closing the window keeps the agent running here, and Quit. The state follows the
+ * api's `connection` events, so it is right even while the window is hidden.
  */
 import { Menu, type MenuItemConstructorOptions, Tray, nativeImage } from 'electron';
 import type { CoreApi } from '../../app/api.js';
@@ -30,6 +30,11 @@ export interface TrayOptions {
   showWindow: () => void;
   hideWindow: () => void;
   quit: () => void;
+  /**
+   * Closing the window hides it to the tray. Offered in the tray's own menu: on Linux the icon
+   * may never appear (no StatusNotifier host), and only someone who sees it can turn this on.
+   */
+  keepInTray?: { get(): boolean; set(value: boolean): void };
 }
 
 export interface AppTray {
@@ -40,7 +45,7 @@ export interface AppTray {
 }
 
 export function createTray(options: TrayOptions): AppTray {
-  const { api, isWindowVisible, showWindow, hideWindow, quit } = options;
+  const { api, isWindowVisible, showWindow, hideWindow, quit, keepInTray } = options;
   const views = new Map<string, ConnectionView>(
     (options.initial ?? []).map((v) => [v.profile.id, v]),
   );
@@ -57,6 +62,18 @@ export function createTray(options: TrayOptions): AppTray {
       { id: 'status', label, enabled: false },
       { type: 'separator' },
       { id: 'toggle', label: isWindowVisible() ? 'Hide window' : 'Show window', click: toggle },
+      ...(keepInTray
+        ? [
+            {
+              id: 'keepInTray',
+              label: 'Keep running when the window is closed',
+              type: 'checkbox' as const,
+              checked: keepInTray.get(),
+              // Electron flips `checked` before calling click.
+              click: (item: { checked: boolean }) => keepInTray.set(item.checked),
+            },
+          ]
+        : []),
       { type: 'separator' },
       { id: 'quit', label: 'Quit Advent Agent', click: () => quit() },
     ];

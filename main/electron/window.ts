@@ -54,8 +54,73 @@ export function windowOptions(
       spellcheck: false,
       // A middle click would otherwise open links without going through the window-open handler.
       disableBlinkFeatures: 'Auxclick',
+      // Push-to-talk is used while the window is hidden in the tray: Chromium would otherwise
+      // throttle the page's timers and animation frames there, and voice capture with them.
+      backgroundThrottling: false,
     },
   };
+}
+
+/** Chromium's net::ERR_ABORTED: a load replaced by another one, not a failure. */
+const ERR_ABORTED = -3;
+
+function escapeHtml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
+}
+
+/**
+ * What the window shows when our page cannot load: a self-contained page (a data: URL, because
+ * our own scheme may be what failed) with the reason, and no script. Its origin is opaque, so
+ * every IPC and permission guard refuses it.
+ */
+export function loadErrorPage(reason: string, logFile?: string): string {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>Advent Agent could not start</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;margin:3rem;color:#1f2328;background:#f6f7f9}
+code{background:#e8eaee;padding:.1rem .3rem;border-radius:4px;overflow-wrap:anywhere}</style></head>
+<body><h1>Advent Agent could not load its window</h1>
+<p>Reason: <code>${escapeHtml(reason)}</code></p>
+<p>Your settings and audit log are untouched. Try starting Advent Agent again; if this keeps
+happening, reinstall it${logFile ? `, and include the log file <code>${escapeHtml(logFile)}</code> when you report the problem` : ''}.</p>
+</body></html>`;
+  return `data:text/html;charset=utf-8,${encodeURIComponent(html)}`;
+}
+
+export interface LoadFailureOptions {
+  /** Told once, with the reason, when our page failed to load (the error page is then shown). */
+  onLoadError?: (reason: string) => void;
+  logFile?: string;
+}
+
+/**
+ * A page that never loads never sends ready-to-show: the hidden window would stay hidden for
+ * good. So a failed main-frame load (loadURL's rejection or did-fail-load, whichever comes first)
+ * shows the window with an error page that says why.
+ */
+export function showLoadFailures(
+  win: BrowserWindow,
+  { onLoadError, logFile }: LoadFailureOptions = {},
+): (reason: string) => void {
+  let failed = false;
+  const fail = (reason: string): void => {
+    if (failed || win.isDestroyed()) return;
+    failed = true;
+    onLoadError?.(reason);
+    void win.loadURL(loadErrorPage(reason, logFile)).catch(() => undefined);
+    win.show();
+  };
+  win.webContents.on(
+    'did-fail-load',
+    (_event, errorCode, errorDescription, validatedURL, isMainFrame) => {
+      if (!isMainFrame || errorCode === ERR_ABORTED) return;
+      fail(`${errorDescription || 'load failed'} (${errorCode}) for ${validatedURL}`);
+    },
+  );
+  return fail;
 }
 
 /**
@@ -63,7 +128,11 @@ export function windowOptions(
  * the constructor, where static scanners (Electronegativity) look for them; a unit test proves
  * they equal windowOptions(), so the two cannot drift.
  */
-export function createMainWindow(preloadPath: string, look: WindowLook = {}): BrowserWindow {
+export function createMainWindow(
+  preloadPath: string,
+  look: WindowLook = {},
+  loading: LoadFailureOptions = {},
+): BrowserWindow {
   const options = windowOptions(preloadPath, look);
   const win = new BrowserWindow({
     ...options,
@@ -80,10 +149,16 @@ export function createMainWindow(preloadPath: string, look: WindowLook = {}): Br
       allowRunningInsecureContent: false,
       experimentalFeatures: false,
       disableBlinkFeatures: 'Auxclick',
+      backgroundThrottling: false,
     },
   });
   win.once('ready-to-show', () => win.show());
-  void win.loadURL(APP_ENTRY);
+  const fail = showLoadFailures(win, loading);
+  win.loadURL(APP_ENTRY).catch((err: unknown) => {
+    const { code, errno } = (err ?? {}) as { code?: unknown; errno?: unknown };
+    if (code === 'ERR_ABORTED' || errno === ERR_ABORTED) return;
+    fail(err instanceof Error ? err.message : String(err));
+  });
   return win;
 }
 

@@ -45,8 +45,18 @@ export class FakeWebContents extends EventEmitter {
   }
 }
 
+/** How Chromium names a failed load: net error code and its name (net/base/net_error_list.h). */
+export interface LoadFailure {
+  errorCode: number;
+  errorName: string;
+}
+
 export class FakeBrowserWindow extends EventEmitter {
   static instances: FakeBrowserWindow[] = [];
+  /** URLs (by prefix) whose loads fail, as a missing app.asar file or a broken scheme would. */
+  static failingLoads = new Map<string, LoadFailure>();
+  /** Set by fakeElectron(): app emits window-all-closed when the last window is gone. */
+  static onAllClosed: () => void = () => undefined;
   readonly webContents = new FakeWebContents();
   visible = false;
   focused = false;
@@ -58,10 +68,34 @@ export class FakeBrowserWindow extends EventEmitter {
     super();
     FakeBrowserWindow.instances.push(this);
   }
+  /**
+   * Electron's contract (web-contents.md, `contents.loadURL`): the promise resolves when the page
+   * has finished loading (did-finish-load) and rejects if it fails to load (did-fail-load, with
+   * errorCode, errorDescription, validatedURL, isMainFrame); the rejection is an Error with the
+   * net error's name as `code` and number as `errno`.
+   */
   loadURL = vi.fn(async (url: string) => {
     this.loadedUrl = url;
+    const failure = [...FakeBrowserWindow.failingLoads].find(([prefix]) =>
+      url.startsWith(prefix),
+    )?.[1];
+    if (failure) {
+      this.webContents.emit(
+        'did-fail-load',
+        fakeEvent(),
+        failure.errorCode,
+        failure.errorName,
+        url,
+        true,
+      );
+      throw Object.assign(
+        new Error(`${failure.errorName} (${failure.errorCode}) loading '${url}'`),
+        { code: failure.errorName, errno: failure.errorCode, url },
+      );
+    }
     this.webContents.url = url;
     this.webContents.mainFrame.url = url;
+    this.webContents.emit('did-finish-load');
   });
   show = vi.fn(() => {
     this.visible = true;
@@ -98,14 +132,31 @@ export class FakeBrowserWindow extends EventEmitter {
     this.destroyed = true;
     this.webContents.destroyed = true;
     this.emit('closed');
+    if (FakeBrowserWindow.instances.every((w) => w.destroyed)) FakeBrowserWindow.onAllClosed();
   }
 }
 
+export interface FakeMenuItem {
+  id?: string;
+  label?: string;
+  type?: string;
+  role?: string;
+  enabled?: boolean;
+  checked?: boolean;
+  submenu?: FakeMenuItem[];
+  click?: (item: { checked: boolean }) => void;
+}
+
+/**
+ * Electron's Tray. Its constructor never throws on Linux: shell/browser/ui/tray_icon_linux.cc
+ * starts a StatusNotifierItem over D-Bus and, when no host answers, falls back asynchronously
+ * (GtkStatusIcon, which GNOME does not show either), so a tray that nobody can see looks exactly
+ * like one that works.
+ */
 export class FakeTray extends EventEmitter {
   static instances: FakeTray[] = [];
   tooltip = '';
-  menu:
-    { items: { id?: string; label?: string; enabled?: boolean; click?: () => void }[] } | undefined;
+  menu: { items: FakeMenuItem[] } | undefined;
   destroyed = false;
   constructor(readonly image: unknown) {
     super();
@@ -120,7 +171,13 @@ export class FakeTray extends EventEmitter {
   destroy(): void {
     this.destroyed = true;
   }
-  item(id: string): { id?: string; label?: string; enabled?: boolean; click?: () => void } {
+  /** What a click on a menu item does in Electron: a checkbox flips `checked`, then `click(item)`. */
+  click(id: string): void {
+    const item = this.item(id);
+    if (item.type === 'checkbox') item.checked = !item.checked;
+    item.click?.({ checked: item.checked === true });
+  }
+  item(id: string): FakeMenuItem {
     const found = this.menu?.items.find((i) => i.id === id);
     if (!found) throw new Error(`no menu item ${id}`);
     return found;
@@ -141,34 +198,120 @@ export class FakeNotification extends EventEmitter {
   }
 }
 
-export interface FakeSafeStorage {
-  isEncryptionAvailable: () => boolean;
-  encryptString: (plain: string) => Buffer;
-  decryptString: (cipher: Buffer) => string;
-  getSelectedStorageBackend: () => string;
+export type StorageBackend =
+  'basic_text' | 'gnome_libsecret' | 'kwallet' | 'kwallet5' | 'kwallet6' | 'unknown';
+
+export interface FakeSafeStorageOptions {
+  /** Linux's selected backend (electron.d.ts SafeStorage.getSelectedStorageBackend). */
+  backend?: StorageBackend;
+  /** Whether the OS key store answers (false: a locked or refused Keychain / keyring). */
+  keyAvailable?: boolean;
+  /** Whether `app` has emitted ready; the fake electron module links this to app.whenReady. */
+  isReady?: () => boolean;
+  platform?: NodeJS.Platform;
 }
 
-/** "Encrypts" by reversing the UTF-8 bytes and XOR-ing them: no plaintext byte survives. */
-export function fakeSafeStorage(overrides: Partial<FakeSafeStorage> = {}): FakeSafeStorage {
+/**
+ * Electron 45's safeStorage, as electron/electron shell/browser/api/electron_api_safe_storage.cc
+ * implements it (and electron.d.ts of electron@45.4.1 documents it):
+ * - before `ready`, availability is false, the async calls reject ("safeStorage cannot be used
+ *   before app is ready") and getSelectedStorageBackend() returns 'unknown';
+ * - on Linux with the `basic_text` backend (no keyring), isEncryptionAvailable() is
+ *   `OSCrypt::IsEncryptionAvailable() || (use_password_v10_ && backend == "basic_text")`: false
+ *   until setUsePlainTextEncryption(true); isAsyncEncryptionAvailable() resolves true at once in
+ *   that case. Without the flag we model the async encryptor as unavailable too (the strict
+ *   reading: a hardcoded key is only used when the app asked for it);
+ * - ciphertexts carry Chromium's version prefix: 'v10' for the hardcoded Linux key, 'v11' for a
+ *   keyring key. decryptStringAsync of a v10 text while a keyring key is available resolves with
+ *   `shouldReEncrypt: true` (the d.ts: "a new key is available that provides a different
+ *   security level");
+ * - the sync calls are deprecated in 45 (electron.d.ts: "Use ...Async instead") and can block the
+ *   main thread on a Keychain prompt; they are spies here so tests can prove they are unused.
+ * "Encryption" reverses the UTF-8 bytes and XORs them: no plaintext byte survives.
+ */
+export function fakeSafeStorage(options: FakeSafeStorageOptions = {}) {
+  const {
+    backend = 'gnome_libsecret',
+    keyAvailable = true,
+    isReady = () => true,
+    platform = 'linux',
+  } = options;
+  const state = { usePlainText: false };
   const flip = (b: Buffer): Buffer => Buffer.from([...b].reverse().map((x) => x ^ 0x5a));
-  return {
-    isEncryptionAvailable: () => true,
-    encryptString: (plain) =>
-      Buffer.concat([Buffer.from('FAKE'), flip(Buffer.from(plain, 'utf8'))]),
-    decryptString: (cipher) => {
-      if (cipher.subarray(0, 4).toString() !== 'FAKE')
+  const weak = (): boolean => platform === 'linux' && backend === 'basic_text';
+  /** The key the encryptor would use now: 'v11' (OS key), 'v10' (hardcoded), or none. */
+  const currentKey = (): 'v10' | 'v11' | undefined => {
+    if (!isReady()) return undefined;
+    if (weak()) return state.usePlainText ? 'v10' : undefined;
+    return keyAvailable ? 'v11' : undefined;
+  };
+  const notReady = (): Error => new Error('safeStorage cannot be used before app is ready');
+  const encrypt = (plain: string, prefix: string): Buffer =>
+    Buffer.concat([Buffer.from(prefix), flip(Buffer.from(plain, 'utf8'))]);
+  const decrypt = (cipher: Buffer): { prefix: string; text: string } | undefined => {
+    const prefix = cipher.subarray(0, 3).toString();
+    if (prefix !== 'v10' && prefix !== 'v11') return undefined;
+    return { prefix, text: flip(cipher.subarray(3)).toString('utf8') };
+  };
+  const storage = {
+    state,
+    setUsePlainTextEncryption: vi.fn((usePlainText: boolean) => {
+      state.usePlainText = usePlainText;
+    }),
+    getSelectedStorageBackend: vi.fn((): StorageBackend => (isReady() ? backend : 'unknown')),
+    isAsyncEncryptionAvailable: vi.fn(async (): Promise<boolean> => currentKey() !== undefined),
+    encryptStringAsync: vi.fn(async (plain: string): Promise<Buffer> => {
+      if (!isReady()) throw notReady();
+      const key = currentKey();
+      if (!key)
+        throw new Error(
+          'Error while encrypting the text provided to safeStorage.encryptStringAsync.',
+        );
+      return encrypt(plain, key);
+    }),
+    decryptStringAsync: vi.fn(
+      async (cipher: Buffer): Promise<{ shouldReEncrypt: boolean; result: string }> => {
+        if (!isReady()) throw notReady();
+        if (cipher.length === 0) return { shouldReEncrypt: false, result: '' };
+        const key = currentKey();
+        const opened = decrypt(cipher);
+        // A v11 text needs the OS key; a v10 text opens with the hardcoded one on Linux.
+        if (!opened || (opened.prefix === 'v11' && key !== 'v11') || !key)
+          throw new Error(
+            'Error while decrypting the ciphertext provided to safeStorage.decryptStringAsync.',
+          );
+        return { shouldReEncrypt: opened.prefix !== key, result: opened.text };
+      },
+    ),
+    isEncryptionAvailable: vi.fn((): boolean => currentKey() !== undefined),
+    encryptString: vi.fn((plain: string): Buffer => {
+      const key = currentKey();
+      if (!key)
+        throw new Error(
+          'Error while encrypting the text provided to safeStorage.encryptString. Encryption is not available.',
+        );
+      return encrypt(plain, key);
+    }),
+    decryptString: vi.fn((cipher: Buffer): string => {
+      const opened = decrypt(cipher);
+      if (!opened || !currentKey())
         throw new Error(
           'Error while decrypting the ciphertext provided to safeStorage.decryptString.',
         );
-      return flip(cipher.subarray(4)).toString('utf8');
-    },
-    getSelectedStorageBackend: () => 'gnome_libsecret',
-    ...overrides,
+      return opened.text;
+    }),
   };
+  return storage;
 }
+
+export type FakeSafeStorage = ReturnType<typeof fakeSafeStorage>;
 
 export function fakeElectron() {
   FakeBrowserWindow.instances = [];
+  FakeBrowserWindow.failingLoads.clear();
+  FakeBrowserWindow.onAllClosed = () => {
+    if (!app.quitting) app.emit('window-all-closed', fakeEvent());
+  };
   FakeTray.instances = [];
   FakeNotification.instances = [];
   FakeNotification.supported = true;
@@ -182,6 +325,14 @@ export function fakeElectron() {
       handlers.set(channel, fn);
     }),
     removeHandler: vi.fn((channel: string) => handlers.delete(channel)),
+    listeners: new Map<string, ((event: unknown, ...args: unknown[]) => void)[]>(),
+    on: vi.fn((channel: string, fn: (event: unknown, ...args: unknown[]) => void) => {
+      ipcMain.listeners.set(channel, [...(ipcMain.listeners.get(channel) ?? []), fn]);
+    }),
+    removeAllListeners: vi.fn((channel?: string) => {
+      if (channel === undefined) ipcMain.listeners.clear();
+      else ipcMain.listeners.delete(channel);
+    }),
   };
 
   const rendererListeners = new Map<string, ((event: unknown, ...args: unknown[]) => void)[]>();
@@ -205,9 +356,19 @@ export function fakeElectron() {
     }),
   };
 
+  const switches = new Map<string, string>();
   const app = Object.assign(new EventEmitter(), {
     isPackaged: false,
+    /** Set by whenReady(), like Electron's `ready` (safeStorage refuses work before it). */
+    ready: false,
     paths: {} as Record<string, string>,
+    commandLine: {
+      switches,
+      hasSwitch: vi.fn((name: string) => switches.has(name)),
+      getSwitchValue: vi.fn((name: string) => switches.get(name) ?? ''),
+      appendSwitch: vi.fn((name: string, value = '') => void switches.set(name, value)),
+    },
+    isReady: vi.fn(() => app.ready),
     requestSingleInstanceLock: vi.fn(() => true),
     enableSandbox: vi.fn(),
     setAppUserModelId: vi.fn(),
@@ -217,17 +378,62 @@ export function fakeElectron() {
       return p;
     }),
     getVersion: vi.fn(() => '0.1.0-test'),
-    whenReady: vi.fn(async () => undefined),
-    quit: vi.fn(),
+    whenReady: vi.fn(async () => {
+      app.ready = true;
+    }),
+    /** Set once a quit went through (will-quit emitted). */
+    quitted: false,
+    /** Browser::is_quitting_: between a before-quit nobody prevented and the end. */
+    quitting: false,
+    /**
+     * Electron's order (shell/browser/browser.cc, Browser::Quit / OnWindowAllClosed): a quit
+     * already under way ignores another; `before-quit` (preventDefault cancels); every window is
+     * closed (one whose `close` is prevented cancels the quit); closing the last one while quitting
+     * emits `will-quit` instead of `window-all-closed`; then `quit`.
+     */
+    quit: vi.fn(() => {
+      if (app.quitting || app.quitted) return;
+      const event = fakeEvent();
+      app.emit('before-quit', event);
+      if (event.defaultPrevented) return;
+      app.quitting = true;
+      for (const win of FakeBrowserWindow.instances.filter((w) => !w.destroyed)) {
+        win.close();
+        if (!win.destroyed) {
+          app.quitting = false;
+          return;
+        }
+      }
+      app.emit('will-quit', fakeEvent());
+      app.emit('quit', fakeEvent(), 0);
+      app.quitting = false;
+      app.quitted = true;
+    }),
     exit: vi.fn(),
   });
 
-  /** Accelerators registered by this app; `taken` ones belong to "another app" and fail. */
+  /**
+   * Accelerators registered by this app; `taken` ones belong to "another app" and fail. In
+   * `portal` mode (Linux on Wayland) the fake follows electron_api_global_shortcut.cc: when the
+   * listener's IsRegistrationHandledExternally() is true, register() hands the command to the
+   * XDG GlobalShortcuts portal and returns true whatever the desktop decides, isRegistered() is
+   * true, and unregister() finds nothing in accelerator_callback_map_ so the binding stays. The
+   * desktop only delivers presses when it accepted the binding (`portalAccepts`: it needs a valid
+   * desktop-file identity).
+   */
   const shortcuts = new Map<string, () => void>();
+  const portalBindings = new Map<string, () => void>();
   const globalShortcut = {
     registered: shortcuts,
+    portalBindings,
     taken: new Set<string>(),
+    mode: 'system' as 'system' | 'portal',
+    portalAccepts: false,
     register: vi.fn((accelerator: string, callback: () => void): boolean => {
+      if (globalShortcut.mode === 'portal') {
+        portalBindings.set(accelerator, callback);
+        return true;
+      }
       if (globalShortcut.taken.has(accelerator) || shortcuts.has(accelerator)) return false;
       shortcuts.set(accelerator, callback);
       return true;
@@ -236,9 +442,15 @@ export function fakeElectron() {
       shortcuts.delete(accelerator);
     }),
     unregisterAll: vi.fn(() => shortcuts.clear()),
-    isRegistered: vi.fn((accelerator: string) => shortcuts.has(accelerator)),
+    isRegistered: vi.fn(
+      (accelerator: string) => shortcuts.has(accelerator) || portalBindings.has(accelerator),
+    ),
     /** Test helper: the user pressed `accelerator` anywhere in the system. */
     press(accelerator: string): void {
+      if (globalShortcut.mode === 'portal') {
+        if (globalShortcut.portalAccepts) portalBindings.get(accelerator)?.();
+        return;
+      }
       shortcuts.get(accelerator)?.();
     },
   };
@@ -247,6 +459,14 @@ export function fakeElectron() {
     mediaAccess: 'not-determined' as string,
     getMediaAccessStatus: vi.fn((_type: string) => systemPreferences.mediaAccess),
     askForMediaAccess: vi.fn(async (_type: string) => true),
+  };
+
+  const Menu = {
+    applicationMenu: undefined as { items: FakeMenuItem[] } | null | undefined,
+    buildFromTemplate: vi.fn((items: FakeMenuItem[]) => ({ items })),
+    setApplicationMenu: vi.fn((menu: { items: FakeMenuItem[] } | null) => {
+      Menu.applicationMenu = menu;
+    }),
   };
 
   return {
@@ -259,7 +479,7 @@ export function fakeElectron() {
     BrowserWindow: FakeBrowserWindow,
     Tray: FakeTray,
     Notification: FakeNotification,
-    Menu: { buildFromTemplate: vi.fn((items: unknown[]) => ({ items })) },
+    Menu,
     nativeImage: { createFromPath: vi.fn((p: string) => ({ path: p })) },
     nativeTheme: { shouldUseDarkColors: false },
     shell: { openExternal: vi.fn(async (_url: string) => undefined) },
@@ -278,7 +498,7 @@ export function fakeElectron() {
         setDevicePermissionHandler: vi.fn(),
       },
     },
-    safeStorage: fakeSafeStorage(),
+    safeStorage: fakeSafeStorage({ isReady: () => app.ready }),
   };
 }
 
@@ -308,6 +528,8 @@ export function fakeElectronLog() {
     transports: {
       file: { level: 'silly' as unknown, maxSize: 0, resolvePathFn: undefined as unknown },
       console: { level: 'silly' as unknown },
+      // electron-log's IPC transport: 'silly' in development (logger.isDev), false when packaged.
+      ipc: { level: 'silly' as unknown },
     },
     errorHandler: { startCatching: vi.fn() },
     error: emit('error'),

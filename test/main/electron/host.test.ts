@@ -71,6 +71,7 @@ describe('the Electron host', () => {
     expect(electron.app.enableSandbox).not.toHaveBeenCalled();
     expect(FakeBrowserWindow.instances).toHaveLength(0);
     electron.app.quit.mockClear();
+    electron.app.quitted = false;
   });
 
   it('starts sandboxed, serves app://, hardens the session and opens the window', async () => {
@@ -93,6 +94,10 @@ describe('the Electron host', () => {
     });
     expect(win.loadedUrl).toBe(OWN);
     expect(FakeTray.instances).toHaveLength(1);
+    // Unpackaged (`npm start`): toasts need electron.exe's own AppUserModelID (notifications.md),
+    // and Electron's default menu (Reload, DevTools) stays for development.
+    expect(electron.app.setAppUserModelId).toHaveBeenCalledWith(process.execPath);
+    expect(electron.Menu.setApplicationMenu).not.toHaveBeenCalled();
   });
 
   it('hardens every web contents the app creates', () => {
@@ -142,13 +147,22 @@ describe('the Electron host', () => {
     expect(settings).not.toContain('tok-PLAINTEXT-123');
   });
 
-  it('hides to the tray on close, and a second launch brings the window back', () => {
+  it('with "keep running" ticked in the tray, closing hides the window; a second launch brings it back', async () => {
+    const tray = FakeTray.instances[0];
+    // Linux: off until the user ticks it in the tray menu (host-prefs.ts says why).
+    expect(tray?.item('keepInTray')).toMatchObject({ type: 'checkbox', checked: false });
+    tray?.click('keepInTray');
+    await vi.waitFor(async () =>
+      expect(
+        JSON.parse(await readFile(path.join(dir, 'userData', 'host-prefs.json'), 'utf8')),
+      ).toEqual({ keepInTray: true }),
+    );
     const win = mainWindow();
     win.show();
     win.close();
     expect(win.isDestroyed()).toBe(false);
     expect(win.isVisible()).toBe(false);
-    expect(FakeTray.instances[0]?.item('toggle').label).toBe('Show window');
+    expect(tray?.item('toggle').label).toBe('Show window');
     electron.app.emit('second-instance');
     expect(win.isVisible()).toBe(true);
     expect(win.isFocused()).toBe(true);
@@ -205,13 +219,12 @@ describe('the Electron host', () => {
     expect(electron.globalShortcut.registered.size).toBe(0);
     expect(electron.globalShortcut.unregister).toHaveBeenCalledWith('Alt+Shift+Space');
     expect(FakeTray.instances[0]?.destroyed).toBe(true);
-    // The real quit that follows goes through, and the window may close now.
+    // The real quit that follows went through, and closed the window on its way.
+    expect(electron.app.quitted).toBe(true);
+    expect(FakeBrowserWindow.instances[0]?.isDestroyed()).toBe(true);
     const last = fakeEvent();
     electron.app.emit('before-quit', last);
     expect(last.defaultPrevented).toBe(false);
-    const win = mainWindow();
-    win.close();
-    expect(win.isDestroyed()).toBe(true);
   });
 });
 
@@ -227,6 +240,7 @@ describe('host paths', () => {
       '/opt/app/resources',
     );
     expect(trayIconPath('/r', 'darwin')).toBe('/r/trayTemplate.png');
-    expect(trayIconPath('/r', 'linux')).toBe('/r/tray.png');
+    expect(trayIconPath('/r', 'linux')).toBe('/r/trayLinux.png');
+    expect(trayIconPath('/r', 'win32')).toBe('/r/tray.png');
   });
 });

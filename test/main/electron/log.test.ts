@@ -1,11 +1,19 @@
 import * as logModule from 'electron-log/main';
 import { describe, expect, it, vi } from 'vitest';
-import { REDACTED, redact, redactValue, setupLog } from '../../../main/electron/log.js';
-import type { fakeElectronLog } from './fake-electron.js';
+import * as electronModule from 'electron';
+import {
+  ELECTRON_LOG_CHANNEL,
+  REDACTED,
+  redact,
+  redactValue,
+  setupLog,
+} from '../../../main/electron/log.js';
+import type { FakeElectron, fakeElectronLog } from './fake-electron.js';
 
 vi.mock('electron', () => import('./fake-electron.js').then((m) => m.fakeElectron()));
 vi.mock('electron-log/main', () => import('./fake-electron.js').then((m) => m.fakeElectronLog()));
 const fakeLog = logModule as unknown as ReturnType<typeof fakeElectronLog>;
+const electron = electronModule as unknown as FakeElectron;
 
 // A JWT-shaped string built at run time (no token-looking literal in the repo).
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
@@ -96,5 +104,17 @@ describe('setupLog', () => {
     expect(written).not.toContain('xyz');
     expect(written).not.toContain(JWT);
     expect(written).toContain('connect failed');
+  });
+
+  it('turns off the IPC transport and removes electron-log’s unchecked channel', () => {
+    // What importing electron-log/main does (src/main/index.js: externalApi.onIpc and
+    // onIpcInvoke on '__ELECTRON_LOG__'), and its IPC transport's level in development.
+    electron.ipcMain.on(ELECTRON_LOG_CHANNEL, () => undefined);
+    electron.ipcMain.handle(ELECTRON_LOG_CHANNEL, () => undefined);
+    fakeLog.transports.ipc.level = 'silly';
+    setupLog({ logDir: '/logs' });
+    expect(fakeLog.transports.ipc.level).toBe(false);
+    expect(electron.ipcMain.listeners.has(ELECTRON_LOG_CHANNEL)).toBe(false);
+    expect(electron.ipcMain.handlers.has(ELECTRON_LOG_CHANNEL)).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import type { EventPayloads } from '../../../app/contract/commands.js';
 import type { PendingPrompt } from '../../../app/contract/policy.js';
 import { Emitter } from '../../../app/events.js';
 import { notifyPrompts, promptTitle } from '../../../main/electron/notify.js';
-import { FakeBrowserWindow, FakeNotification } from './fake-electron.js';
+import { FakeBrowserWindow, FakeNotification, fakeEvent } from './fake-electron.js';
 
 vi.mock('electron', () => import('./fake-electron.js').then((m) => m.fakeElectron()));
 
@@ -22,6 +22,7 @@ let events: Emitter<EventPayloads>;
 let win: FakeBrowserWindow;
 let showWindow: ReturnType<typeof vi.fn<() => void>>;
 let stop: () => void;
+let warn: ReturnType<typeof vi.fn<(message: string) => void>>;
 
 beforeEach(() => {
   FakeNotification.instances = [];
@@ -32,7 +33,8 @@ beforeEach(() => {
     win.show();
     win.focus();
   });
-  stop = notifyPrompts({ api: { events } as never, getWindow: () => win, showWindow });
+  warn = vi.fn<(message: string) => void>();
+  stop = notifyPrompts({ api: { events } as never, getWindow: () => win, showWindow, warn });
 });
 
 describe('prompt notifications', () => {
@@ -101,5 +103,24 @@ describe('prompt notifications', () => {
     win.hide();
     events.emit('prompt', { ...PROMPT, id: 'p4' });
     expect(FakeNotification.instances).toHaveLength(2);
+  });
+
+  it('falls back to the window, logged once, where the notification fails (unsigned macOS)', () => {
+    // notification.md, event 'failed' (macOS, Windows): "Emitted when an error is encountered
+    // while creating and showing the native notification."
+    win.visible = false;
+    events.emit('prompt', PROMPT);
+    win.hide();
+    win.focused = false;
+    FakeNotification.instances[0]?.emit('failed', fakeEvent(), 'Notifications are not authorized');
+    expect(win.visible && win.focused).toBe(true);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]?.[0]).toMatch(/Notifications are not authorized/);
+    // Later prompts go straight to the window, with no new log line.
+    win.hide();
+    events.emit('prompt', { ...PROMPT, id: 'p2' });
+    expect(FakeNotification.instances).toHaveLength(1);
+    expect(win.visible).toBe(true);
+    expect(warn).toHaveBeenCalledTimes(1);
   });
 });

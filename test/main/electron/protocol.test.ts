@@ -54,6 +54,10 @@ describe('app:// protocol', () => {
     const privileges = electron.protocol.registerSchemesAsPrivileged.mock.calls[0]?.[0][0]
       .privileges as Record<string, unknown>;
     expect(privileges.bypassCSP).toBeFalsy();
+    // protocol.md, CustomScheme privileges: codeCache "Enable V8 code cache for the scheme, only
+    // works when standard is also set to true"; Session.setCodeCachePath: by default code cache is
+    // only enabled for http(s) URLs.
+    expect(privileges).toMatchObject({ codeCache: true, standard: true });
     serveApp(root);
     expect(electron.protocol.handle).toHaveBeenCalledWith('app', expect.any(Function));
   });

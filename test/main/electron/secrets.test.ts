@@ -83,8 +83,12 @@ describe('SafeStorageSecretStore', () => {
     }
   });
 
-  it('warns when Linux has no keyring (basic_text)', async () => {
-    const storage = fakeSafeStorage({ getSelectedStorageBackend: () => 'basic_text' });
+  it('warns when Linux has no keyring (basic_text), and still saves the token', async () => {
+    // Electron's rule (electron_api_safe_storage.cc, SafeStorage::IsEncryptionAvailable): with the
+    // basic_text backend nothing is available until setUsePlainTextEncryption(true) is called.
+    const storage = fakeSafeStorage({ backend: 'basic_text' });
+    expect(storage.isEncryptionAvailable()).toBe(false);
+    expect(await storage.isAsyncEncryptionAvailable()).toBe(false);
     const store = await SafeStorageSecretStore.open(file, {
       safeStorage: storage,
       platform: 'linux',
@@ -94,31 +98,129 @@ describe('SafeStorageSecretStore', () => {
     expect(store.warning).toMatch(
       /^Secrets are stored with weak protection because no system keyring was found/,
     );
-    // It still works: weak protection is a warning, not a refusal.
+    // Weak but working: the store opted in to Electron's hardcoded key, as the warning says.
+    expect(storage.setUsePlainTextEncryption).toHaveBeenCalledWith(true);
     await store.set('k', TOKEN);
     expect(await store.get('k')).toBe(TOKEN);
+    expect(await readFile(file, 'utf8')).not.toContain('plaintext-token');
+  });
+
+  it('never opts in to the hardcoded key where a keyring exists, or off Linux', async () => {
+    for (const [platform, backend] of [
+      ['linux', 'gnome_libsecret'],
+      ['linux', 'kwallet6'],
+      ['darwin', 'basic_text'],
+      ['win32', 'basic_text'],
+    ] as const) {
+      const storage = fakeSafeStorage({ backend, platform });
+      const store = await SafeStorageSecretStore.open(file, { safeStorage: storage, platform });
+      expect(store.kind).toBe('os-keychain');
+      expect(storage.setUsePlainTextEncryption).not.toHaveBeenCalled();
+    }
+  });
+
+  it('uses only the async API (the sync one is deprecated in Electron 45 and can block)', async () => {
+    const storage = fakeSafeStorage();
+    const store = await SafeStorageSecretStore.open(file, { safeStorage: storage });
+    await store.set('k', TOKEN);
+    expect(await store.get('k')).toBe(TOKEN);
+    await store.delete('k');
+    expect(storage.encryptStringAsync).toHaveBeenCalledTimes(1);
+    expect(storage.decryptStringAsync).toHaveBeenCalledTimes(1);
+    expect(storage.isEncryptionAvailable).not.toHaveBeenCalled();
+    expect(storage.encryptString).not.toHaveBeenCalled();
+    expect(storage.decryptString).not.toHaveBeenCalled();
+  });
+
+  it('re-encrypts a token when safeStorage says shouldReEncrypt (a keyring came back)', async () => {
+    // Saved without a keyring (v10, the hardcoded key)…
+    const weak = await SafeStorageSecretStore.open(file, {
+      safeStorage: fakeSafeStorage({ backend: 'basic_text' }),
+      platform: 'linux',
+    });
+    await weak.set('k', TOKEN);
+    const before = JSON.parse(await readFile(file, 'utf8')) as { secrets: Record<string, string> };
+    // …read once a keyring is there: decryptStringAsync says shouldReEncrypt (electron.d.ts,
+    // DecryptStringAsyncReturnValue), so the store saves it again under the better key.
+    const strong = fakeSafeStorage({ backend: 'gnome_libsecret' });
+    const store = await SafeStorageSecretStore.open(file, {
+      safeStorage: strong,
+      platform: 'linux',
+    });
+    expect(await store.get('k')).toBe(TOKEN);
+    const after = JSON.parse(await readFile(file, 'utf8')) as { secrets: Record<string, string> };
+    expect(after.secrets.k).not.toBe(before.secrets.k);
+    expect(
+      Buffer.from(after.secrets.k ?? '', 'base64')
+        .subarray(0, 3)
+        .toString(),
+    ).toBe('v11');
+    expect(strong.encryptStringAsync).toHaveBeenCalledTimes(1);
+    // Read again: nothing left to re-encrypt.
+    expect(await store.get('k')).toBe(TOKEN);
+    expect(strong.encryptStringAsync).toHaveBeenCalledTimes(1);
+  });
+
+  it('a re-encryption never overwrites a token saved meanwhile', async () => {
+    const weak = await SafeStorageSecretStore.open(file, {
+      safeStorage: fakeSafeStorage({ backend: 'basic_text' }),
+      platform: 'linux',
+    });
+    await weak.set('k', 'old-token');
+    const strong = fakeSafeStorage({ backend: 'gnome_libsecret' });
+    // The re-encryption of the old token is slow (a Keychain prompt, say)…
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const encrypt = strong.encryptStringAsync.getMockImplementation();
+    strong.encryptStringAsync.mockImplementationOnce(async (plain: string) => {
+      await gate;
+      return (await encrypt?.(plain)) ?? Buffer.alloc(0);
+    });
+    const store = await SafeStorageSecretStore.open(file, {
+      safeStorage: strong,
+      platform: 'linux',
+    });
+    const reading = store.get('k');
+    await vi.waitFor(() => expect(strong.encryptStringAsync).toHaveBeenCalledTimes(1));
+    // …and the user saves a new token meanwhile.
+    await store.set('k', 'new-token');
+    release();
+    expect(await reading).toBe('old-token');
+    const reopened = await SafeStorageSecretStore.open(file, { safeStorage: fakeSafeStorage() });
+    expect(await reopened.get('k')).toBe('new-token');
   });
 
   it('refuses to store when encryption is unavailable, with a clear error', async () => {
-    const storage = fakeSafeStorage({ isEncryptionAvailable: () => false });
-    const encrypt = vi.spyOn(storage, 'encryptString');
-    const store = await SafeStorageSecretStore.open(file, { safeStorage: storage });
+    // A refused Keychain (macOS) or a locked keyring: isAsyncEncryptionAvailable() is false.
+    const storage = fakeSafeStorage({ keyAvailable: false, platform: 'darwin' });
+    const store = await SafeStorageSecretStore.open(file, {
+      safeStorage: storage,
+      platform: 'darwin',
+    });
     await expect(store.set('k', TOKEN)).rejects.toThrow(ENCRYPTION_UNAVAILABLE);
-    expect(encrypt).not.toHaveBeenCalled();
+    expect(storage.encryptStringAsync).not.toHaveBeenCalled();
     await expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('treats an undecryptable entry as absent instead of failing the start', async () => {
     const store = await SafeStorageSecretStore.open(file, { safeStorage: fakeSafeStorage() });
     await store.set('k', TOKEN);
-    const other = await SafeStorageSecretStore.open(file, {
-      safeStorage: fakeSafeStorage({
-        decryptString: () => {
-          throw new Error('Error while decrypting the ciphertext');
-        },
-      }),
-    });
-    expect(await other.get('k')).toBeUndefined();
+    // Another machine's keyring key (a copied profile): Electron rejects the decryption.
+    const other = fakeSafeStorage();
+    other.decryptStringAsync.mockRejectedValue(
+      new Error(
+        'Error while decrypting the ciphertext provided to safeStorage.decryptStringAsync.',
+      ),
+    );
+    const copied = await SafeStorageSecretStore.open(file, { safeStorage: other });
+    expect(await copied.get('k')).toBeUndefined();
+    // A keyring that is only locked for now ("temporarily unavailable") loses nothing either.
+    other.decryptStringAsync.mockRejectedValue(
+      new Error('safeStorage.decryptStringAsync is temporarily unavailable. Please try again.'),
+    );
+    expect(await copied.get('k')).toBeUndefined();
+    const later = await SafeStorageSecretStore.open(file, { safeStorage: fakeSafeStorage() });
+    expect(await later.get('k')).toBe(TOKEN);
   });
 
   it('opens a damaged file as empty (only ciphertexts are lost)', async () => {
@@ -136,13 +238,9 @@ describe('SafeStorageSecretStore', () => {
       expect(shown).not.toContain(TOKEN);
       expect(shown).toContain('1 key');
     }
-    const failing = await SafeStorageSecretStore.open(file, {
-      safeStorage: fakeSafeStorage({
-        encryptString: () => {
-          throw new Error('keychain locked');
-        },
-      }),
-    });
+    const locked = fakeSafeStorage();
+    locked.encryptStringAsync.mockRejectedValue(new Error('keychain locked'));
+    const failing = await SafeStorageSecretStore.open(file, { safeStorage: locked });
     const err = (await failing.set('k2', TOKEN).then(
       () => new Error('expected a rejection'),
       (e: unknown) => e,

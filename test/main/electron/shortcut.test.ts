@@ -13,6 +13,8 @@ import {
   DEFAULT_SHORTCUT,
   PushToTalkShortcut,
   checkAccelerator,
+  shortcutBackend,
+  unconfirmedShortcutNotice,
 } from '../../../main/electron/shortcut.js';
 import * as rendererShortcut from '../../../renderer/features/voice/shortcut.js';
 import { type FakeElectron, type FakeFrame, FakeBrowserWindow } from './fake-electron.js';
@@ -41,17 +43,32 @@ const api = { events: { on: () => () => undefined } } as unknown as IpcHost['api
 let win: FakeBrowserWindow;
 let unwire: (() => void) | undefined;
 
-function wire(platform: NodeJS.Platform = 'linux'): () => void {
+let notices: string[] = [];
+
+function wire(
+  platform: NodeJS.Platform = 'linux',
+  shortcuts: IpcHost['shortcutBackend'] = 'system',
+): () => void {
   unwire?.();
-  unwire = wireIpc({ api, getWindow: () => win as unknown as Electron.BrowserWindow, platform });
+  unwire = wireIpc({
+    api,
+    getWindow: () => win as unknown as Electron.BrowserWindow,
+    platform,
+    shortcutBackend: shortcuts,
+    notice: (message) => notices.push(message),
+  });
   return unwire;
 }
 
 beforeEach(() => {
   unwire?.();
   unwire = undefined;
+  notices = [];
   electron.globalShortcut.registered.clear();
+  electron.globalShortcut.portalBindings.clear();
   electron.globalShortcut.taken.clear();
+  electron.globalShortcut.mode = 'system';
+  electron.globalShortcut.portalAccepts = false;
   electron.globalShortcut.register.mockClear();
   electron.globalShortcut.unregister.mockClear();
   electron.systemPreferences.mediaAccess = 'not-determined';
@@ -135,18 +152,22 @@ describe('PushToTalkShortcut', () => {
   it('registers, re-registers (new before old is released) and clears', () => {
     const press = vi.fn();
     const s = new PushToTalkShortcut(press);
-    expect(s.set(DEFAULT_SHORTCUT)).toEqual({ ok: true, accelerator: DEFAULT_SHORTCUT });
+    expect(s.set(DEFAULT_SHORTCUT)).toEqual({
+      ok: true,
+      accelerator: DEFAULT_SHORTCUT,
+      confirmed: true,
+    });
     expect([...electron.globalShortcut.registered.keys()]).toEqual([DEFAULT_SHORTCUT]);
     // The same one again is a no-op.
-    expect(s.set(DEFAULT_SHORTCUT)).toEqual({ ok: true, accelerator: DEFAULT_SHORTCUT });
+    expect(s.set(DEFAULT_SHORTCUT)).toMatchObject({ ok: true, accelerator: DEFAULT_SHORTCUT });
     expect(electron.globalShortcut.register).toHaveBeenCalledTimes(1);
 
-    expect(s.set('Alt+F9')).toEqual({ ok: true, accelerator: 'Alt+F9' });
+    expect(s.set('Alt+F9')).toMatchObject({ ok: true, accelerator: 'Alt+F9' });
     expect([...electron.globalShortcut.registered.keys()]).toEqual(['Alt+F9']);
     electron.globalShortcut.press('Alt+F9');
     expect(press).toHaveBeenCalledTimes(1);
 
-    expect(s.set(null)).toEqual({ ok: true, accelerator: null });
+    expect(s.set(null)).toMatchObject({ ok: true, accelerator: null });
     expect(electron.globalShortcut.registered.size).toBe(0);
     expect(s.accelerator).toBeNull();
   });
@@ -243,6 +264,71 @@ describe('agent:setShortcut', () => {
     win.destroyed = true;
     electron.globalShortcut.press(DEFAULT_SHORTCUT);
     expect(win.webContents.send).not.toHaveBeenCalled();
+  });
+});
+
+describe('Wayland: the GlobalShortcuts portal', () => {
+  // Electron ≥ 38 runs as a native Wayland client when XDG_SESSION_TYPE=wayland (electron/electron
+  // #48301), and Chromium then binds global shortcuts through the XDG portal (GlobalShortcutsPortal
+  // is on by default; electron.d.ts globalShortcut: "Chromium's GlobalShortcutsPortal
+  // implementation ... allows apps to bind global shortcuts when running within a Wayland
+  // session"). There register() returns true whatever the desktop decides.
+  it('knows when shortcuts go through the portal', () => {
+    expect(shortcutBackend('linux', { XDG_SESSION_TYPE: 'wayland' })).toBe('portal');
+    expect(shortcutBackend('linux', { XDG_SESSION_TYPE: 'x11' })).toBe('system');
+    expect(shortcutBackend('linux', {})).toBe('system');
+    // Forced onto XWayland with --ozone-platform=x11: X11 grabs, real answers.
+    expect(shortcutBackend('linux', { XDG_SESSION_TYPE: 'wayland' }, 'x11')).toBe('system');
+    expect(shortcutBackend('linux', { XDG_SESSION_TYPE: 'x11' }, 'wayland')).toBe('portal');
+    expect(shortcutBackend('win32', { XDG_SESSION_TYPE: 'wayland' })).toBe('system');
+    expect(shortcutBackend('darwin', {})).toBe('system');
+  });
+
+  it('does not say "registered" when the desktop may have refused it: the user is told', async () => {
+    electron.globalShortcut.mode = 'portal';
+    // The portal rejected the binding (no valid desktop-file identity), yet register() is true.
+    electron.globalShortcut.portalAccepts = false;
+    wire('linux', 'portal');
+    const reply = await call(SET_SHORTCUT_CHANNEL, own(), DEFAULT_SHORTCUT);
+    // The renderer's contract is unchanged (the accelerator), and a notice tells the user.
+    expect(reply).toEqual({ ok: true, value: DEFAULT_SHORTCUT });
+    expect(notices).toEqual([unconfirmedShortcutNotice(DEFAULT_SHORTCUT)]);
+    expect(notices[0]).toMatch(/Wayland/);
+    expect(notices[0]).toContain(DEFAULT_SHORTCUT);
+    electron.globalShortcut.press(DEFAULT_SHORTCUT);
+    expect(win.webContents.send).not.toHaveBeenCalled();
+    // Setting the same shortcut again (every start) does not repeat the notice.
+    await call(SET_SHORTCUT_CHANNEL, own(), DEFAULT_SHORTCUT);
+    expect(notices).toHaveLength(1);
+  });
+
+  it('a key still bound by the portal after a change does nothing', async () => {
+    electron.globalShortcut.mode = 'portal';
+    electron.globalShortcut.portalAccepts = true;
+    wire('linux', 'portal');
+    await call(SET_SHORTCUT_CHANNEL, own(), DEFAULT_SHORTCUT);
+    await call(SET_SHORTCUT_CHANNEL, own(), 'Alt+Shift+K');
+    // Electron cannot unbind a portal shortcut (unregister() finds nothing to remove)…
+    expect(electron.globalShortcut.portalBindings.has(DEFAULT_SHORTCUT)).toBe(true);
+    electron.globalShortcut.press(DEFAULT_SHORTCUT);
+    expect(win.webContents.send).not.toHaveBeenCalled();
+    // …so only the current one talks; the notice named each new key.
+    electron.globalShortcut.press('Alt+Shift+K');
+    expect(win.webContents.send).toHaveBeenCalledTimes(1);
+    expect(notices).toEqual([
+      unconfirmedShortcutNotice(DEFAULT_SHORTCUT),
+      unconfirmedShortcutNotice('Alt+Shift+K'),
+    ]);
+    // Turned off: presses of the old binding are ignored too.
+    await call(SET_SHORTCUT_CHANNEL, own(), null);
+    electron.globalShortcut.press('Alt+Shift+K');
+    expect(win.webContents.send).toHaveBeenCalledTimes(1);
+  });
+
+  it('outside Wayland a registered shortcut is confirmed and nobody is bothered', async () => {
+    wire('linux', 'system');
+    await call(SET_SHORTCUT_CHANNEL, own(), DEFAULT_SHORTCUT);
+    expect(notices).toEqual([]);
   });
 });
 

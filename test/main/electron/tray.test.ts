@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { ConnectionView, EventPayloads } from '../../../app/contract/commands.js';
 import type { ConnectionState } from '../../../app/contract/connection.js';
 import { Emitter } from '../../../app/events.js';
+import { trayIconPath } from '../../../main/electron/paths.js';
 import { connectionLabel, createTray } from '../../../main/electron/tray.js';
 import { FakeTray } from './fake-electron.js';
 
@@ -86,15 +89,15 @@ describe('createTray', () => {
   it('toggles the window and quits from the menu', () => {
     const { tray, fake, showWindow, hideWindow, quit } = setup();
     expect(fake.item('toggle').label).toBe('Hide window');
-    fake.item('toggle').click?.();
+    fake.click('toggle');
     expect(hideWindow).toHaveBeenCalled();
     tray.refresh();
     expect(fake.item('toggle').label).toBe('Show window');
-    fake.item('toggle').click?.();
+    fake.click('toggle');
     expect(showWindow).toHaveBeenCalled();
     fake.emit('click');
     expect(hideWindow).toHaveBeenCalledTimes(2);
-    fake.item('quit').click?.();
+    fake.click('quit');
     expect(quit).toHaveBeenCalled();
   });
 
@@ -109,6 +112,35 @@ describe('createTray', () => {
       quit: () => undefined,
     });
     expect(FakeTray.instances.at(-1)?.tooltip).toBe('Advent Agent — Connected to Home');
+  });
+
+  it('offers "keep running when the window is closed" as a checkbox in its own menu', () => {
+    let keep = false;
+    const set = vi.fn((value: boolean) => (keep = value));
+    createTray({
+      api: { events: new Emitter<EventPayloads>() } as never,
+      iconPath: '/r/trayLinux.png',
+      isWindowVisible: () => true,
+      showWindow: () => undefined,
+      hideWindow: () => undefined,
+      quit: () => undefined,
+      keepInTray: { get: () => keep, set },
+    });
+    const fake = FakeTray.instances.at(-1);
+    expect(fake?.item('keepInTray')).toMatchObject({ type: 'checkbox', checked: false });
+    fake?.click('keepInTray');
+    expect(set).toHaveBeenLastCalledWith(true);
+    expect(keep).toBe(true);
+  });
+
+  it('uses a 24 px image on Linux, where 16 px ones are scaled into a blur', () => {
+    const resources = path.resolve(import.meta.dirname, '..', '..', '..', 'resources');
+    const file = trayIconPath(resources, 'linux');
+    const png = readFileSync(file);
+    // IHDR: width and height at bytes 16–23 of a PNG.
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([24, 24]);
+    expect(trayIconPath(resources, 'win32')).toBe(path.join(resources, 'tray.png'));
+    expect(trayIconPath(resources, 'darwin')).toBe(path.join(resources, 'trayTemplate.png'));
   });
 
   it('stops listening and removes the icon when destroyed', () => {

@@ -6,6 +6,7 @@ import {
   guardNavigation,
   hardenSession,
   hardenWebContents,
+  loadErrorPage,
   permissionCheckHandler,
   permissionRequestHandler,
   windowOpenHandler,
@@ -24,6 +25,7 @@ const electron = electronModule as unknown as FakeElectron;
 beforeEach(() => {
   electron.shell.openExternal.mockClear();
   FakeBrowserWindow.instances = [];
+  FakeBrowserWindow.failingLoads.clear();
 });
 
 describe('windowOptions', () => {
@@ -43,6 +45,12 @@ describe('windowOptions', () => {
       spellcheck: false,
       disableBlinkFeatures: 'Auxclick',
     });
+  });
+
+  it('keeps timers running while hidden in the tray (push-to-talk is used from there)', () => {
+    // web-preferences: backgroundThrottling "Whether to throttle animations and timers when the
+    // page becomes background" (default true).
+    expect(windowOptions('/p.js').webPreferences?.backgroundThrottling).toBe(false);
   });
 
   it('stays hidden until ready-to-show, with a sensible size and a background colour', () => {
@@ -66,6 +74,54 @@ describe('windowOptions', () => {
     expect(win.show).not.toHaveBeenCalled();
     win.emit('ready-to-show');
     expect(win.show).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('a page that fails to load', () => {
+  it('shows the window with an error page naming the reason (loadURL rejects)', async () => {
+    FakeBrowserWindow.failingLoads.set('app://advent/', {
+      errorCode: -6,
+      errorName: 'ERR_FILE_NOT_FOUND',
+    });
+    const onLoadError = vi.fn();
+    const win = createMainWindow(
+      '/p.js',
+      {},
+      { onLoadError, logFile: '/logs/main.log' },
+    ) as unknown as FakeBrowserWindow;
+    await vi.waitFor(() => expect(win.show).toHaveBeenCalled());
+    expect(onLoadError).toHaveBeenCalledTimes(1);
+    expect(onLoadError.mock.calls[0]?.[0]).toMatch(/ERR_FILE_NOT_FOUND \(-6\)/);
+    expect(win.loadedUrl).toMatch(/^data:text\/html/);
+    const page = decodeURIComponent(win.loadedUrl?.split(',')[1] ?? '');
+    expect(page).toContain('ERR_FILE_NOT_FOUND');
+    expect(page).toContain('/logs/main.log');
+    // The error page runs nothing: no script may execute in it.
+    expect(page).toContain("default-src 'none'");
+    expect(page).not.toMatch(/<script/i);
+  });
+
+  it('a subframe failure or an aborted load (ERR_ABORTED) is not an error', () => {
+    const win = createMainWindow('/p.js') as unknown as FakeBrowserWindow;
+    win.webContents.emit('did-fail-load', fakeEvent(), -3, 'ERR_ABORTED', 'app://advent/', true);
+    win.webContents.emit(
+      'did-fail-load',
+      fakeEvent(),
+      -105,
+      'ERR_NAME_NOT_RESOLVED',
+      'https://x/',
+      false,
+    );
+    expect(win.show).not.toHaveBeenCalled();
+    expect(win.loadedUrl).toBe('app://advent/index.html');
+  });
+
+  it('escapes the reason', () => {
+    const page = decodeURIComponent(
+      loadErrorPage('<img src=x onerror=alert(1)>').split(',')[1] ?? '',
+    );
+    expect(page).not.toContain('<img');
+    expect(page).toContain('&lt;img src=x onerror=alert(1)&gt;');
   });
 });
 
