@@ -24,7 +24,8 @@ export type Outcome = (typeof OUTCOMES)[number];
  * `xiaozhi-endpoint`; readers accept it.
  */
 export const DIALECTS = ['advent', 'xiaozhi', 'endpoint', 'robot', 'mcp', 'local'] as const;
-export type Dialect = (typeof DIALECTS)[number];
+/** The dialects the app ships, or another kind's own name (a kind added beside them). */
+export type Dialect = (typeof DIALECTS)[number] | (string & {});
 
 export interface AuditRecord {
   seq: number;

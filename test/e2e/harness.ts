@@ -10,6 +10,7 @@ import { type Browser, type Locator, type Page } from 'playwright-core';
 import { expect, onTestFinished } from 'vitest';
 import { AdventSim, type AdventSimOptions } from '../../sim/advent/server.js';
 import { type UiHost, repo, startHost } from './host.js';
+import type { Dialect } from '../../app/wire/dialect.js';
 
 export * from './host.js';
 
@@ -63,9 +64,9 @@ export function cleanup(fn: () => Promise<unknown> | unknown): void {
  */
 export async function openApp(
   browser: Browser,
-  opts: { args?: string[]; locale?: string } = {},
+  opts: { args?: string[]; locale?: string; dialects?: readonly Dialect[] } = {},
 ): Promise<App> {
-  const host = await startHost(opts.args);
+  const host = await startHost(opts.args, { dialects: opts.dialects });
   cleanup(() => host.stop());
   const { page, errors } = await openPage(browser, host.url, opts.locale);
   onTestFinished(async ({ task }) => {

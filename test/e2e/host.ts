@@ -13,6 +13,7 @@ import { parseCliArgs } from '../../main/headless/args.js';
 import type { CliIo } from '../../main/headless/io.js';
 import { startUi } from '../../main/headless/ui.js';
 import { FAST } from '../helpers/agent-harness.js';
+import type { Dialect } from '../../app/wire/dialect.js';
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const rendererDir = path.join(repo, 'dist', 'renderer');
@@ -61,7 +62,10 @@ export interface UiHost {
 }
 
 /** Start `advent-agent ui` in-process with a fresh data folder. */
-export async function startHost(extraArgs: string[] = []): Promise<UiHost> {
+export async function startHost(
+  extraArgs: string[] = [],
+  opts: { dialects?: readonly Dialect[] } = {},
+): Promise<UiHost> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'advent-e2e-'));
   const dataDir = path.join(dir, 'data');
   const filesRoot = path.join(dir, 'files');
@@ -78,6 +82,7 @@ export async function startHost(extraArgs: string[] = []): Promise<UiHost> {
     version: '0.0.0-e2e',
     timing: FAST,
     rendererDir,
+    dialects: opts.dialects,
   };
   const ui = await startUi(parsed.args, io);
   return {
