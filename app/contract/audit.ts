@@ -83,7 +83,8 @@ export interface AuditPage {
 }
 
 /** The file formats `exportAudit` writes. */
-export type AuditExportFormat = 'json' | 'csv';
+export const AUDIT_EXPORT_FORMATS = ['json', 'csv'] as const;
+export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number];
 
 export type AuditVerifyResult =
   | { ok: true; records: number; files: number; tornLines: number }

@@ -3,8 +3,15 @@
  * result types. Schemas are TypeBox, so the TypeScript types and the JSON Schemas the hosts
  * validate with (ajv) come from one source and cannot drift. Pure TS: the renderer imports this.
  */
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import type { AuditPage, AuditRecord, AuditVerifyResult } from './audit.js';
+import { type Static, type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
+import {
+  AUDIT_EXPORT_FORMATS,
+  type AuditPage,
+  type AuditRecord,
+  type AuditVerifyResult,
+  DECISIONS,
+  OUTCOMES,
+} from './audit.js';
 import type { ChatItem } from './chat.js';
 import type {
   ConnectionCapabilities,
@@ -13,7 +20,15 @@ import type {
   RegistrationState,
 } from './connection.js';
 import type { CommandErrorCode } from './errors.js';
-import type { PendingPrompt, Policy, Risk, ServiceGroup } from './policy.js';
+import {
+  POLICIES,
+  PROMPT_ANSWERS,
+  type PendingPrompt,
+  type Policy,
+  type Risk,
+  type ServiceGroup,
+} from './policy.js';
+import { LANGUAGES, type Language } from './profiles/spec.js';
 import {
   AnyProfileInputSchema,
   type Profile,
@@ -27,37 +42,22 @@ const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]
 const ServiceName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9_]*$' });
 const Secret = Type.String({ maxLength: 16384 });
 
-export const PolicySchema = Type.Union([
-  Type.Literal('allow'),
-  Type.Literal('ask'),
-  Type.Literal('deny'),
-]);
-export const PromptAnswerSchema = Type.Union([
-  Type.Literal('once'),
-  Type.Literal('session'),
-  Type.Literal('always'),
-  Type.Literal('deny'),
-]);
+/** A TypeBox union of literals from one of the contract's const arrays (no second copy). */
+type Literals<T extends readonly (string | number)[]> = {
+  -readonly [K in keyof T]: TLiteral<T[K]>;
+};
+function oneOf<const T extends readonly (string | number)[]>(values: T): TUnion<Literals<T>> {
+  return Type.Union(values.map((v) => Type.Literal(v))) as unknown as TUnion<Literals<T>>;
+}
 
-const Decision = Type.Union([
-  Type.Literal('auto'),
-  Type.Literal('allowed-once'),
-  Type.Literal('allowed-session'),
-  Type.Literal('allowed-always'),
-  Type.Literal('denied'),
-  Type.Literal('timeout'),
-  Type.Literal('disabled'),
-  Type.Literal('invalid'),
-  Type.Literal('user-run'),
-  Type.Literal('duplicate'),
-]);
+export const PolicySchema = oneOf(POLICIES);
+export const PromptAnswerSchema = oneOf(PROMPT_ANSWERS);
+const Decision = oneOf(DECISIONS);
 export const AuditQuerySchema = Type.Object(
   {
     service: Type.Optional(Type.String({ maxLength: 64 })),
     decision: Type.Optional(Decision),
-    outcome: Type.Optional(
-      Type.Union([Type.Literal('ok'), Type.Literal('error'), Type.Literal('refused')]),
-    ),
+    outcome: Type.Optional(oneOf(OUTCOMES)),
     connection: Type.Optional(Type.String({ maxLength: 100 })),
     from: Type.Optional(Type.String({ maxLength: 40 })),
     to: Type.Optional(Type.String({ maxLength: 40 })),
@@ -75,7 +75,7 @@ export const SettingsPatchSchema = Type.Object(
       Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 20 }),
     ),
     promptTimeoutSec: Type.Optional(Type.Integer({ minimum: 5, maximum: 3600 })),
-    language: Type.Optional(Type.Union([Type.Literal('en'), Type.Literal('zh-CN')])),
+    language: Type.Optional(oneOf(LANGUAGES)),
     theme: Type.Optional(
       Type.Union([Type.Literal('system'), Type.Literal('light'), Type.Literal('dark')]),
     ),
@@ -120,10 +120,7 @@ export const COMMAND_ARGS = {
   answerPrompt: Type.Tuple([Id, PromptAnswerSchema]),
   runService: Type.Tuple([ServiceName, Type.Record(Type.String(), Type.Unknown())]),
   queryAudit: Type.Tuple([AuditQuerySchema]),
-  exportAudit: Type.Tuple([
-    AuditQuerySchema,
-    Type.Union([Type.Literal('json'), Type.Literal('csv')]),
-  ]),
+  exportAudit: Type.Tuple([AuditQuerySchema, oneOf(AUDIT_EXPORT_FORMATS)]),
   verifyAudit: Type.Tuple([]),
   getSettings: Type.Tuple([]),
   saveSettings: Type.Tuple([SettingsPatchSchema]),
@@ -176,7 +173,7 @@ export interface SettingsView {
   filesRoots: string[];
   maxFileBytes: number;
   promptTimeoutSec: number;
-  language: 'en' | 'zh-CN';
+  language: Language;
   theme: 'system' | 'light' | 'dark';
   dataDir: string;
   logDir?: string;
@@ -263,20 +260,22 @@ export type EventPayloads = {
 };
 
 export type EventName = keyof EventPayloads;
-export const EVENT_NAMES: EventName[] = [
-  'connection',
-  'connectionRemoved',
-  'chat',
-  'audio',
-  'mood',
-  'listen',
-  'services',
-  'prompt',
-  'promptResolved',
-  'audit',
-  'notice',
-  'settings',
-];
+/** Every event, once: `satisfies` makes leaving one out (or adding an unknown one) a type error. */
+const EVENT_SET = {
+  connection: true,
+  connectionRemoved: true,
+  chat: true,
+  audio: true,
+  mood: true,
+  listen: true,
+  services: true,
+  prompt: true,
+  promptResolved: true,
+  audit: true,
+  notice: true,
+  settings: true,
+} as const satisfies Record<EventName, true>;
+export const EVENT_NAMES = Object.keys(EVENT_SET) as EventName[];
 
 export function isEventName(name: unknown): name is EventName {
   return typeof name === 'string' && (EVENT_NAMES as string[]).includes(name);

@@ -1,6 +1,12 @@
 import type { JSONSchemaType } from 'ajv';
 import { type Static, Type } from '@sinclair/typebox';
-import { type AdventProfile, Id, type Profile, ProfileName } from '../contract/profiles/index.js';
+import {
+  type AdventProfile,
+  Id,
+  type Language,
+  type Profile,
+  ProfileName,
+} from '../contract/profiles/index.js';
 
 /** What every saved profile has; the rest is its kind's business. */
 const AnyProfileSchema = Type.Object(
@@ -30,7 +36,7 @@ export interface Settings {
   /** Grant keys (service name or `name:action`) the user chose "Always allow" for. */
   alwaysGrants: string[];
   connections: Profile[];
-  language: 'en' | 'zh-CN';
+  language: Language;
   theme: 'system' | 'light' | 'dark';
 }
 

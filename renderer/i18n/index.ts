@@ -7,7 +7,9 @@ import { initReactI18next } from 'react-i18next';
 import { en } from './en.js';
 import { zhCN } from './zh-CN.js';
 
-export type Language = 'en' | 'zh-CN';
+import type { Language } from '../../app/contract/index.js';
+
+export type { Language };
 
 declare module 'i18next' {
   interface CustomTypeOptions {

@@ -16,11 +16,12 @@ import {
 } from '@sinclair/typebox';
 import type { ConnectionCapabilities } from '../connection.js';
 
+/** The languages the UI speaks. */
+export const LANGUAGES = ['en', 'zh-CN'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
 /** Words for people, in every language the UI speaks. */
-export interface Texts {
-  readonly en: string;
-  readonly 'zh-CN': string;
-}
+export type Texts = { readonly [L in Language]: string };
 
 /** Where a field appears in the connection form (sections render in this order). */
 export const FORM_SECTIONS = ['basics', 'login', 'device', 'audio', 'behaviour'] as const;
