@@ -88,8 +88,12 @@ export class HeldFolder {
     return new HeldFolder(mode, realRoot, id, undefined, [{ path: realRoot, id }]);
   }
 
+  private closed = false;
+
   /** A path naming `name` inside this very folder. */
   at(name: string): string {
+    // Once closed, the descriptor number may already name another open file or folder.
+    if (this.closed) throw new Error(`the folder ${this.path} is no longer held`);
     return this.handle ? `/proc/self/fd/${this.handle.fd}/${name}` : path.join(this.path, name);
   }
 
@@ -211,6 +215,7 @@ export class HeldFolder {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.handle?.close().catch(() => undefined);
   }
 }

@@ -75,7 +75,10 @@ export interface Listing {
 /** One entry met by `walk`, with its path relative to the root. */
 export interface WalkedEntry extends ListedEntry {
   relative: string;
-  /** Up to `max` bytes from the start of this file (files only), read by the sandbox's rules. */
+  /**
+   * Up to `max` bytes from the start of this file (files only), read by the sandbox's rules.
+   * Only during the visit: the folder is let go when the walk moves on.
+   */
   readStart(max: number): Promise<HeadResult>;
 }
 
