@@ -101,7 +101,7 @@ export async function readWhole(
 ): Promise<ReadResult> {
   return withFile(where, entry, async ({ handle, facts }) => {
     if (facts.size > max) throw fileTooLargeToRead(entry.relative, facts.size, max);
-    const { bytes, more } = await readUpTo(handle, max, signal);
+    const { bytes, more } = await readUpTo(handle, max, facts.size, signal);
     if (more) throw fileTooLargeToRead(entry.relative, Math.max(facts.size, max + 1), max);
     return { bytes, facts: { ...facts, size: bytes.byteLength } };
   });
@@ -115,7 +115,7 @@ export async function readHead(
   signal?: AbortSignal,
 ): Promise<HeadResult> {
   return withFile(where, entry, async ({ handle, facts }) => {
-    const { bytes, more } = await readUpTo(handle, max, signal);
+    const { bytes, more } = await readUpTo(handle, max, facts.size, signal);
     return { bytes, more, facts };
   });
 }
@@ -219,7 +219,7 @@ async function readIn(
   try {
     const { handle, facts } = await openRegular(folder, name);
     try {
-      const { bytes, more } = await readUpTo(handle, max, signal);
+      const { bytes, more } = await readUpTo(handle, max, facts.size, signal);
       return { bytes, more, facts };
     } finally {
       await handle.close().catch(() => undefined);

@@ -68,17 +68,27 @@ export async function openRegular(folder: HeldFolder, name: string): Promise<Ope
 
 /**
  * Up to `max` bytes from the start of the file; `more` tells whether the file holds more (read,
- * not stat'd: a file growing while it is read cannot push past the cap).
+ * not stat'd: a file growing while it is read cannot push past the cap). The buffer starts at the
+ * size the file had when opened and grows only as bytes really arrive, so a large cap costs
+ * nothing for a small file.
  */
 export async function readUpTo(
   handle: FileHandle,
   max: number,
+  sizeHint: number,
   signal?: AbortSignal,
 ): Promise<{ bytes: Buffer; more: boolean }> {
-  const buffer = Buffer.alloc(max + 1);
+  const limit = max + 1;
+  let buffer = Buffer.alloc(Math.min(limit, Math.max(sizeHint + 1, 4096)));
   let filled = 0;
-  while (filled < buffer.length) {
+  for (;;) {
     signal?.throwIfAborted();
+    if (filled === buffer.length) {
+      if (buffer.length === limit) break;
+      const grown = Buffer.alloc(Math.min(limit, buffer.length * 2));
+      buffer.copy(grown, 0, 0, filled);
+      buffer = grown;
+    }
     const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
