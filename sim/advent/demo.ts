@@ -11,6 +11,13 @@ import { PCM_BYTES_PER_MS, sineTone, speechLike } from '../kit/tone.js';
 const TIME = /what time|几点|time is it/i;
 const TIME_SERVICE = 'get_current_time';
 const FILE_SERVICE = 'create_file';
+const LIST_NOTES = /\b(?:list|show)\s+(?:my\s+|the\s+)?notes\b/i;
+const READ_NOTE = /\bread\s+(?:my\s+|the\s+)?note\s*:?\s+(.+)$/i;
+const LIST_SERVICE = 'list_directory';
+const READ_SERVICE = 'read_file';
+/** How many names and characters of a note a spoken reply can bear. */
+const SHOWN_NOTES = 10;
+const SHOWN_CHARS = 300;
 
 export interface DemoOptions {
   /** For note file names. */
@@ -23,6 +30,9 @@ export function createDemo(options: DemoOptions = {}): TurnHandler {
     const text = turn.text.trim();
     if (text === '') return reply(peer, turn.taskId, heard(turn), 'happy', speechLike());
     if (TIME.test(text)) return tellTime(turn, peer);
+    if (LIST_NOTES.test(text)) return listNotes(turn, peer);
+    const read = READ_NOTE.exec(text);
+    if (read) return readNote(turn, peer, read[1]!.trim());
     if (NOTE.test(text)) return writeNote(turn, peer, text, now());
     return reply(
       peer,
@@ -71,6 +81,62 @@ async function writeNote(turn: Turn, peer: SimPeer, text: string, at: number): P
   }
   const where = typeof result.data === 'string' && result.data.trim() ? result.data : filename;
   return reply(peer, turn.taskId, `Saved it as ${where}.`);
+}
+
+async function listNotes(turn: Turn, peer: SimPeer): Promise<void> {
+  if (!registered(peer, LIST_SERVICE)) {
+    return reply(peer, turn.taskId, missing(LIST_SERVICE, 'list your notes'), 'sad');
+  }
+  const result = await ask(peer, LIST_SERVICE, { path: 'notes' });
+  if (typeof result === 'string') return reply(peer, turn.taskId, result, 'sad');
+  if (!result.success) {
+    return reply(
+      peer,
+      turn.taskId,
+      `I couldn't list your notes: ${result.error ?? 'no reason given'}`,
+      'sad',
+    );
+  }
+  const data = result.data as { total?: unknown; entries?: { name?: unknown }[] } | null;
+  const names = (Array.isArray(data?.entries) ? data.entries : [])
+    .map((e) => e?.name)
+    .filter((n): n is string => typeof n === 'string');
+  const total = typeof data?.total === 'number' ? data.total : names.length;
+  if (total === 0) {
+    return reply(peer, turn.taskId, 'You have no notes yet. Try "write a note: buy milk".');
+  }
+  const shown = names.slice(0, SHOWN_NOTES).join(', ');
+  const more = total > SHOWN_NOTES ? ` and ${total - SHOWN_NOTES} more` : '';
+  return reply(
+    peer,
+    turn.taskId,
+    `You have ${total} ${total === 1 ? 'note' : 'notes'}: ${shown}${more}.`,
+  );
+}
+
+/** `read note shopping` reads notes/shopping.txt; a name with an extension is taken as is. */
+async function readNote(turn: Turn, peer: SimPeer, name: string): Promise<void> {
+  if (!registered(peer, READ_SERVICE)) {
+    return reply(peer, turn.taskId, missing(READ_SERVICE, 'read your notes'), 'sad');
+  }
+  const file = name.includes('.') ? name : `${name}.txt`;
+  const result = await ask(peer, READ_SERVICE, { path: `notes/${file}` });
+  if (typeof result === 'string') return reply(peer, turn.taskId, result, 'sad');
+  if (!result.success) {
+    return reply(
+      peer,
+      turn.taskId,
+      `I couldn't read ${file}: ${result.error ?? 'no reason given'}`,
+      'sad',
+    );
+  }
+  const data = result.data as { content?: unknown } | null;
+  const content = typeof data?.content === 'string' ? data.content.trim() : show(result.data);
+  const cut =
+    Array.from(content).length > SHOWN_CHARS
+      ? `${Array.from(content).slice(0, SHOWN_CHARS).join('')}…`
+      : content;
+  return reply(peer, turn.taskId, cut === '' ? `${file} is empty.` : `${file} says: ${cut}`);
 }
 
 function registered(peer: SimPeer, service: string): boolean {

@@ -72,7 +72,14 @@ describe('Registry.add refuses bad definitions', () => {
   it('accepts the built-in services', () => {
     const registry = new Registry();
     for (const s of builtinServices()) registry.add(s);
-    expect(registry.list().map((e) => e.service.name)).toEqual(['get_current_time', 'create_file']);
+    expect(registry.list().map((e) => e.service.name)).toEqual([
+      'get_current_time',
+      'create_file',
+      'list_directory',
+      'read_file',
+      'search_files',
+      'get_file_info',
+    ]);
   });
 });
 

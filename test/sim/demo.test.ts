@@ -1,9 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../app/clock.js';
 import { pieces } from '../../sim/advent/demo.js';
 import { FrameType } from '../../app/wire/advent/frame.js';
 import { useSim } from './fixture.js';
 import { type RawClient, textOf } from './raw-client.js';
+import { startHarness, type Harness } from '../helpers/agent-harness.js';
+import { nextEvent } from '../helpers/wait.js';
 
 const SERVICES = {
   get_current_time: {
@@ -128,5 +131,119 @@ describe('the demo conversation', () => {
       expect(out.length).toBeLessThanOrEqual(3);
       expect(out.every((p) => p.length > 0)).toBe(true);
     }
+  });
+});
+
+describe('the demo conversation about notes', () => {
+  const { start, client } = useSim();
+  const FILE_SERVICES = {
+    ...SERVICES,
+    list_directory: {
+      description: 'List a folder',
+      parameters: { type: 'object', properties: { path: { type: 'string' } } },
+    },
+    read_file: {
+      description: 'Read a text file',
+      parameters: {
+        type: 'object',
+        properties: { path: { type: 'string' } },
+        required: ['path'],
+      },
+    },
+  };
+
+  async function ready(services: Record<string, unknown> = FILE_SERVICES): Promise<RawClient> {
+    const c = await client(await start());
+    c.auth();
+    c.register(services);
+    return c;
+  }
+
+  it('lists the notes through list_directory and reads their names back', async () => {
+    const c = await ready();
+    c.textTurn('t0000011', 'List my notes');
+    const call = await nextCall(c);
+    expect(call).toMatchObject({ method: 'list_directory', params: { path: 'notes' } });
+    const entries = Array.from({ length: 12 }, (_, i) => ({ name: `n${i}.txt`, kind: 'file' }));
+    c.result(call.call_id, { success: true, data: { path: 'notes', total: 12, entries } });
+    expect(textOf(await c.waitReply('t0000011'))).toBe(
+      'You have 12 notes: n0.txt, n1.txt, n2.txt, n3.txt, n4.txt, n5.txt, n6.txt, n7.txt, n8.txt, n9.txt and 2 more.',
+    );
+  });
+
+  it('says so when there are no notes yet', async () => {
+    const c = await ready();
+    c.textTurn('t0000012', 'show notes');
+    const call = await nextCall(c);
+    c.result(call.call_id, { success: true, data: { path: 'notes', total: 0, entries: [] } });
+    expect(textOf(await c.waitReply('t0000012'))).toBe(
+      'You have no notes yet. Try "write a note: buy milk".',
+    );
+  });
+
+  it('reads a note through read_file, adding .txt to a bare name', async () => {
+    const c = await ready();
+    c.textTurn('t0000013', 'read note shopping');
+    const call = await nextCall(c);
+    expect(call).toMatchObject({ method: 'read_file', params: { path: 'notes/shopping.txt' } });
+    c.result(call.call_id, { success: true, data: { content: 'eggs, milk\n' } });
+    expect(textOf(await c.waitReply('t0000013'))).toBe('shopping.txt says: eggs, milk');
+
+    c.textTurn('t0000014', 'Read note: note-20250122-143025.txt');
+    const named = await nextCall(c);
+    expect(named.params).toEqual({ path: 'notes/note-20250122-143025.txt' });
+    c.result(named.call_id, { success: false, error: "'x' does not exist" });
+    const refused = await c.waitReply('t0000014');
+    expect(textOf(refused)).toBe("I couldn't read note-20250122-143025.txt: 'x' does not exist");
+    const emoji = refused.find((f) => f.type === FrameType.EMOJI)!;
+    expect(JSON.parse(emoji.payload.toString())).toEqual({ emoji: 'sad' });
+  });
+
+  it('says the file services are missing instead of calling them', async () => {
+    const c = await ready(SERVICES);
+    c.textTurn('t0000015', 'list my notes');
+    expect(textOf(await c.waitReply('t0000015'))).toBe(
+      "I can't list your notes: your agent has not registered the list_directory service.",
+    );
+    c.textTurn('t0000016', 'read note a');
+    expect(textOf(await c.waitReply('t0000016'))).toBe(
+      "I can't read your notes: your agent has not registered the read_file service.",
+    );
+    expect(c.frames.some((f) => f.type === FrameType.MCP)).toBe(false);
+  });
+});
+
+describe('the demo notes against the real agent', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('writes a note, lists it and reads it back, asking before anything leaves', async () => {
+    h = await startHarness({ sim: { demo: true } });
+    const { agent, session } = h;
+    agent.broker.attach({ name: 'test' });
+    const asked: string[] = [];
+    agent.events.on('prompt', (p) => {
+      asked.push(p.summary);
+      agent.answerPrompt(p.id, 'once');
+    });
+    const say = async (text: string) => {
+      const sent = session.sendText(text);
+      if (!sent.ok) throw new Error(sent.message);
+      const done = await nextEvent(agent.events, 'replyDone', (r) => r.taskId === sent.taskId);
+      return done.text;
+    };
+
+    expect(await say('write a note: buy milk')).toMatch(/^Saved it as /);
+    const listed = await say('list my notes');
+    const name = /^You have 1 note: (note-\d{8}-\d{6}\.txt)\.$/.exec(listed)?.[1];
+    expect(name, listed).toBeDefined();
+    expect(await say(`read note ${name}`)).toBe(`${name} says: buy milk`);
+    expect(asked.slice(1)).toEqual([
+      `Send the list of notes${path.sep} (1 entry) to Test server`,
+      `Send the contents of ${path.join('notes', name!)} (8 B) to Test server`,
+    ]);
   });
 });

@@ -1,23 +1,51 @@
 /**
  * The files sandbox (DESIGN §5). Every file service reaches the disk only through this.
  *
- * Two layers: the text of the path is checked first (syntax.ts), then where it really lands
- * (locate.ts: realpath of the nearest existing ancestor, so symlinks cannot lead out). Writes
- * repeat the real-location check after creating folders, because the disk may have changed
- * between the permission prompt and the write.
+ * Three layers: the text of the path is checked first (syntax.ts), then where it really lands
+ * (locate.ts: realpath of the nearest existing ancestor, so symlinks cannot lead out), and finally
+ * what is touched is reached by a walk from the root that follows no link (folder.ts), because
+ * the disk may change between the check and the operation: a local process can swap a folder for
+ * a link at any moment. Reads follow the same rules as writes.
  */
-import type { FileHandle } from 'node:fs/promises';
-import { mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { cryptoIds, type IdSource } from '../../ids.js';
 import { ServiceFailure } from '../service.js';
-import { formatBytes } from '../size.js';
 import { isStrictlyInside, relativeInside } from './contain.js';
 import { displayPath, quoteInput } from './display.js';
-import { errorCode, locate, type Located } from './locate.js';
+import { defaultHoldMode, FolderChanged, type HoldMode } from './folder.js';
+import { locate } from './locate.js';
+import { reach, realRoot } from './reach.js';
+import {
+  facts,
+  listFolder,
+  readHead,
+  readWhole,
+  walkFolder,
+  type HeadResult,
+  type Listing,
+  type ReadResult,
+  type WalkedEntry,
+  type WalkOptions,
+  type WalkStep,
+  type Where,
+} from './browse.js';
+import type { EntryFacts } from './read.js';
+import { changed, fileTooLarge, invalid, locateFailure, mapFsError, outside } from './refusals.js';
 import { parseUntrustedPath } from './syntax.js';
+import { createNew, replaceExisting, TempNameTaken, throwIfAborted } from './write.js';
 
 export { displayPath } from './display.js';
+export { fileTooLarge, fileTooLargeToRead } from './refusals.js';
+export type { EntryFacts, EntryKind } from './read.js';
+export type {
+  HeadResult,
+  ListedEntry,
+  Listing,
+  ReadResult,
+  WalkedEntry,
+  WalkOptions,
+  WalkStep,
+} from './browse.js';
 
 export interface ResolvedPath {
   /** The root the path lives under (absolute, as configured). */
@@ -30,18 +58,45 @@ export interface ResolvedPath {
   exists: boolean;
 }
 
+/** Something that exists inside a root: a file to read or a folder to list. */
+export interface ResolvedEntry {
+  root: string;
+  /** Relative to the root ('' for the root itself), with the platform separator. */
+  relative: string;
+  absolute: string;
+  kind: 'file' | 'folder';
+}
+
+export type EntryWanted = 'file' | 'folder' | 'any';
+
 export interface FilesSandbox {
   roots(): readonly string[];
   maxFileBytes(): number;
   /**
-   * Check an untrusted path and resolve it inside an allowed root. Throws ServiceFailure with
-   * `path_invalid` or `path_outside_roots` and a message the model can act on.
+   * Check an untrusted path for a file to write and resolve it inside an allowed root. Throws
+   * ServiceFailure with `path_invalid` or `path_outside_roots` and a message the model can act on.
    */
   resolve(input: unknown): Promise<ResolvedPath>;
-  /** Create a new file (flag `wx`), creating parent folders inside the root. `file_exists` if present. */
+  /** Check an untrusted path naming something that exists (a file, a folder, or either). */
+  resolveEntry(input: unknown, wanted: EntryWanted): Promise<ResolvedEntry>;
+  /** Create a new file; `file_exists` if the name is taken. Never leaves a partial file under the name. */
   writeNew(target: ResolvedPath, data: string | Uint8Array, signal?: AbortSignal): Promise<void>;
   /** Replace a file atomically (temp file + rename in the same folder). */
   replace(target: ResolvedPath, data: string | Uint8Array, signal?: AbortSignal): Promise<void>;
+  /** The whole file, or `file_too_large` (with its size and the cap) when it holds more than `max`. */
+  readFile(entry: ResolvedEntry, max: number, signal?: AbortSignal): Promise<ReadResult>;
+  /** Up to `max` bytes from the start of a file. */
+  readStart(entry: ResolvedEntry, max: number, signal?: AbortSignal): Promise<HeadResult>;
+  /** Kind, size and modified time, as the entry is now. */
+  info(entry: ResolvedEntry): Promise<EntryFacts>;
+  /** The entries of a folder (links described, never followed), at most `max`. */
+  list(entry: ResolvedEntry, max: number): Promise<Listing>;
+  /** Depth-first through a folder; links are listed as links and never entered. */
+  walk(
+    entry: ResolvedEntry,
+    visit: (item: WalkedEntry) => Promise<WalkStep> | WalkStep,
+    options: WalkOptions,
+  ): Promise<void>;
 }
 
 export interface FilesSandboxOptions {
@@ -50,20 +105,17 @@ export interface FilesSandboxOptions {
   maxFileBytes: () => number;
   /** Source of temp-file names. */
   ids?: IdSource;
+  /** How folders are held (folder.ts); by default `anchored` where the platform allows. */
+  holdMode?: HoldMode;
 }
 
-/** The refusal for content above the size cap; shared with services that check before asking. */
-export function fileTooLarge(name: string, bytes: number, max: number): ServiceFailure {
-  return new ServiceFailure(
-    'file_too_large',
-    `${quoteInput(name)} would be ${formatBytes(bytes)} but files are limited to ${formatBytes(max)}; write less content or split it into several files`,
-  );
-}
-
-const CHUNK_BYTES = 1 << 20;
+// Collisions with another writer's temp name are retried with a fresh name, a few times.
+const TEMP_ATTEMPTS = 4;
 
 export function createFilesSandbox(options: FilesSandboxOptions): FilesSandbox {
   const ids = options.ids ?? cryptoIds;
+  const holdMode = (): Promise<HoldMode> =>
+    options.holdMode ? Promise.resolve(options.holdMode) : defaultHoldMode();
 
   // A relative root would depend on the process's working folder: ignore it (fail closed).
   const currentRoots = (): string[] =>
@@ -72,48 +124,8 @@ export function createFilesSandbox(options: FilesSandboxOptions): FilesSandbox {
       .filter((r) => typeof r === 'string' && r !== '' && path.isAbsolute(r))
       .map((r) => path.resolve(r));
 
-  const rootsText = (roots: readonly string[]): string =>
-    roots.map((r) => displayPath(r)).join(' or ');
-
-  const outside = (input: string, roots: readonly string[], how = 'points'): ServiceFailure =>
-    new ServiceFailure(
-      'path_outside_roots',
-      `${quoteInput(input)} ${how} outside the allowed folders; use a path inside ${rootsText(roots)}`,
-    );
-
-  const invalid = (message: string): ServiceFailure => new ServiceFailure('path_invalid', message);
-
-  function locateFailure(loc: Exclude<Located, { ok: true }>, input: string, root: string) {
-    const q = quoteInput(input);
-    switch (loc.reason) {
-      case 'dangling':
-        return invalid(`${q} goes through a link that points nowhere; use another name`);
-      case 'loop':
-        return invalid(`${q} goes through a link that loops back on itself; use another name`);
-      case 'not_folder': {
-        const rel = relativeInside(root, loc.at);
-        const where = rel ? quoteInput(rel) : displayPath(loc.at);
-        return invalid(`${where} is a file, not a folder; choose another path for ${q}`);
-      }
-      case 'unreadable':
-        return invalid(
-          `${q} cannot be checked (a folder on the way is not readable); use another path`,
-        );
-    }
-  }
-
-  /** The root's real location; a root that does not exist yet is fine (created on first write). */
-  async function realRoot(root: string): Promise<string> {
-    const loc = await locate(root);
-    if (!loc.ok || (loc.found && !loc.stats.isDirectory())) {
-      throw invalid(
-        `the allowed folder ${displayPath(root)} cannot be used (it is not a reachable folder); ask the user to fix it in Settings`,
-      );
-    }
-    return loc.real;
-  }
-
-  async function resolve(input: unknown): Promise<ResolvedPath> {
+  /** Absolute path and root for an untrusted path, by its text alone. */
+  function place(input: unknown, folder: boolean) {
     const roots = currentRoots();
     if (roots.length === 0) {
       throw new ServiceFailure(
@@ -121,20 +133,24 @@ export function createFilesSandbox(options: FilesSandboxOptions): FilesSandbox {
         'no folder is allowed for files yet; ask the user to add one in Settings',
       );
     }
-    const parsed = parseUntrustedPath(input);
-    const raw = parsed.path;
+    const parsed = parseUntrustedPath(input, process.platform, { folder });
     const shown = input as string; // parseUntrustedPath proved it is a string
     let root: string | undefined;
     let absolute: string;
     if (parsed.absolute) {
-      absolute = path.resolve(raw);
+      absolute = path.resolve(parsed.path);
       root = roots.find((r) => relativeInside(r, absolute) !== undefined);
     } else {
       // Relative paths mean the first root; climbing out of it is an escape even if it lands in another.
-      absolute = path.resolve(roots[0] as string, raw);
+      absolute = path.resolve(roots[0] as string, parsed.path);
       root = relativeInside(roots[0] as string, absolute) !== undefined ? roots[0] : undefined;
     }
     if (root === undefined) throw outside(shown, roots);
+    return { roots, root, absolute, shown, raw: parsed.path };
+  }
+
+  async function resolve(input: unknown): Promise<ResolvedPath> {
+    const { roots, root, absolute, shown, raw } = place(input, false);
     const relative = relativeInside(root, absolute) ?? '';
     if (relative === '') {
       throw invalid(
@@ -144,7 +160,7 @@ export function createFilesSandbox(options: FilesSandboxOptions): FilesSandbox {
 
     const loc = await locate(absolute);
     if (!loc.ok) throw locateFailure(loc, shown, root);
-    const real = await realRoot(root);
+    const real = (await realRoot(root)).real;
     if (!isStrictlyInside(real, loc.real)) throw outside(shown, roots, 'leads through a link');
     if (loc.found) {
       if (loc.stats.isDirectory()) {
@@ -158,70 +174,53 @@ export function createFilesSandbox(options: FilesSandboxOptions): FilesSandbox {
     return { root, relative, absolute, exists: loc.found };
   }
 
-  /** The target must still be inside a current root: settings may have changed since resolve. */
-  function checkTarget(target: ResolvedPath): string {
+  async function resolveEntry(input: unknown, wanted: EntryWanted): Promise<ResolvedEntry> {
+    const { roots, root, absolute, shown } = place(input, wanted !== 'file');
+    const relative = relativeInside(root, absolute) ?? '';
+    const q = quoteInput(shown);
+    if (relative === '' && wanted === 'file') {
+      throw invalid(`${q} is the allowed folder itself; give the path of a file inside it`);
+    }
+    const loc = await locate(absolute);
+    if (!loc.ok) throw locateFailure(loc, shown, root);
+    const rootReal = await realRoot(root);
+    if (relativeInside(rootReal.real, loc.real) === undefined) {
+      throw outside(shown, roots, 'leads through a link');
+    }
+    if (!loc.found) {
+      if (relative === '') return { root, relative, absolute, kind: 'folder' }; // not made yet: empty
+      throw invalid(`${q} does not exist; call list_directory to see what is there`);
+    }
+    const kind = loc.stats.isDirectory() ? 'folder' : loc.stats.isFile() ? 'file' : undefined;
+    if (kind === undefined) {
+      throw invalid(
+        `${q} is not a regular file or folder (a device, socket or pipe); it is not read`,
+      );
+    }
+    if (wanted === 'file' && kind === 'folder') {
+      throw invalid(`${q} is a folder; call list_directory to see the files in it`);
+    }
+    if (wanted === 'folder' && kind === 'file') {
+      throw invalid(`${q} is a file, not a folder; call read_file or get_file_info for it`);
+    }
+    return { root, relative, absolute, kind };
+  }
+
+  /** The root of a target, which must still be a current root: settings may have changed. */
+  function checkRoot(target: { root: string; absolute: string }, strict: boolean): string {
     const roots = currentRoots();
     const root = roots.find((r) => relativeInside(r, target.root) === '');
+    const inside = root === undefined ? undefined : relativeInside(root, target.absolute);
     if (
       root === undefined ||
       !path.isAbsolute(target.absolute) ||
       path.resolve(target.absolute) !== target.absolute ||
-      !isStrictlyInside(root, target.absolute)
+      inside === undefined ||
+      (strict && inside === '')
     ) {
       throw outside(displayPath(target.absolute), roots, 'is no longer');
     }
     return root;
-  }
-
-  /**
-   * Create the target's folder one level at a time, checking after each mkdir that the real
-   * location is still on the way to (or inside) the root. A recursive mkdir would follow a
-   * symlink swapped in after resolve and build folders wherever it points.
-   */
-  async function ensureFolder(root: string, target: ResolvedPath): Promise<void> {
-    const dir = path.dirname(target.absolute);
-    const realRootPath = await realRoot(root);
-    const onTheWay = (real: string): boolean =>
-      relativeInside(realRootPath, real) !== undefined ||
-      relativeInside(real, realRootPath) !== undefined;
-    const escaped = () => outside(target.relative, [root], 'now leads through a link');
-
-    const loc = await locate(dir);
-    if (!loc.ok) throw locateFailure(loc, target.relative, root);
-    if (loc.found && !loc.stats.isDirectory()) {
-      throw invalid(`the folder for ${quoteInput(target.relative)} is a file; choose another path`);
-    }
-    if (relativeInside(realRootPath, loc.real) === undefined) throw escaped();
-
-    let current = loc.existing;
-    const missing = path.relative(loc.existing, dir).split(path.sep).filter(Boolean);
-    for (const part of missing) {
-      current = path.join(current, part);
-      try {
-        await mkdir(current);
-      } catch (err) {
-        if (errorCode(err) !== 'EEXIST') throw mapFsError(err, target);
-      }
-      let real: string;
-      try {
-        real = await realpath(current);
-      } catch {
-        throw escaped();
-      }
-      if (!onTheWay(real)) throw escaped();
-      if (!(await stat(real)).isDirectory()) {
-        throw invalid(
-          `the folder for ${quoteInput(target.relative)} is a file; choose another path`,
-        );
-      }
-    }
-    let realDir: string;
-    try {
-      realDir = await realpath(dir);
-    } catch {
-      throw escaped();
-    }
-    if (relativeInside(realRootPath, realDir) === undefined) throw escaped();
   }
 
   function prepare(target: ResolvedPath, data: string | Uint8Array, signal?: AbortSignal) {
@@ -229,144 +228,59 @@ export function createFilesSandbox(options: FilesSandboxOptions): FilesSandbox {
     const max = options.maxFileBytes();
     if (bytes.byteLength > max) throw fileTooLarge(target.relative, bytes.byteLength, max);
     throwIfAborted(signal);
-    return { bytes, root: checkTarget(target) };
+    return { bytes, root: checkRoot(target, true) };
   }
 
-  async function writeNew(target: ResolvedPath, data: string | Uint8Array, signal?: AbortSignal) {
-    const { bytes, root } = prepare(target, data, signal);
-    await ensureFolder(root, target);
-    throwIfAborted(signal);
-    let handle: FileHandle;
-    try {
-      // 'wx' = O_CREAT|O_EXCL: never replaces a file and never follows a symlink at the target.
-      handle = await open(target.absolute, 'wx');
-    } catch (err) {
-      throw mapFsError(err, target);
-    }
-    try {
-      await writeAll(handle, bytes, signal);
-      await handle.sync();
-      await handle.close();
-    } catch (err) {
-      await handle.close().catch(() => undefined);
-      // The file is ours (O_EXCL created it): a half-written one would only mislead.
-      await rm(target.absolute, { force: true }).catch(() => undefined);
-      throw mapFsError(err, target);
-    }
-  }
+  type WriteOp = typeof createNew;
 
-  async function replace(target: ResolvedPath, data: string | Uint8Array, signal?: AbortSignal) {
+  async function write(
+    target: ResolvedPath,
+    data: string | Uint8Array,
+    op: WriteOp,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const { bytes, root } = prepare(target, data, signal);
-    await ensureFolder(root, target);
-    throwIfAborted(signal);
     const dir = path.dirname(target.absolute);
-    // Same folder, so rename stays on one file system and is atomic; a short fixed-length name so
-    // a 255-byte target name cannot push the temp name over the limit.
-    const temp = path.join(dir, `.advent-${ids.hex(16)}.tmp`);
-    const mode = await fileMode(target.absolute);
-    let handle: FileHandle | undefined;
-    let created = false;
+    const folder = await reach(root, dir, target.relative, true, 'written', await holdMode());
     try {
-      handle = await open(temp, 'wx', mode);
-      created = true;
-      await writeAll(handle, bytes, signal);
-      await handle.sync();
-      await handle.close();
-      handle = undefined;
       throwIfAborted(signal);
-      await rename(temp, target.absolute);
+      const name = path.basename(target.absolute);
+      for (let attempt = 1; ; attempt++) {
+        // Same folder, so the final rename or link stays on one file system; a short fixed-length
+        // name so a 255-byte target name cannot push the temp name over the limit.
+        const temp = `.advent-${ids.hex(16)}.tmp`;
+        try {
+          await op(folder, name, temp, bytes, signal);
+          return;
+        } catch (err) {
+          if (err instanceof TempNameTaken && attempt < TEMP_ATTEMPTS) continue;
+          throw err;
+        }
+      }
     } catch (err) {
-      await handle?.close().catch(() => undefined);
-      if (created) await rm(temp, { force: true }).catch(() => undefined);
-      throw mapFsError(err, target);
+      if (err instanceof FolderChanged) throw changed(err, target.relative, root, 'written');
+      throw mapFsError(err, target.relative, 'written');
+    } finally {
+      await folder.close();
     }
-    await syncFolder(dir);
+  }
+
+  /** Where a read runs: the entry's root, still configured, and how folders are held. */
+  async function where(entry: ResolvedEntry, file: boolean): Promise<Where> {
+    return { root: checkRoot(entry, file), mode: await holdMode() };
   }
 
   return {
     roots: () => currentRoots(),
     maxFileBytes: () => options.maxFileBytes(),
     resolve,
-    writeNew,
-    replace,
+    resolveEntry,
+    writeNew: (target, data, signal) => write(target, data, createNew, signal),
+    replace: (target, data, signal) => write(target, data, replaceExisting, signal),
+    readFile: async (entry, max, signal) => readWhole(await where(entry, true), entry, max, signal),
+    readStart: async (entry, max, signal) => readHead(await where(entry, true), entry, max, signal),
+    info: async (entry) => facts(await where(entry, false), entry),
+    list: async (entry, max) => listFolder(await where(entry, false), entry, max),
+    walk: async (entry, visit, opts) => walkFolder(await where(entry, false), entry, visit, opts),
   };
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) {
-    throw new ServiceFailure(
-      'cancelled',
-      'the write was cancelled before it finished; the file was not changed',
-    );
-  }
-}
-
-async function writeAll(handle: FileHandle, bytes: Uint8Array, signal?: AbortSignal) {
-  let offset = 0;
-  while (offset < bytes.byteLength) {
-    throwIfAborted(signal);
-    const length = Math.min(CHUNK_BYTES, bytes.byteLength - offset);
-    const { bytesWritten } = await handle.write(bytes, offset, length);
-    if (bytesWritten <= 0) throw new Error('the disk accepted no bytes');
-    offset += bytesWritten;
-  }
-  throwIfAborted(signal);
-}
-
-/** Keep the permissions of a file being replaced (a private file stays private). */
-async function fileMode(abs: string): Promise<number | undefined> {
-  try {
-    const st = await stat(abs);
-    return st.isFile() ? st.mode & 0o777 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Make the rename itself durable. Best effort: Windows cannot open a folder for fsync. */
-async function syncFolder(dir: string): Promise<void> {
-  if (process.platform === 'win32') return;
-  try {
-    const handle = await open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // The data itself is already fsync'd; losing only the rename on power loss is acceptable.
-  }
-}
-
-function mapFsError(err: unknown, target: ResolvedPath): Error {
-  if (err instanceof ServiceFailure) return err;
-  const where = quoteInput(target.relative);
-  const code = errorCode(err);
-  switch (code) {
-    case 'EEXIST':
-      return new ServiceFailure('file_exists', `${where} already exists; nothing was written`);
-    case 'ENOSPC':
-    case 'EDQUOT':
-      return new ServiceFailure(
-        'disk_full',
-        `there is not enough disk space to write ${where}; nothing was written. Free some space or ask the user to choose another folder`,
-      );
-    case 'EACCES':
-    case 'EPERM':
-    case 'EROFS':
-      return new ServiceFailure(
-        'service_error',
-        `cannot write ${where}: permission denied (${code}); ask the user to check the folder's permissions`,
-      );
-    case 'EISDIR':
-    case 'ENOTDIR':
-    case 'ENAMETOOLONG':
-    case 'EINVAL':
-      return new ServiceFailure(
-        'path_invalid',
-        `${where} cannot be written (${code}); choose another name`,
-      );
-    default:
-      return err instanceof Error ? err : new Error(String(err));
-  }
 }

@@ -41,18 +41,26 @@ function typeName(value: unknown): string {
   return `a ${typeof value}`;
 }
 
+export interface ParseOptions {
+  /** A folder may be named too: '', '.', and a trailing '/' are accepted ('' = the root). */
+  folder?: boolean;
+}
+
 export function parseUntrustedPath(
   input: unknown,
   platform: NodeJS.Platform = process.platform,
+  options: ParseOptions = {},
 ): ParsedPath {
+  const noun = options.folder ? 'path' : 'file name';
   if (typeof input !== 'string') {
-    throw invalid(`the file name must be a string ${EXAMPLE}, not ${typeName(input)}`);
+    throw invalid(`the ${noun} must be a string ${EXAMPLE}, not ${typeName(input)}`);
   }
-  if (input.length === 0) throw invalid(`the file name is empty; give one ${EXAMPLE}`);
+  if (input.length === 0) {
+    if (options.folder) return { absolute: false, path: '.' };
+    throw invalid(`the file name is empty; give one ${EXAMPLE}`);
+  }
   if (input.length > MAX_PATH_CHARS) {
-    throw invalid(
-      `the file name is ${input.length} characters long; use at most ${MAX_PATH_CHARS}`,
-    );
+    throw invalid(`the ${noun} is ${input.length} characters long; use at most ${MAX_PATH_CHARS}`);
   }
   const q = quoteInput(input);
   if (input.includes('\u0000')) throw invalid(`${q} contains a NUL character; remove it`);
@@ -90,7 +98,7 @@ export function parseUntrustedPath(
 
   const segments = slashed.split('/');
   const last = segments[segments.length - 1];
-  if (last === '' || last === '.' || last === '..') {
+  if (!options.folder && (last === '' || last === '.' || last === '..')) {
     throw invalid(`${q} names a folder, not a file; add a file name ${EXAMPLE}`);
   }
   for (const [i, segment] of segments.entries()) {

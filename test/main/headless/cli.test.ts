@@ -12,9 +12,12 @@ import { RobotSim } from '../../../sim/robot/server.js';
 import { XiaozhiSim } from '../../../sim/xiaozhi/server.js';
 import { FrameType } from '../../../app/wire/advent/frame.js';
 import { main } from '../../../main/headless/cli.js';
+import { builtinServices } from '../../../app/services/builtin/index.js';
 import type { CliIo } from '../../../main/headless/io.js';
 import { FAST } from '../../helpers/agent-harness.js';
 import { until } from '../../helpers/wait.js';
+
+const BUILTINS = builtinServices().map((b) => b.name);
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -157,7 +160,10 @@ describe('advent-agent command line', () => {
   it('holds a session: a typed line is a turn, the reply and the tool call print, EOF says goodbye and exits 0', async () => {
     sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
     const r = start(runArgs(sim.port));
-    await until(() => r.stdout.text.includes('registered 2 service(s)'), 'registered');
+    await until(
+      () => r.stdout.text.includes(`registered ${BUILTINS.length} service(s)`),
+      'registered',
+    );
     r.stdin.write('what time is it\n');
     await until(() => /assistant› It's .+\n/.test(r.stdout.text), 'reply');
     expect(r.stdout.text).toMatch(/⚙ get_current_time — .* — auto — ok/);
@@ -191,7 +197,8 @@ describe('advent-agent command line', () => {
         ),
       );
       await until(
-        () => (r.stdout.text.match(/✓ registered 2 service\(s\) with /g) ?? []).length === 4,
+        () =>
+          r.stdout.text.split(`✓ registered ${BUILTINS.length} service(s) with `).length - 1 === 4,
         'all four registered',
         10_000,
       );
@@ -264,10 +271,12 @@ describe('advent-agent command line', () => {
   it('/disable re-registers at once, /services and /audit show state, /quit exits 0', async () => {
     sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
     const r = start(runArgs(sim.port, '--allow', 'create_file'));
-    await until(() => r.stdout.text.includes('registered 2'), 'registered');
+    await until(() => r.stdout.text.includes(`registered ${BUILTINS.length}`), 'registered');
     r.stdin.write('/disable create_file\n');
     await until(() => sim!.registrations().length === 2, 'second register');
-    expect(Object.keys(sim.registrations()[1]!)).toEqual(['get_current_time']);
+    expect(Object.keys(sim.registrations()[1]!)).toEqual(
+      BUILTINS.filter((n) => n !== 'create_file'),
+    );
     r.stdin.write('/services\n');
     await until(() => /○ create_file/.test(r.stdout.text), 'services list');
     expect(r.stdout.text).toMatch(/● get_current_time\s+read\s+policy allow/);

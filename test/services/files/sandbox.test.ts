@@ -7,6 +7,7 @@ import {
   displayPath,
   type FilesSandbox,
 } from '../../../app/services/files/sandbox.js';
+import { seededIds } from '../../../app/ids.js';
 import { ServiceFailure } from '../../../app/services/service.js';
 import { tempDirs } from '../helpers.js';
 
@@ -198,112 +199,142 @@ describe('resolve follows symlinks and fails closed', () => {
   });
 });
 
-describe('writeNew', () => {
-  it('creates nested folders and writes the bytes', async () => {
-    const target = await sandbox.resolve('a/b/c/file.txt');
-    await sandbox.writeNew(target, 'héllo');
-    expect(await readFile(path.join(root, 'a', 'b', 'c', 'file.txt'), 'utf8')).toBe('héllo');
+// Both ways of holding a folder (folder.ts): Linux uses `anchored`; macOS and Windows `checked`.
+describe.each(['anchored', 'checked'] as const)('with %s folders', (holdMode) => {
+  beforeEach(() => {
+    sandbox = createFilesSandbox({ roots: () => [root], maxFileBytes: () => maxBytes, holdMode });
   });
 
-  it('never overwrites (wx), even when the file appears after resolve', async () => {
-    const target = await sandbox.resolve('race.txt');
-    await writeFile(path.join(root, 'race.txt'), 'original');
-    const failure = await refusal(sandbox.writeNew(target, 'new'));
-    expect(failure.code).toBe('file_exists');
-    expect(await readFile(path.join(root, 'race.txt'), 'utf8')).toBe('original');
+  describe('writeNew', () => {
+    it('creates nested folders and writes the bytes', async () => {
+      const target = await sandbox.resolve('a/b/c/file.txt');
+      await sandbox.writeNew(target, 'héllo');
+      expect(await readFile(path.join(root, 'a', 'b', 'c', 'file.txt'), 'utf8')).toBe('héllo');
+    });
+
+    it('never overwrites (wx), even when the file appears after resolve', async () => {
+      const target = await sandbox.resolve('race.txt');
+      await writeFile(path.join(root, 'race.txt'), 'original');
+      const failure = await refusal(sandbox.writeNew(target, 'new'));
+      expect(failure.code).toBe('file_exists');
+      expect(await readFile(path.join(root, 'race.txt'), 'utf8')).toBe('original');
+    });
+
+    it('never writes through a link placed at the target after resolve', async () => {
+      const target = await sandbox.resolve('late-link.txt');
+      await symlink(path.join(outside, 'victim.txt'), path.join(root, 'late-link.txt'));
+      expect((await refusal(sandbox.writeNew(target, 'x'))).code).toBe('file_exists');
+      await expect(stat(path.join(outside, 'victim.txt'))).rejects.toThrow();
+    });
+
+    it('re-checks containment after resolve (a folder swapped for a link)', async () => {
+      const target = await sandbox.resolve('sub/new/x.txt');
+      await symlink(outside, path.join(root, 'sub'), 'dir');
+      expect((await refusal(sandbox.writeNew(target, 'x'))).code).toBe('path_outside_roots');
+      expect(await readdir(outside)).toEqual([]);
+    });
+
+    it('leaves no temp file behind, and keeps the permissions a new file normally gets', async () => {
+      await sandbox.writeNew(await sandbox.resolve('notes/a.txt'), 'a');
+      expect(await readdir(path.join(root, 'notes'))).toEqual(['a.txt']);
+      expect((await stat(path.join(root, 'notes', 'a.txt'))).mode & 0o777).toBe(
+        0o666 & ~process.umask(),
+      );
+    });
+
+    it("draws another temp name when someone else's file has it, and leaves that file alone", async () => {
+      const taken = `.advent-${seededIds(5).hex(16)}.tmp`;
+      await writeFile(path.join(root, taken), 'theirs');
+      const s = createFilesSandbox({
+        roots: () => [root],
+        maxFileBytes: () => 100,
+        ids: seededIds(5),
+        holdMode,
+      });
+      await s.writeNew(await s.resolve('mine.txt'), 'mine');
+      expect(await readFile(path.join(root, 'mine.txt'), 'utf8')).toBe('mine');
+      expect(await readFile(path.join(root, taken), 'utf8')).toBe('theirs');
+      expect((await readdir(root)).sort()).toEqual([taken, 'mine.txt'].sort());
+    });
+
+    it('refuses content above the size cap', async () => {
+      const target = await sandbox.resolve('big.txt');
+      const failure = await refusal(sandbox.writeNew(target, 'x'.repeat(maxBytes + 1)));
+      expect(failure.code).toBe('file_too_large');
+      expect(failure.message).toMatch(/1\.0 KB/);
+      await expect(stat(path.join(root, 'big.txt'))).rejects.toThrow();
+    });
+
+    it('counts the cap in UTF-8 bytes, not characters', async () => {
+      const target = await sandbox.resolve('wide.txt');
+      const failure = await refusal(sandbox.writeNew(target, '字'.repeat(400))); // 1200 bytes
+      expect(failure.code).toBe('file_too_large');
+    });
+
+    it('stops on an aborted signal and leaves no partial file', async () => {
+      maxBytes = 8 * 1024 * 1024;
+      const target = await sandbox.resolve('aborted.txt');
+      const controller = new AbortController();
+      const writing = sandbox.writeNew(target, new Uint8Array(maxBytes), controller.signal);
+      controller.abort();
+      expect((await refusal(writing)).code).toBe('cancelled');
+      expect(await readdir(root)).toEqual([]);
+    });
+
+    it('refuses a target from a root that is no longer configured', async () => {
+      const target = await sandbox.resolve('x.txt');
+      const other = createFilesSandbox({ roots: () => [outside], maxFileBytes: () => 100 });
+      expect((await refusal(other.writeNew(target, 'x'))).code).toBe('path_outside_roots');
+      expect((await refusal(other.writeNew({ ...target, root: outside }, 'x'))).code).toBe(
+        'path_outside_roots',
+      );
+    });
   });
 
-  it('never writes through a link placed at the target after resolve', async () => {
-    const target = await sandbox.resolve('late-link.txt');
-    await symlink(path.join(outside, 'victim.txt'), path.join(root, 'late-link.txt'));
-    expect((await refusal(sandbox.writeNew(target, 'x'))).code).toBe('file_exists');
-    await expect(stat(path.join(outside, 'victim.txt'))).rejects.toThrow();
-  });
+  describe('replace', () => {
+    it('swaps the content and leaves no temp file', async () => {
+      await writeFile(path.join(root, 'doc.txt'), 'old');
+      const target = await sandbox.resolve('doc.txt');
+      expect(target.exists).toBe(true);
+      await sandbox.replace(target, 'new');
+      expect(await readFile(path.join(root, 'doc.txt'), 'utf8')).toBe('new');
+      expect(await readdir(root)).toEqual(['doc.txt']);
+    });
 
-  it('re-checks containment after resolve (a folder swapped for a link)', async () => {
-    const target = await sandbox.resolve('sub/new/x.txt');
-    await symlink(outside, path.join(root, 'sub'), 'dir');
-    expect((await refusal(sandbox.writeNew(target, 'x'))).code).toBe('path_outside_roots');
-    expect(await readdir(outside)).toEqual([]);
-  });
+    it('keeps the old content when the write fails before the rename', async () => {
+      maxBytes = 8 * 1024 * 1024;
+      await writeFile(path.join(root, 'doc.txt'), 'old');
+      const target = await sandbox.resolve('doc.txt');
+      const controller = new AbortController();
+      const replacing = sandbox.replace(target, new Uint8Array(maxBytes), controller.signal);
+      controller.abort();
+      expect((await refusal(replacing)).code).toBe('cancelled');
+      expect(await readFile(path.join(root, 'doc.txt'), 'utf8')).toBe('old');
+      expect(await readdir(root)).toEqual(['doc.txt']);
+    });
 
-  it('refuses content above the size cap', async () => {
-    const target = await sandbox.resolve('big.txt');
-    const failure = await refusal(sandbox.writeNew(target, 'x'.repeat(maxBytes + 1)));
-    expect(failure.code).toBe('file_too_large');
-    expect(failure.message).toMatch(/1\.0 KB/);
-    await expect(stat(path.join(root, 'big.txt'))).rejects.toThrow();
-  });
+    it('keeps the file mode of the file it replaces', async () => {
+      await writeFile(path.join(root, 'private.txt'), 'old', { mode: 0o600 });
+      await sandbox.replace(await sandbox.resolve('private.txt'), 'new');
+      expect((await stat(path.join(root, 'private.txt'))).mode & 0o777).toBe(0o600);
+    });
 
-  it('counts the cap in UTF-8 bytes, not characters', async () => {
-    const target = await sandbox.resolve('wide.txt');
-    const failure = await refusal(sandbox.writeNew(target, '字'.repeat(400))); // 1200 bytes
-    expect(failure.code).toBe('file_too_large');
-  });
+    it('replaces a link inside the root with a file instead of writing through it', async () => {
+      await writeFile(path.join(root, 'real.txt'), 'real');
+      await symlink(path.join(root, 'real.txt'), path.join(root, 'alias.txt'));
+      await sandbox.replace(await sandbox.resolve('alias.txt'), 'alias');
+      expect(await readFile(path.join(root, 'real.txt'), 'utf8')).toBe('real');
+      expect(await readFile(path.join(root, 'alias.txt'), 'utf8')).toBe('alias');
+    });
 
-  it('stops on an aborted signal and leaves no partial file', async () => {
-    maxBytes = 8 * 1024 * 1024;
-    const target = await sandbox.resolve('aborted.txt');
-    const controller = new AbortController();
-    const writing = sandbox.writeNew(target, new Uint8Array(maxBytes), controller.signal);
-    controller.abort();
-    expect((await refusal(writing)).code).toBe('cancelled');
-    expect(await readdir(root)).toEqual([]);
-  });
-
-  it('refuses a target from a root that is no longer configured', async () => {
-    const target = await sandbox.resolve('x.txt');
-    const other = createFilesSandbox({ roots: () => [outside], maxFileBytes: () => 100 });
-    expect((await refusal(other.writeNew(target, 'x'))).code).toBe('path_outside_roots');
-    expect((await refusal(other.writeNew({ ...target, root: outside }, 'x'))).code).toBe(
-      'path_outside_roots',
-    );
-  });
-});
-
-describe('replace', () => {
-  it('swaps the content and leaves no temp file', async () => {
-    await writeFile(path.join(root, 'doc.txt'), 'old');
-    const target = await sandbox.resolve('doc.txt');
-    expect(target.exists).toBe(true);
-    await sandbox.replace(target, 'new');
-    expect(await readFile(path.join(root, 'doc.txt'), 'utf8')).toBe('new');
-    expect(await readdir(root)).toEqual(['doc.txt']);
-  });
-
-  it('keeps the old content when the write fails before the rename', async () => {
-    maxBytes = 8 * 1024 * 1024;
-    await writeFile(path.join(root, 'doc.txt'), 'old');
-    const target = await sandbox.resolve('doc.txt');
-    const controller = new AbortController();
-    const replacing = sandbox.replace(target, new Uint8Array(maxBytes), controller.signal);
-    controller.abort();
-    expect((await refusal(replacing)).code).toBe('cancelled');
-    expect(await readFile(path.join(root, 'doc.txt'), 'utf8')).toBe('old');
-    expect(await readdir(root)).toEqual(['doc.txt']);
-  });
-
-  it('keeps the file mode of the file it replaces', async () => {
-    await writeFile(path.join(root, 'private.txt'), 'old', { mode: 0o600 });
-    await sandbox.replace(await sandbox.resolve('private.txt'), 'new');
-    expect((await stat(path.join(root, 'private.txt'))).mode & 0o777).toBe(0o600);
-  });
-
-  it('replaces a link inside the root with a file instead of writing through it', async () => {
-    await writeFile(path.join(root, 'real.txt'), 'real');
-    await symlink(path.join(root, 'real.txt'), path.join(root, 'alias.txt'));
-    await sandbox.replace(await sandbox.resolve('alias.txt'), 'alias');
-    expect(await readFile(path.join(root, 'real.txt'), 'utf8')).toBe('real');
-    expect(await readFile(path.join(root, 'alias.txt'), 'utf8')).toBe('alias');
-  });
-
-  it('refuses content above the size cap and leaves the file alone', async () => {
-    await writeFile(path.join(root, 'doc.txt'), 'old');
-    const failure = await refusal(
-      sandbox.replace(await sandbox.resolve('doc.txt'), 'x'.repeat(maxBytes + 1)),
-    );
-    expect(failure.code).toBe('file_too_large');
-    expect(await readFile(path.join(root, 'doc.txt'), 'utf8')).toBe('old');
+    it('refuses content above the size cap and leaves the file alone', async () => {
+      await writeFile(path.join(root, 'doc.txt'), 'old');
+      const failure = await refusal(
+        sandbox.replace(await sandbox.resolve('doc.txt'), 'x'.repeat(maxBytes + 1)),
+      );
+      expect(failure.code).toBe('file_too_large');
+      expect(await readFile(path.join(root, 'doc.txt'), 'utf8')).toBe('old');
+    });
   });
 });
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { builtinServices } from '../../../app/services/builtin/index.js';
 import { FrameType, taskKey } from '../../../app/wire/advent/frame.js';
 import { type Harness, startHarness } from '../../helpers/agent-harness.js';
 import { fakeJwt, nextEvent, until } from '../../helpers/wait.js';
@@ -13,6 +14,8 @@ afterEach(async () => {
 });
 
 const registeredNames = (h: Harness) => h.sim.registrations().map((s) => Object.keys(s).sort());
+const BUILTINS = builtinServices().map((b) => b.name);
+const BUILTINS_BUT_CREATE_FILE = BUILTINS.filter((n) => n !== 'create_file');
 
 describe('Advent session: login and registration', () => {
   it('sends AUTH first with every parameter the user set, then registers every enabled service', async () => {
@@ -40,7 +43,7 @@ describe('Advent session: login and registration', () => {
       },
     });
     await until(() => h!.sim.registrations().length === 1, 'register');
-    expect(registeredNames(h)).toEqual([['create_file', 'get_current_time']]);
+    expect(registeredNames(h)).toEqual([[...BUILTINS].sort()]);
     const getTime = h.sim.registrations()[0]!.get_current_time as { parameters: { type: string } };
     expect(getTime.parameters.type).toBe('object');
     expect(h.sim.violations).toEqual([]);
@@ -88,7 +91,7 @@ describe('Advent session: login and registration', () => {
     await until(() => h!.sim.registrations().length === 1, 'first register');
     await h.agent.setServiceEnabled('create_file', false);
     await until(() => h!.sim.registrations().length === 2, 'second register');
-    expect(registeredNames(h)[1]).toEqual(['get_current_time']);
+    expect(registeredNames(h)[1]).toEqual([...BUILTINS_BUT_CREATE_FILE].sort());
     const result = await h.sim.peer().call('create_file', { filename: 'a.txt', content: 'x' });
     expect(result.success).toBe(false);
     expect(result.error).toMatch(/switched off by the user/);

@@ -16,6 +16,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { builtinServices } from '../../../app/services/builtin/index.js';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Agent } from '../../../app/agent.js';
 import { EndpointSession } from '../../../app/wire/endpoint/session.js';
@@ -92,6 +93,8 @@ afterEach(async () => {
   await temp.close();
 });
 
+const BUILTINS = builtinServices().map((b) => b.name);
+
 describe('endpoint session as seen by the official MCP SDK client', () => {
   it('completes the initialize handshake and announces tools with listChanged', () => {
     expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true } });
@@ -100,7 +103,7 @@ describe('endpoint session as seen by the official MCP SDK client', () => {
 
   it('lists our tools with their schemas, and the session shows them as registered', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['get_current_time', 'create_file']);
+    expect(tools.map((t) => t.name)).toEqual(BUILTINS);
     const expected = agent.toolEntries();
     for (const tool of tools) {
       const entry = expected.find((e) => e.name === tool.name)!;
@@ -109,7 +112,7 @@ describe('endpoint session as seen by the official MCP SDK client', () => {
     }
     await until(() => session.registrationState.state === 'registered', 'registered');
     expect(session.registrationState).toMatchObject({
-      services: ['get_current_time', 'create_file'],
+      services: BUILTINS,
     });
   });
 
@@ -164,7 +167,7 @@ describe('endpoint session as seen by the official MCP SDK client', () => {
     await agent.setServiceEnabled('create_file', false);
     await until(() => changed === 1, 'the list_changed notification');
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['get_current_time']);
+    expect(tools.map((t) => t.name)).toEqual(BUILTINS.filter((n) => n !== 'create_file'));
     await until(() => session.registrationState.state === 'registered', 'registered again');
     expect(transportErrors).toEqual([]);
   });

@@ -9,6 +9,7 @@ import {
   McpToolServer,
   cutText,
 } from '../../../app/wire/kit/mcp-server.js';
+import { builtinServices } from '../../../app/services/builtin/index.js';
 import { rebootService } from '../../helpers/services.js';
 import { type TempAgent, openTempAgent } from '../../helpers/ws-agent.js';
 
@@ -179,7 +180,7 @@ describe('McpToolServer: tools/list', () => {
     }
     expect(pages).toBeGreaterThan(3);
     expect(seen).toEqual(all);
-    expect(all).toHaveLength(62);
+    expect(all).toHaveLength(many.length + builtinServices().length);
   });
 
   it('treats an empty cursor as the first page, and an unknown cursor as invalid params (-32602)', async () => {
@@ -212,16 +213,13 @@ describe('McpToolServer: tools/list', () => {
         annotations?: unknown;
         inputSchema: unknown;
       }[];
-    expect((await list({})).map((t) => t.name)).toEqual(['get_current_time', 'create_file']);
+    const builtins = builtinServices().map((b) => b.name);
+    expect((await list({})).map((t) => t.name)).toEqual(builtins);
     const withUser = await list({ withUserTools: true });
-    expect(withUser.map((t) => t.name)).toEqual([
-      'get_current_time',
-      'create_file',
-      'reboot_device',
-    ]);
-    expect(withUser[2]!.annotations).toEqual({ audience: ['user'] });
+    expect(withUser.map((t) => t.name)).toEqual([...builtins, 'reboot_device']);
+    expect(withUser.at(-1)!.annotations).toEqual({ audience: ['user'] });
     expect(withUser[0]).not.toHaveProperty('annotations');
-    expect(withUser[1]!.inputSchema).toMatchObject({
+    expect(withUser.find((t) => t.name === 'create_file')!.inputSchema).toMatchObject({
       type: 'object',
       required: ['filename', 'content'],
     });
