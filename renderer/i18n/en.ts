@@ -19,6 +19,10 @@ export const en = {
     connecting: 'Connecting to the agent…',
     reconnecting: 'Reconnecting to the agent…',
     reconnectingHint: 'If the agent was restarted, open the new address it printed.',
+    refusedTitle: 'This page’s key is missing or out of date',
+    refused:
+      'The agent is running, but this page’s address has no key, or a key from an earlier start, so it does not let the page in.',
+    refusedHow: 'Open the address (ending in ?token=…) printed by',
   },
   common: {
     save: 'Save',

@@ -21,6 +21,9 @@ export const zhCN: Messages = {
     connecting: '正在连接智能体…',
     reconnecting: '正在重新连接智能体…',
     reconnectingHint: '如果智能体已重新启动，请打开它打印的新地址。',
+    refusedTitle: '此页面的密钥缺失或已过期',
+    refused: '智能体正在运行，但此页面的地址没有密钥，或带的是上次启动时的密钥，所以它不让此页面连接。',
+    refusedHow: '请打开下面这个命令打印的地址（以 ?token=… 结尾）：',
   },
   common: {
     save: '保存',
