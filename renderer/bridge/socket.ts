@@ -208,7 +208,7 @@ export function createSocketBridge(options: SocketBridgeOptions): Bridge {
           refusals = answers ? refusals + 1 : 0;
           if (refusals >= REFUSALS_BEFORE_GIVING_UP) {
             // The key will not change in this page: retrying cannot help, a new address will.
-            log('the agent refuses this page\'s key');
+            log("the agent refuses this page's key");
             setStatus('refused');
           } else scheduleReconnect();
         });

@@ -345,7 +345,7 @@ export const en = {
     host: 'Host',
     port: 'Port',
     token: 'Token',
-    tokenHelpNew: 'Stored in your system keychain, never shown again.',
+    tokenHelpNew: 'Kept as a secret, apart from the settings; never shown again.',
     tokenHelpSaved: 'A token is saved. Type a new one to replace it, or leave empty to keep it.',
     forgetToken: 'Forget saved token',
     tokenForgotten: 'Token forgotten.',
@@ -392,7 +392,7 @@ export const en = {
     url: 'Address',
     urlInvalid: 'Enter a ws:// or wss:// address without spaces.',
     endpointUrlHelp:
-      'Paste the whole address including ?token=…; the token is moved to your keychain and not shown again.',
+      'Paste the whole address including ?token=…; the token is kept as a secret, apart from the address, and not shown again.',
     endpointTokenSaved:
       'A token is saved for this endpoint. Paste an address with ?token=… to replace it.',
     endpointNeedsToken: 'The endpoint address must include its ?token=… part.',
@@ -483,6 +483,22 @@ export const en = {
       shortcutSaved: 'Push-to-talk shortcut set to {{shortcut}}.',
       shortcutOffSaved: 'Push-to-talk shortcut turned off.',
       shortcutFailed: 'The shortcut could not be set: {{reason}}',
+    },
+  },
+  secrets: {
+    tokenNew: {
+      keychain: 'Kept in your system keychain, never shown again.',
+      weak: 'Kept in the app’s data folder with weak protection (this system has no keyring); never shown again.',
+      file: 'Kept in secrets.json in the agent’s data folder, readable only by your user account; never shown again.',
+      memory: 'Kept in memory only, until the agent stops; never shown again.',
+      other: 'Kept as a secret, apart from the settings; never shown again.',
+    },
+    place: {
+      keychain: 'Your system keychain',
+      weak: 'The data folder, weakly protected (no system keyring)',
+      file: 'secrets.json in the data folder (readable only by you)',
+      memory: 'Memory only (gone when the agent stops)',
+      other: '{{kind}}',
     },
   },
   settings: {

@@ -22,7 +22,8 @@ export const zhCN: Messages = {
     reconnecting: '正在重新连接智能体…',
     reconnectingHint: '如果智能体已重新启动，请打开它打印的新地址。',
     refusedTitle: '此页面的密钥缺失或已过期',
-    refused: '智能体正在运行，但此页面的地址没有密钥，或带的是上次启动时的密钥，所以它不让此页面连接。',
+    refused:
+      '智能体正在运行，但此页面的地址没有密钥，或带的是上次启动时的密钥，所以它不让此页面连接。',
     refusedHow: '请打开下面这个命令打印的地址（以 ?token=… 结尾）：',
   },
   common: {
@@ -343,7 +344,7 @@ export const zhCN: Messages = {
     host: '主机',
     port: '端口',
     token: '令牌',
-    tokenHelpNew: '保存在系统钥匙串中，之后不会再显示。',
+    tokenHelpNew: '作为机密与设置分开保存，之后不会再显示。',
     tokenHelpSaved: '已保存令牌。输入新令牌可替换，留空则保留原令牌。',
     forgetToken: '删除已保存的令牌',
     tokenForgotten: '令牌已删除。',
@@ -387,7 +388,7 @@ export const zhCN: Messages = {
     },
     url: '地址',
     urlInvalid: '请输入不含空格的 ws:// 或 wss:// 地址。',
-    endpointUrlHelp: '粘贴包含 ?token=… 的完整地址；令牌会移入系统钥匙串，不再显示。',
+    endpointUrlHelp: '粘贴包含 ?token=… 的完整地址；令牌会作为机密与地址分开保存，不再显示。',
     endpointTokenSaved: '此接入点已保存令牌。粘贴带 ?token=… 的地址可替换。',
     endpointNeedsToken: '接入点地址必须包含 ?token=… 部分。',
     tokenOptional: '令牌（如服务器需要）',
@@ -472,6 +473,22 @@ export const zhCN: Messages = {
       shortcutSaved: '按键说话快捷键已设为 {{shortcut}}。',
       shortcutOffSaved: '按键说话快捷键已关闭。',
       shortcutFailed: '无法设置快捷键：{{reason}}',
+    },
+  },
+  secrets: {
+    tokenNew: {
+      keychain: '保存在系统钥匙串中，之后不会再显示。',
+      weak: '保存在应用的数据文件夹中，保护较弱（此系统没有密钥环）；之后不会再显示。',
+      file: '保存在智能体数据文件夹的 secrets.json 中，只有你的用户帐户能读取；之后不会再显示。',
+      memory: '只保存在内存中，智能体停止后即消失；之后不会再显示。',
+      other: '作为机密与设置分开保存，之后不会再显示。',
+    },
+    place: {
+      keychain: '系统钥匙串',
+      weak: '数据文件夹（保护较弱，没有系统密钥环）',
+      file: '数据文件夹中的 secrets.json（只有你能读取）',
+      memory: '仅内存（智能体停止后消失）',
+      other: '{{kind}}',
     },
   },
   settings: {

@@ -13,6 +13,7 @@ import {
   type ProfileView,
 } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
+import { TokenStorageNote } from '../../components/SecretsNote.js';
 import { errorText } from '../../lib/labels.js';
 import { toast } from '../../store/toasts.js';
 
@@ -341,7 +342,7 @@ export function ProfileForm({
         data-testid="profile-token"
       />
       <p className="help" id={`${id}-token-help`}>
-        {profile?.hasToken ? t('connections.tokenHelpSaved') : t('connections.tokenHelpNew')}
+        {profile?.hasToken ? t('connections.tokenHelpSaved') : <TokenStorageNote />}
       </p>
       {profile?.hasToken && forgetButton}
     </div>
