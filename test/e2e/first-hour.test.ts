@@ -142,7 +142,7 @@ describe('the first hour', { timeout: 60_000 }, () => {
       .poll(async () => policy.locator('option:checked').textContent())
       .toBe(en.policy.granted);
     expect(await text(row.getByTestId('service-grants-create_file'))).toContain(
-      en.services.grantAll,
+      en.grants.all,
     );
     await row.getByTestId('service-revoke-create_file').click();
     await expect

@@ -131,10 +131,17 @@ function FolderSettings({ settings }: { settings: SettingsView }) {
           className="input-narrow"
           value={timeout}
           aria-invalid={!timeoutOk || undefined}
-          aria-describedby={`${id}-timeout-help`}
+          aria-describedby={
+            timeoutOk ? `${id}-timeout-help` : `${id}-timeout-err ${id}-timeout-help`
+          }
           onChange={(e) => setTimeoutSec(e.target.value)}
           data-testid="settings-timeout"
         />
+        {!timeoutOk && (
+          <p className="field-error" id={`${id}-timeout-err`} data-testid="settings-timeout-error">
+            {t('settings.timeoutInvalid')}
+          </p>
+        )}
         <p className="help" id={`${id}-timeout-help`}>
           {t('settings.timeoutHelp')}
         </p>
