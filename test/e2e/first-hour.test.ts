@@ -141,9 +141,7 @@ describe('the first hour', { timeout: 60_000 }, () => {
     await expect
       .poll(async () => policy.locator('option:checked').textContent())
       .toBe(en.policy.granted);
-    expect(await text(row.getByTestId('service-grants-create_file'))).toContain(
-      en.grants.all,
-    );
+    expect(await text(row.getByTestId('service-grants-create_file'))).toContain(en.grants.all);
     await row.getByTestId('service-revoke-create_file').click();
     await expect
       .poll(async () => policy.locator('option:checked').textContent())

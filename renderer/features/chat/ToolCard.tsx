@@ -85,9 +85,11 @@ export function ToolCard({ item }: { item: ToolItem }) {
         </span>
       </div>
       {sentence && <p className="tool-summary">{sentence}</p>}
-      <p className="tool-params" title={paramText}>
+      <p className="tool-params">
         {paramText ? (
-          <span translate="no">{paramText}</span>
+          <span translate="no" title={paramText}>
+            {paramText}
+          </span>
         ) : (
           <span className="muted">{t('tool.noParams')}</span>
         )}
