@@ -150,6 +150,46 @@ describe('the first hour', { timeout: 60_000 }, () => {
     expect(errors).toEqual([]);
   });
 
+  it('a refusal reads as one short line for people; the sentence written for the AI is folded away (chat card, Activity, Try it)', async () => {
+    const { page, errors } = await openApp(browser);
+    await startDemo(page);
+    await say(page, 'write a note: buy milk');
+    await (await promptUp(page)).getByTestId('prompt-deny').click();
+    const card = page.locator(by('tool-card', { service: 'create_file', state: 'done' }));
+    await card.waitFor();
+    expect(await text(card.getByTestId('tool-refusal-line'))).toBe(en.errorCode.denied);
+    const seen = async (locator: ReturnType<Page['locator']>) =>
+      locator.evaluate((el) => (el as HTMLElement).innerText);
+    expect(await seen(card)).not.toMatch(/do not retry|declined to let/);
+    // Folded, not lost: opening it shows what the server was told.
+    const folded = card.getByTestId('tool-model-message');
+    await folded.locator('summary').click();
+    expect(await seen(folded)).toMatch(/do not retry unless the user asks again/);
+
+    await card.getByTestId('tool-audit-link').click();
+    const drawer = page.getByTestId('audit-drawer');
+    await drawer.waitFor();
+    expect(await seen(drawer)).toContain(en.errorCode.denied);
+    expect(await seen(drawer)).not.toMatch(/do not retry/);
+
+    await goTo(page, 'services');
+    const row = page.getByTestId('service-create_file');
+    // The human summary shows; the model-facing description waits under "What the AI is told".
+    expect(await seen(row)).toContain('Writes a new text file in your allowed folders');
+    expect(await seen(row)).not.toContain("Create a text file in the user's allowed folder");
+    await row.getByTestId('service-try-create_file').locator('summary').first().click();
+    const told = row.getByTestId('service-description-create_file');
+    expect(await text(told.locator('summary'))).toBe(en.services.aiIsTold);
+    await row.getByTestId('field-create_file-filename').fill('../outside.txt');
+    await row.getByTestId('field-create_file-content').fill('x');
+    await row.getByTestId('service-run-create_file').click();
+    const result = row.getByTestId('service-result-create_file');
+    await result.locator('.run-error').waitFor();
+    expect(await seen(result)).toContain(en.errorCode.path_outside_roots);
+    expect(await seen(result)).not.toMatch(/points outside|use a path inside/);
+    expect(errors).toEqual([]);
+  });
+
   it('at 800×600 the sidebar shrinks to icons, Activity shows its key columns and many rows, and the details do not cover them', async () => {
     const { page, host, errors } = await openApp(browser);
     for (let i = 0; i < 14; i++) await host.api.runService('get_current_time', {});
