@@ -42,8 +42,8 @@ export function Filters() {
   const nameOfServer = (name: string) =>
     label({ id: connections.find((c) => c.profile.name === name)?.profile.id, name });
 
-  // One bar: each control is labelled for assistive tech, and its "any" choice names the filter
-  // ("All services"), so no label row above it takes the table's height.
+  // One bar: each control is labelled for assistive tech ("Filter: Service"), and its "any"
+  // choice shows the filter's name, so no label row above it takes the table's height.
   return (
     <form
       className="filters"
@@ -67,7 +67,7 @@ export function Filters() {
         data-testid="audit-filter-text"
       />
       <label className="sr-only" htmlFor={`${id}-service`}>
-        {t('activity.service')}
+        {t('activity.filterBy', { what: t('activity.service') })}
       </label>
       <select
         id={`${id}-service`}
@@ -75,7 +75,7 @@ export function Filters() {
         onChange={(e) => setFilters({ service: e.target.value })}
         data-testid="audit-filter-service"
       >
-        <option value="">{t('activity.allServices')}</option>
+        <option value="">{t('activity.service')}</option>
         {serviceNames.map((n) => (
           <option key={n} value={n} translate="no">
             {n}
@@ -83,7 +83,7 @@ export function Filters() {
         ))}
       </select>
       <label className="sr-only" htmlFor={`${id}-decision`}>
-        {t('activity.decision')}
+        {t('activity.filterBy', { what: t('activity.decision') })}
       </label>
       <select
         id={`${id}-decision`}
@@ -91,7 +91,7 @@ export function Filters() {
         onChange={(e) => setFilters({ decision: e.target.value as Decision | '' })}
         data-testid="audit-filter-decision"
       >
-        <option value="">{t('activity.allDecisions')}</option>
+        <option value="">{t('activity.decision')}</option>
         {DECISIONS.map((d) => (
           <option key={d} value={d}>
             {t(`decision.${d}`)}
@@ -99,7 +99,7 @@ export function Filters() {
         ))}
       </select>
       <label className="sr-only" htmlFor={`${id}-outcome`}>
-        {t('activity.outcome')}
+        {t('activity.filterBy', { what: t('activity.outcome') })}
       </label>
       <select
         id={`${id}-outcome`}
@@ -107,7 +107,7 @@ export function Filters() {
         onChange={(e) => setFilters({ outcome: e.target.value as Outcome | '' })}
         data-testid="audit-filter-outcome"
       >
-        <option value="">{t('activity.allOutcomes')}</option>
+        <option value="">{t('activity.outcome')}</option>
         {OUTCOMES.map((o) => (
           <option key={o} value={o}>
             {t(`outcome.${o}`)}
@@ -115,7 +115,7 @@ export function Filters() {
         ))}
       </select>
       <label className="sr-only" htmlFor={`${id}-connection`}>
-        {t('activity.connection')}
+        {t('activity.filterBy', { what: t('activity.connection') })}
       </label>
       <select
         id={`${id}-connection`}
@@ -123,7 +123,7 @@ export function Filters() {
         onChange={(e) => setFilters({ connection: e.target.value })}
         data-testid="audit-filter-connection"
       >
-        <option value="">{t('activity.allServers')}</option>
+        <option value="">{t('activity.connection')}</option>
         {connectionNames.map((n) => (
           <option key={n} value={n}>
             {nameOfServer(n)}
