@@ -5,54 +5,8 @@
  * shows a face carries the mood's name as its label.
  */
 import type { ReactNode } from 'react';
+import { type Brows, type Extra, type Eyes, FACES, type Mouth } from '../features/chat/faces.js';
 import type { MoodKey } from '../features/chat/mood.js';
-
-type Eyes = 'dot' | 'happy' | 'closed' | 'wide' | 'wink' | 'heart' | 'glasses' | 'squint' | 'up';
-type Brows = 'none' | 'sad' | 'angry' | 'raised' | 'one';
-type Mouth =
-  | 'smile'
-  | 'grin'
-  | 'flat'
-  | 'frown'
-  | 'open'
-  | 'gasp'
-  | 'smirk'
-  | 'tongue'
-  | 'kiss'
-  | 'wavy'
-  | 'small';
-type Extra = 'blush' | 'tear' | 'zzz' | 'sweat' | 'heart';
-
-interface Face {
-  eyes: Eyes;
-  brows?: Brows;
-  mouth: Mouth;
-  extras?: Extra[];
-}
-
-export const FACES: Record<MoodKey, Face> = {
-  neutral: { eyes: 'dot', mouth: 'flat' },
-  happy: { eyes: 'dot', mouth: 'smile' },
-  laughing: { eyes: 'squint', mouth: 'grin' },
-  funny: { eyes: 'happy', mouth: 'grin', extras: ['tear'] },
-  sad: { eyes: 'dot', brows: 'sad', mouth: 'frown' },
-  angry: { eyes: 'dot', brows: 'angry', mouth: 'frown' },
-  crying: { eyes: 'closed', brows: 'sad', mouth: 'open', extras: ['tear'] },
-  loving: { eyes: 'heart', mouth: 'smile' },
-  surprised: { eyes: 'wide', brows: 'raised', mouth: 'open' },
-  shocked: { eyes: 'wide', brows: 'raised', mouth: 'gasp', extras: ['sweat'] },
-  thinking: { eyes: 'up', brows: 'one', mouth: 'small' },
-  embarrassed: { eyes: 'dot', mouth: 'wavy', extras: ['blush'] },
-  cool: { eyes: 'glasses', mouth: 'smirk' },
-  sleepy: { eyes: 'closed', mouth: 'small', extras: ['zzz'] },
-  winking: { eyes: 'wink', mouth: 'smile' },
-  confused: { eyes: 'dot', brows: 'one', mouth: 'wavy' },
-  relaxed: { eyes: 'happy', mouth: 'smile', extras: ['blush'] },
-  confident: { eyes: 'dot', brows: 'raised', mouth: 'smirk' },
-  delicious: { eyes: 'happy', mouth: 'tongue' },
-  kissy: { eyes: 'wink', mouth: 'kiss', extras: ['heart'] },
-  silly: { eyes: 'wink', mouth: 'tongue' },
-};
 
 const L = 16; // left eye x
 const R = 32; // right eye x

@@ -69,31 +69,35 @@ const ALLOWED = [
   /\d+(\.\d+)?\s?(ms|s|B|KB|MB|GB)\b/g, // numbers with units
 ];
 
+/**
+ * Every visible text and label in the page, skipping data: what people and servers wrote,
+ * identifiers and machine values. (A string: the test's own types have no DOM.)
+ */
+const COLLECT_TEXT = `(() => {
+  const data =
+    'code, pre, kbd, samp, script, style, [translate="no"], [lang="en"], ' +
+    '[data-testid="chat-user"] .bubble-text, [data-testid="chat-assistant"] .bubble-text, ' +
+    '.brand-name, .connection-addr code';
+  const out = [];
+  const seen = (el) => !!el && !el.closest(data) && el.checkVisibility() !== false;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const text = n.textContent && n.textContent.trim();
+    if (text && seen(n.parentElement)) out.push(text);
+  }
+  for (const el of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
+    if (!seen(el)) continue;
+    for (const a of ['aria-label', 'title', 'placeholder']) {
+      const v = el.getAttribute(a);
+      if (v) out.push(v);
+    }
+  }
+  return out;
+})()`;
+
 /** Visible text and labels in the page that still read as English. */
 async function untranslated(page: Page): Promise<string[]> {
-  const texts = (await page.evaluate(() => {
-    // Data, not UI: what people and servers wrote, identifiers and machine values.
-    const data =
-      'code, pre, kbd, samp, script, style, [translate="no"], [lang="en"], ' +
-      '[data-testid="chat-user"] .bubble-text, [data-testid="chat-assistant"] .bubble-text, ' +
-      '.brand-name, .connection-addr code';
-    const out: string[] = [];
-    const seen = (el: Element | null) =>
-      !!el && !el.closest(data) && (el as HTMLElement).checkVisibility?.() !== false;
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      const text = n.textContent?.trim();
-      if (text && seen(n.parentElement)) out.push(text);
-    }
-    for (const el of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
-      if (!seen(el)) continue;
-      for (const a of ['aria-label', 'title', 'placeholder']) {
-        const v = el.getAttribute(a);
-        if (v) out.push(v);
-      }
-    }
-    return out;
-  })) as string[];
+  const texts = (await page.evaluate(COLLECT_TEXT)) as string[];
   const bad = new Set<string>();
   for (const text of texts) {
     let rest = text;
@@ -106,9 +110,8 @@ async function untranslated(page: Page): Promise<string[]> {
 async function setAppearance(host: UiHost, page: Page, language: Lang, theme: Theme) {
   await host.api.saveSettings({ language, theme });
   await page.waitForFunction(
-    ([l, th]) =>
-      document.documentElement.lang === l && document.documentElement.dataset.theme === th,
-    [language, theme] as const,
+    `document.documentElement.lang === ${JSON.stringify(language)} && ` +
+      `document.documentElement.dataset.theme === ${JSON.stringify(theme)}`,
   );
 }
 
@@ -121,7 +124,7 @@ async function showPage(
     // One row open: its model-facing text, registrations and Try it with a refusal in it.
     const row = page.getByTestId('service-create_file');
     const more = row.getByTestId('service-try-create_file');
-    if (!(await more.evaluate((d) => (d as HTMLDetailsElement).open))) {
+    if (!(await more.evaluate('(details) => details.open'))) {
       await more.locator('summary').first().click();
       await row.getByTestId('field-create_file-filename').fill('../outside.txt');
       await row.getByTestId('field-create_file-content').fill('x');

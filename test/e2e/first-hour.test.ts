@@ -30,7 +30,7 @@ afterAll(async () => {
 
 /** The data-testid of the focused element. */
 const focused = (page: Page) =>
-  page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? '');
+  page.evaluate('document.activeElement?.getAttribute("data-testid") ?? ""');
 
 async function startDemo(page: Page): Promise<void> {
   await page.getByTestId('demo-start').click();
@@ -159,7 +159,7 @@ describe('the first hour', { timeout: 60_000 }, () => {
     await card.waitFor();
     expect(await text(card.getByTestId('tool-refusal-line'))).toBe(en.errorCode.denied);
     const seen = async (locator: ReturnType<Page['locator']>) =>
-      locator.evaluate((el) => (el as HTMLElement).innerText);
+      locator.evaluate('(el) => el.innerText') as Promise<string>;
     expect(await seen(card)).not.toMatch(/do not retry|declined to let/);
     // Folded, not lost: opening it shows what the server was told.
     const folded = card.getByTestId('tool-model-message');
@@ -209,11 +209,11 @@ describe('the first hour', { timeout: 60_000 }, () => {
     for (const col of ['col-service', 'col-decision', 'col-outcome', 'col-duration'])
       expect(await inView(`.audit-row-head .${col}`), col).toBe(true);
     const rowsInView = async () => {
-      const boxes = await page
+      const boxes = (await page
         .getByTestId('audit-row')
-        .evaluateAll((rows) =>
-          rows.map((r) => r.getBoundingClientRect()).map((b) => ({ top: b.top, bottom: b.bottom })),
-        );
+        .evaluateAll(
+          '(rows) => rows.map((r) => r.getBoundingClientRect()).map((b) => ({ top: b.top, bottom: b.bottom }))',
+        )) as { top: number; bottom: number }[];
       return boxes.filter((b) => b.top >= 0 && b.bottom <= 600).length;
     };
     expect(await rowsInView()).toBeGreaterThanOrEqual(6);
@@ -242,7 +242,7 @@ describe('the first hour', { timeout: 60_000 }, () => {
     const mood = page.getByTestId('mood');
     expect(await mood.locator('svg').count()).toBe(1);
     expect(await mood.getAttribute('aria-label')).toMatch(/^Mood: /);
-    const body = await page.evaluate(() => document.body.innerText);
+    const body = (await page.evaluate('document.body.innerText')) as string;
     expect(body).not.toMatch(/\p{Extended_Pictographic}/u);
     expect(errors).toEqual([]);
   });
@@ -268,10 +268,9 @@ describe('the first hour', { timeout: 60_000 }, () => {
       page
         .locator(selector)
         .first()
-        .evaluate((el) => {
-          const s = getComputedStyle(el);
-          return `${s.opacity}|${s.color}|${s.backgroundColor}|${s.cursor}`;
-        });
+        .evaluate(
+          '(el) => { const s = getComputedStyle(el); return [s.opacity, s.color, s.backgroundColor, s.cursor].join("|"); }',
+        ) as Promise<string>;
     const disabled = await looks('.settings select:disabled');
     const enabled = await looks('[data-testid="settings-language"]');
     expect(disabled).not.toBe(enabled);

@@ -44,9 +44,8 @@ async function look(
   await page.setViewportSize(size);
   await host.api.saveSettings({ language, theme });
   await page.waitForFunction(
-    ([l, th]) =>
-      document.documentElement.lang === l && document.documentElement.dataset.theme === th,
-    [language, theme] as const,
+    `document.documentElement.lang === ${JSON.stringify(language)} && ` +
+      `document.documentElement.dataset.theme === ${JSON.stringify(theme)}`,
   );
 }
 
@@ -57,8 +56,8 @@ async function activity(page: Page): Promise<void> {
   if ((await page.getByTestId('audit-drawer').count()) === 0)
     await page.getByTestId('audit-row').first().click();
   await page.getByTestId('audit-drawer').waitFor();
-  await page.getByTestId('audit-table').evaluate((el) => el.scrollTo(0, 0));
-  await page.locator('main .page').evaluate((el) => el.scrollTo(0, 0));
+  await page.getByTestId('audit-table').evaluate('(el) => el.scrollTo(0, 0)');
+  await page.locator('main .page').evaluate('(el) => el.scrollTo(0, 0)');
 }
 
 /** A prompt from the demo, its allow buttons awake, optionally with the More menu open. */
@@ -109,7 +108,7 @@ describe('screenshots', { timeout: 120_000 }, () => {
     await goTo(page, 'services');
     const row = page.getByTestId('service-create_file');
     await row.getByTestId('service-try-create_file').locator('summary').first().click();
-    await page.locator('main .page').evaluate((el) => el.scrollTo(0, 0));
+    await page.locator('main .page').evaluate('(el) => el.scrollTo(0, 0)');
     await snap(page, 'services');
 
     await activity(page);

@@ -1,15 +1,17 @@
+import i18next from 'i18next';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { SecretsPlaceText, TokenStorageNote } from '../../renderer/components/SecretsNote.js';
 import { secretsPlace } from '../../renderer/lib/secrets.js';
-import { renderText, useLanguage } from './render.js';
+import { useLanguage } from './i18n-helper.js';
 
-const note = (kind: string) => renderText(TokenStorageNote, { secrets: { kind } });
-const place = (kind: string) => renderText(SecretsPlaceText, { secrets: { kind } });
+/** What the token field and Settings say for a host whose SecretStore has this kind. */
+const note = (kind: string) => i18next.t(`secrets.tokenNew.${secretsPlace({ kind })}`);
+const place = (kind: string) => i18next.t(`secrets.place.${secretsPlace({ kind })}`, { kind });
 
 describe('where a token is kept, per host', () => {
   beforeEach(() => useLanguage('en'));
 
   it('the browser and terminal hosts (a file store) say secrets.json in the data folder, never the keychain', () => {
+    expect(secretsPlace({ kind: 'file' })).toBe('file');
     expect(note('file')).toContain('secrets.json');
     expect(note('file')).not.toMatch(/keychain/i);
     expect(place('file')).toContain('secrets.json');
@@ -20,6 +22,7 @@ describe('where a token is kept, per host', () => {
     expect(note('basic_text')).toMatch(/weak protection/);
     expect(note('basic_text')).not.toMatch(/keychain/i);
     expect(note('memory')).toMatch(/memory only/);
+    expect(secretsPlace(undefined)).toBe('other');
   });
 
   it('a store it does not know is named as it is, with no promise about it', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../app/contract/index.js';
 import { callsPerService, latencyHistogram } from '../../renderer/features/audit/stats.js';
-import { FACES } from '../../renderer/components/MoodFaces.js';
+import { FACES } from '../../renderer/features/chat/faces.js';
 import { moodKey } from '../../renderer/features/chat/mood.js';
 import { en } from '../../renderer/i18n/en.js';
 import { zhCN } from '../../renderer/i18n/zh-CN.js';

@@ -12,7 +12,7 @@ import {
   SERVICE_GROUPS,
   type ServiceView,
 } from '../../app/contract/index.js';
-import { policyChoice, sectionsOf } from '../../renderer/features/services/ServicesPage.js';
+import { policyChoice, sectionsOf } from '../../renderer/features/services/sections.js';
 import {
   callSentence,
   paramHelp,
@@ -21,7 +21,7 @@ import {
 } from '../../renderer/i18n/service-text.js';
 import { errorCodeText, grantText } from '../../renderer/lib/labels.js';
 import { connectionLabel } from '../../renderer/lib/names.js';
-import { useLanguage } from './render.js';
+import { useLanguage } from './i18n-helper.js';
 
 const HAN = /\p{Script=Han}/u;
 
@@ -150,9 +150,7 @@ describe('the Services page model', () => {
   it('forty services sort into their groups in a fixed order, imported tools under their server', () => {
     const services: ServiceView[] = [];
     for (let i = 0; i < 36; i++)
-      services.push(
-        view({ name: `svc_${i}`, group: SERVICE_GROUPS[i % SERVICE_GROUPS.length]! }),
-      );
+      services.push(view({ name: `svc_${i}`, group: SERVICE_GROUPS[i % SERVICE_GROUPS.length]! }));
     for (const [server, tool] of [
       ['memory', 'read_graph'],
       ['filesystem', 'list_allowed'],
