@@ -109,10 +109,14 @@ async function untranslated(page: Page): Promise<string[]> {
 
 async function setAppearance(host: UiHost, page: Page, language: Lang, theme: Theme) {
   await host.api.saveSettings({ language, theme });
-  await page.waitForFunction(
-    `document.documentElement.lang === ${JSON.stringify(language)} && ` +
-      `document.documentElement.dataset.theme === ${JSON.stringify(theme)}`,
-  );
+  // Polled from here: the page's CSP forbids evaluating strings inside it.
+  await expect
+    .poll(() =>
+      page.evaluate("document.documentElement.lang + ' ' + document.documentElement.dataset.theme"),
+    )
+    .toBe(`${language} ${theme}`);
+  // Two frames: colour transitions (cut to a hundredth of a millisecond) have ended.
+  await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
 }
 
 async function showPage(
@@ -124,7 +128,7 @@ async function showPage(
     // One row open: its model-facing text, registrations and Try it with a refusal in it.
     const row = page.getByTestId('service-create_file');
     const more = row.getByTestId('service-try-create_file');
-    if (!(await more.evaluate('(details) => details.open'))) {
+    if ((await more.getAttribute('open')) === null) {
       await more.locator('summary').first().click();
       await row.getByTestId('field-create_file-filename').fill('../outside.txt');
       await row.getByTestId('field-create_file-content').fill('x');

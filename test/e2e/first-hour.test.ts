@@ -158,8 +158,7 @@ describe('the first hour', { timeout: 60_000 }, () => {
     const card = page.locator(by('tool-card', { service: 'create_file', state: 'done' }));
     await card.waitFor();
     expect(await text(card.getByTestId('tool-refusal-line'))).toBe(en.errorCode.denied);
-    const seen = async (locator: ReturnType<Page['locator']>) =>
-      locator.evaluate('(el) => el.innerText') as Promise<string>;
+    const seen = (locator: ReturnType<Page['locator']>) => locator.innerText();
     expect(await seen(card)).not.toMatch(/do not retry|declined to let/);
     // Folded, not lost: opening it shows what the server was told.
     const folded = card.getByTestId('tool-model-message');
@@ -209,12 +208,12 @@ describe('the first hour', { timeout: 60_000 }, () => {
     for (const col of ['col-service', 'col-decision', 'col-outcome', 'col-duration'])
       expect(await inView(`.audit-row-head .${col}`), col).toBe(true);
     const rowsInView = async () => {
-      const boxes = (await page
-        .getByTestId('audit-row')
-        .evaluateAll(
-          '(rows) => rows.map((r) => r.getBoundingClientRect()).map((b) => ({ top: b.top, bottom: b.bottom }))',
-        )) as { top: number; bottom: number }[];
-      return boxes.filter((b) => b.top >= 0 && b.bottom <= 600).length;
+      let n = 0;
+      for (const row of await page.getByTestId('audit-row').all()) {
+        const b = await row.boundingBox();
+        if (b && b.y >= 0 && b.y + b.height <= 600) n += 1;
+      }
+      return n;
     };
     expect(await rowsInView()).toBeGreaterThanOrEqual(6);
 
@@ -242,7 +241,7 @@ describe('the first hour', { timeout: 60_000 }, () => {
     const mood = page.getByTestId('mood');
     expect(await mood.locator('svg').count()).toBe(1);
     expect(await mood.getAttribute('aria-label')).toMatch(/^Mood: /);
-    const body = (await page.evaluate('document.body.innerText')) as string;
+    const body = await page.locator('body').innerText();
     expect(body).not.toMatch(/\p{Extended_Pictographic}/u);
     expect(errors).toEqual([]);
   });
@@ -265,12 +264,10 @@ describe('the first hour', { timeout: 60_000 }, () => {
 
     // The demo's voice options are fixed: its selects are disabled, and must look it.
     const looks = (selector: string) =>
-      page
-        .locator(selector)
-        .first()
-        .evaluate(
-          '(el) => { const s = getComputedStyle(el); return [s.opacity, s.color, s.backgroundColor, s.cursor].join("|"); }',
-        ) as Promise<string>;
+      page.evaluate(
+        `(() => { const s = getComputedStyle(document.querySelector(${JSON.stringify(selector)}));` +
+          ` return [s.opacity, s.color, s.backgroundColor, s.cursor].join('|'); })()`,
+      ) as Promise<string>;
     const disabled = await looks('.settings select:disabled');
     const enabled = await looks('[data-testid="settings-language"]');
     expect(disabled).not.toBe(enabled);

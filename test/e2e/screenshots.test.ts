@@ -43,10 +43,16 @@ async function look(
 ): Promise<void> {
   await page.setViewportSize(size);
   await host.api.saveSettings({ language, theme });
-  await page.waitForFunction(
-    `document.documentElement.lang === ${JSON.stringify(language)} && ` +
-      `document.documentElement.dataset.theme === ${JSON.stringify(theme)}`,
-  );
+  // Polled from here: the page's CSP forbids evaluating strings inside it.
+  await expect
+    .poll(() =>
+      page.evaluate("document.documentElement.lang + ' ' + document.documentElement.dataset.theme"),
+    )
+    .toBe(`${language} ${theme}`);
+}
+
+async function scrollTop(page: Page, selector: string): Promise<void> {
+  await page.evaluate(`document.querySelector(${JSON.stringify(selector)}).scrollTo(0, 0)`);
 }
 
 /** Activity with the newest record open in its panel. */
@@ -56,8 +62,8 @@ async function activity(page: Page): Promise<void> {
   if ((await page.getByTestId('audit-drawer').count()) === 0)
     await page.getByTestId('audit-row').first().click();
   await page.getByTestId('audit-drawer').waitFor();
-  await page.getByTestId('audit-table').evaluate('(el) => el.scrollTo(0, 0)');
-  await page.locator('main .page').evaluate('(el) => el.scrollTo(0, 0)');
+  await scrollTop(page, '[data-testid="audit-table"]');
+  await scrollTop(page, 'main .page');
 }
 
 /** A prompt from the demo, its allow buttons awake, optionally with the More menu open. */
@@ -108,7 +114,7 @@ describe('screenshots', { timeout: 120_000 }, () => {
     await goTo(page, 'services');
     const row = page.getByTestId('service-create_file');
     await row.getByTestId('service-try-create_file').locator('summary').first().click();
-    await page.locator('main .page').evaluate('(el) => el.scrollTo(0, 0)');
+    await scrollTop(page, 'main .page');
     await snap(page, 'services');
 
     await activity(page);
