@@ -1,6 +1,6 @@
 import { type ReactNode, useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import { BridgeStatusBar } from './components/BridgeStatus.js';
+import { BridgeRefused, BridgeStatusBar } from './components/BridgeStatus.js';
 import {
   ActivityIcon,
   ChatIcon,
@@ -124,6 +124,7 @@ export function App() {
   useAppearance();
   const modalOpen = usePrompts((s) => s.prompts.length > 0);
   const ready = useUi((s) => s.ready);
+  const refused = useUi((s) => s.bridgeStatus === 'refused');
   const mainRef = useRef<HTMLElement>(null);
   const first = useRef(true);
 
@@ -154,6 +155,8 @@ export function App() {
           <BridgeStatusBar />
           {ready ? (
             <CurrentPage page={page} />
+          ) : refused ? (
+            <BridgeRefused />
           ) : (
             <div className="page-loading" aria-busy="true">
               <span className="spinner" aria-hidden="true" />

@@ -20,6 +20,8 @@ export interface BrokerOptions {
   ids: IdSource;
   /** Read at each ask, so a settings change applies to the next prompt. */
   timeoutMs: () => number;
+  /** How long pending prompts wait for a UI to come back after the last one left. */
+  reattachGraceMs?: number;
 }
 
 export type BrokerEvents = {
@@ -29,6 +31,13 @@ export type BrokerEvents = {
 
 /** Used when the configured timeout is not a positive number: a prompt must always end. */
 export const FALLBACK_PROMPT_TIMEOUT_MS = 60_000;
+
+/**
+ * A page reload or a window re-created detaches the last UI for a moment. Long enough for a
+ * loopback page to load again, short enough that a server is not left waiting when the window is
+ * really gone. A prompt's own expiry still ends it first when that comes sooner.
+ */
+export const REATTACH_GRACE_MS = 5_000;
 
 interface Entry {
   prompt: PendingPrompt;
@@ -49,12 +58,16 @@ export class Broker {
   readonly #entries = new Map<string, Entry>();
   readonly #answerers = new Set<Answerer>();
   readonly #events = new Emitter<BrokerEvents>();
+  readonly #graceMs: number;
+  /** Set while no UI is attached but one left less than #graceMs ago. */
+  #graceTimer: TimerHandle | undefined;
   #disposed = false;
 
-  constructor({ clock, ids, timeoutMs }: BrokerOptions) {
+  constructor({ clock, ids, timeoutMs, reattachGraceMs = REATTACH_GRACE_MS }: BrokerOptions) {
     this.#clock = clock;
     this.#ids = ids;
     this.#timeoutMs = timeoutMs;
+    this.#graceMs = Math.max(0, reattachGraceMs);
   }
 
   on<K extends keyof BrokerEvents>(event: K, listener: Listener<BrokerEvents[K]>): () => void {
@@ -63,16 +76,19 @@ export class Broker {
 
   /**
    * Register a UI able to answer. Returns its detach function (safe to call twice). When the last
-   * UI detaches, nobody can answer any more, so every pending prompt is cancelled right away
-   * instead of making the server wait for the timeout.
+   * UI detaches, pending prompts wait a short grace for one to attach again (a reloaded page gets
+   * them from its snapshot); if none does, nobody can answer any more, so every pending prompt is
+   * cancelled then instead of making the server wait for the full timeout.
    */
   attach(answerer: Answerer = { name: 'ui' }): () => void {
     // A fresh object per attachment: the same UI attached twice counts twice.
     const token: Answerer = { name: answerer.name };
     this.#answerers.add(token);
+    this.#clock.clearTimeout(this.#graceTimer);
+    this.#graceTimer = undefined;
     return () => {
       if (!this.#answerers.delete(token)) return;
-      if (this.#answerers.size === 0) this.cancelWhere(() => true);
+      if (this.#answerers.size === 0 && !this.#disposed) this.#startGrace();
     };
   }
 
@@ -85,11 +101,12 @@ export class Broker {
   }
 
   /**
-   * Ask the user. Never rejects. With no UI attached it resolves 'cancelled' at once and shows
-   * nothing (the caller tells the server that no one could answer).
+   * Ask the user. Never rejects. With no UI attached (and none that just left) it resolves
+   * 'cancelled' at once and shows nothing (the caller tells the server that no one could answer).
    */
   ask(request: PromptRequest): Promise<PromptResolution> {
-    if (this.#disposed || !this.hasAnswerer()) return Promise.resolve('cancelled');
+    if (this.#disposed || (!this.hasAnswerer() && this.#graceTimer === undefined))
+      return Promise.resolve('cancelled');
     const configured = this.#timeoutMs();
     const timeout =
       Number.isFinite(configured) && configured > 0 ? configured : FALLBACK_PROMPT_TIMEOUT_MS;
@@ -134,7 +151,22 @@ export class Broker {
   /** Cancel everything and clear every timer; later asks resolve 'cancelled'. */
   dispose(): void {
     this.#disposed = true;
+    this.#clock.clearTimeout(this.#graceTimer);
+    this.#graceTimer = undefined;
     this.cancelWhere(() => true);
+  }
+
+  #startGrace(): void {
+    this.#clock.clearTimeout(this.#graceTimer);
+    if (this.#graceMs === 0) {
+      this.#graceTimer = undefined;
+      this.cancelWhere(() => true);
+      return;
+    }
+    this.#graceTimer = this.#clock.setTimeout(() => {
+      this.#graceTimer = undefined;
+      if (this.#answerers.size === 0) this.cancelWhere(() => true);
+    }, this.#graceMs);
   }
 
   #settle(id: string, resolution: PromptResolution): boolean {

@@ -43,7 +43,16 @@ export interface SocketBridgeOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
   log?: (message: string, detail?: unknown) => void;
+  /**
+   * Does the page's own server still answer? Asked when a socket closes without ever opening. A
+   * browser hides why an upgrade was refused (every failure reads as close code 1006), so a
+   * server that serves the page but will not open the bridge means the key is what it refuses.
+   */
+  serverAnswers?: () => Promise<boolean>;
 }
+
+/** Refusals in a row, with the server answering, before the key is declared wrong (not a blip). */
+export const REFUSALS_BEFORE_GIVING_UP = 2;
 
 const OPEN = 1;
 
@@ -80,6 +89,7 @@ export function createSocketBridge(options: SocketBridgeOptions): Bridge {
   let attempt = 0;
   let timer: unknown;
   let closed = false;
+  let refusals = 0;
 
   function setStatus(next: BridgeStatus): void {
     if (next === status) return;
@@ -151,10 +161,13 @@ export function createSocketBridge(options: SocketBridgeOptions): Bridge {
       return;
     }
     socket = s;
+    let opened = false;
     s.binaryType = 'arraybuffer';
     s.onopen = () => {
       if (socket !== s) return;
+      opened = true;
       attempt = 0;
+      refusals = 0;
       setStatus('open');
       // Events may have been missed while away: rebuild from a fresh snapshot.
       void call('snapshot').then(
@@ -177,7 +190,23 @@ export function createSocketBridge(options: SocketBridgeOptions): Bridge {
         'connection_lost',
         (m) => `The connection to the agent was lost before '${m}' finished.`,
       );
-      scheduleReconnect();
+      if (opened || !options.serverAnswers) {
+        scheduleReconnect();
+        return;
+      }
+      setStatus('closed');
+      const probe = options.serverAnswers;
+      void probe()
+        .catch(() => false)
+        .then((answers) => {
+          if (closed) return;
+          refusals = answers ? refusals + 1 : 0;
+          if (refusals >= REFUSALS_BEFORE_GIVING_UP) {
+            // The key will not change in this page: retrying cannot help, a new address will.
+            log("the agent refuses this page's key");
+            setStatus('refused');
+          } else scheduleReconnect();
+        });
     };
   }
 

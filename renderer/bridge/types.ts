@@ -12,7 +12,8 @@ import type {
   Snapshot,
 } from '../../app/contract/index.js';
 
-export type BridgeStatus = 'connecting' | 'open' | 'closed';
+/** `refused`: the agent answers but will not take this page's key; only a new address helps. */
+export type BridgeStatus = 'connecting' | 'open' | 'closed' | 'refused';
 
 export interface Bridge {
   invoke<K extends CommandName>(method: K, ...args: CommandArgs<K>): Promise<CommandResults[K]>;

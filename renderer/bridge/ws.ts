@@ -39,5 +39,12 @@ export function createWsBridge(): Bridge {
     url: bridgeUrl(takeToken()),
     open: (url) => new WebSocket(url) as unknown as SocketLike,
     log: (message, detail) => console.warn(`[bridge] ${message}`, detail ?? ''),
+    serverAnswers: async () => {
+      const res = await fetch(new URL('/', window.location.href), {
+        method: 'HEAD',
+        cache: 'no-store',
+      });
+      return res.ok;
+    },
   });
 }

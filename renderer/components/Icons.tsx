@@ -84,6 +84,19 @@ export const DownIcon = () => (
   </Icon>
 );
 
+export const ChevronDownIcon = () => (
+  <Icon size={14}>
+    <path d="m6 9 6 6 6-6" />
+  </Icon>
+);
+
+export const MicSmallIcon = () => (
+  <Icon size={14}>
+    <rect x="9" y="3" width="6" height="11" rx="3" />
+    <path d="M5 11a7 7 0 0 0 14 0M12 18v3" />
+  </Icon>
+);
+
 export const PlusIcon = () => (
   <Icon size={16}>
     <path d="M12 5v14M5 12h14" />

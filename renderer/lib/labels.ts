@@ -20,9 +20,9 @@ export function errorText(t: TFunction, err: unknown): string {
       // "cannot carry chat / voice / spoken text" reads differently in each language.
       const key =
         err.code === 'not_supported'
-          ? `refusal.not_supported_${String(err.params.what)}`
-          : `refusal.${err.code}`;
-      return t(key as 'refusal.empty_text', { ...err.params, detail: err.message });
+          ? `commandRefusal.not_supported_${String(err.params.what)}`
+          : `commandRefusal.${err.code}`;
+      return t(key as 'commandRefusal.empty_text', { ...err.params, detail: err.message });
     }
     return err.message;
   }
@@ -40,9 +40,24 @@ export function isErrorCode(code: string): code is ErrorCode {
   return (ERROR_CODES as readonly string[]).includes(code);
 }
 
+/**
+ * The short line a person reads for a refusal ("Denied by you", "Blocked in Services"): a UI
+ * mapping of the gate's stable codes. The gate's own sentence is written for the AI model
+ * ("… do not retry unless the user asks again") and is only ever shown folded, as a detail.
+ */
 export function errorCodeText(t: TFunction, code: string | undefined): string {
   if (!code) return '';
   return isErrorCode(code) ? t(`errorCode.${code}`) : t('errorCode.unknown', { code });
+}
+
+/**
+ * A remembered grant in words: the service's own key is every call of it; `service:action` is
+ * one escalation of it ("replacing existing files").
+ */
+export function grantText(t: TFunction, service: string, key: string): string {
+  if (key === service) return t('grants.all');
+  const action = key.startsWith(`${service}:`) ? key.slice(service.length + 1) : key;
+  return action === 'overwrite' ? t('grants.overwrite') : t('grants.other', { action });
 }
 
 /** A short state label ("Connected", "Reconnecting in 4 s"). */

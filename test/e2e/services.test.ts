@@ -73,7 +73,9 @@ describe('services and connections', { timeout: 60_000 }, () => {
     const peer = sim.peer();
 
     const first = peer.call('create_file', { filename: 'a.txt', content: 'a' });
-    await (await promptUp(page)).getByTestId('prompt-always').click();
+    const asked = await promptUp(page);
+    await asked.locator('[data-testid="prompt-more"]:enabled').click();
+    await asked.getByTestId('prompt-always').click();
     expect(await first).toMatchObject({ success: true });
     await page.getByTestId('prompt-modal').waitFor({ state: 'detached' });
 

@@ -5,6 +5,7 @@ import {
   Broker,
   FALLBACK_PROMPT_TIMEOUT_MS,
   type PromptRequest,
+  REATTACH_GRACE_MS,
 } from '../../app/permissions/broker.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
@@ -153,7 +154,7 @@ describe('Broker', () => {
     await expect(broker.ask(request())).resolves.toBe('once');
   });
 
-  it('detaching the last answerer cancels every pending prompt; detaching one of two does not', async () => {
+  it('detaching the last answerer cancels every pending prompt after the re-attach grace; detaching one of two does not', async () => {
     const { broker, clock } = setup();
     const detachWindow = broker.attach({ name: 'window' });
     const detachTty = broker.attach({ name: 'tty' });
@@ -169,10 +170,80 @@ describe('Broker', () => {
 
     detachTty();
     await flush();
-    expect([a.value, b.value]).toEqual(['cancelled', 'cancelled']);
     expect(broker.hasAnswerer()).toBe(false);
+    expect([a.value, b.value]).toEqual([undefined, undefined]);
+
+    clock.advance(REATTACH_GRACE_MS);
+    await flush();
+    expect([a.value, b.value]).toEqual(['cancelled', 'cancelled']);
     expect(clock.pendingTimers()).toBe(0);
     await expect(broker.ask(request())).resolves.toBe('cancelled');
+  });
+
+  it('a UI that comes back within the grace (a reloaded page) finds the prompt still pending and can answer it', async () => {
+    const { broker, clock, resolved } = setup();
+    const detachPage = broker.attach({ name: 'browser' });
+    const outcome = track(broker.ask(request()));
+    const [prompt] = broker.pending();
+
+    detachPage(); // the page reloads
+    clock.advance(REATTACH_GRACE_MS - 1);
+    await flush();
+    expect(outcome.value).toBeUndefined();
+    broker.attach({ name: 'browser' }); // the reloaded page is back
+
+    // Long past the grace, the prompt is still there for the page to show and answer.
+    clock.advance(REATTACH_GRACE_MS * 4);
+    await flush();
+    expect(outcome.value).toBeUndefined();
+    expect(broker.pending().map((p) => p.id)).toEqual([prompt!.id]);
+    expect(resolved).toEqual([]);
+    expect(broker.answer(prompt!.id, 'once')).toBe(true);
+    await flush();
+    expect(outcome.value).toBe('once');
+  });
+
+  it('the grace never outlives a prompt: one that expires during it times out at its own expiry', async () => {
+    const { broker, clock } = setup(() => 3_000);
+    const detach = broker.attach();
+    const outcome = track(broker.ask(request()));
+    clock.advance(1_000);
+    detach();
+    clock.advance(1_999);
+    await flush();
+    expect(outcome.value).toBeUndefined();
+    clock.advance(1);
+    await flush();
+    expect(outcome.value).toBe('timeout');
+    expect(broker.pending()).toEqual([]);
+  });
+
+  it('a call asking during the grace waits for the UI that is coming back; after the grace one is cancelled at once', async () => {
+    const { broker, clock, prompts } = setup();
+    broker.attach()();
+    const during = track(broker.ask(request({ summary: 'during the reload' })));
+    expect(prompts.map((p) => p.summary)).toEqual(['during the reload']);
+    clock.advance(REATTACH_GRACE_MS);
+    await flush();
+    expect(during.value).toBe('cancelled');
+    await expect(broker.ask(request())).resolves.toBe('cancelled');
+    expect(prompts).toHaveLength(1);
+  });
+
+  it('with no grace configured, the last detach cancels at once', async () => {
+    const clock = new FakeClock(T0);
+    const broker = new Broker({
+      clock,
+      ids: seededIds(7),
+      timeoutMs: () => TIMEOUT,
+      reattachGraceMs: 0,
+    });
+    const detach = broker.attach();
+    const outcome = track(broker.ask(request()));
+    detach();
+    await flush();
+    expect(outcome.value).toBe('cancelled');
+    expect(clock.pendingTimers()).toBe(0);
   });
 
   it('cancelWhere cancels only the matching prompts, e.g. those of a dropped connection', async () => {

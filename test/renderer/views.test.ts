@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../app/contract/index.js';
 import { callsPerService, latencyHistogram } from '../../renderer/features/audit/stats.js';
-import { moodEmoji, moodKey } from '../../renderer/features/chat/mood.js';
+import { FACES } from '../../renderer/features/chat/faces.js';
+import { moodKey } from '../../renderer/features/chat/mood.js';
 import { en } from '../../renderer/i18n/en.js';
 import { zhCN } from '../../renderer/i18n/zh-CN.js';
 import { secondsUntil, summarizeParams } from '../../renderer/lib/format.js';
@@ -26,7 +27,7 @@ describe('mood', () => {
       'thinking',
       'embarrassed',
     ])
-      expect(moodEmoji(k)).not.toBe(moodEmoji('neutral'));
+      expect(FACES[moodKey(k)]).not.toEqual(FACES.neutral);
   });
 });
 

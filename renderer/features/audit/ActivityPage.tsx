@@ -1,6 +1,7 @@
 /**
  * Activity: the audit log. Filters re-query the core; the table pages in as it scrolls; live
- * records arrive on top; a drawer shows one record whole; export and chain verification.
+ * records arrive on top; a panel beside the table (below it in a narrow window, never over it)
+ * shows one record whole; export and chain verification; the charts below.
  */
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -95,7 +96,7 @@ export function ActivityPage() {
   const record = selectedIndex === undefined ? undefined : rows.at(selectedIndex);
   const close = useCallback(() => {
     setSelected(undefined);
-    document.querySelector<HTMLElement>('[data-testid="audit-body"]')?.focus();
+    document.querySelector<HTMLElement>('[data-testid="audit-table"]')?.focus();
   }, []);
 
   const doExport = (format: 'json' | 'csv') =>
@@ -167,10 +168,10 @@ export function ActivityPage() {
       <div className={`activity-body${record ? ' with-drawer' : ''}`}>
         <div className="activity-main">
           <AuditTable selectedSeq={selected} onOpen={setSelected} scrollToSeq={scrollTo} />
-          <Charts />
         </div>
         {record && <AuditDrawer record={record} onClose={close} />}
       </div>
+      <Charts />
     </div>
   );
 }

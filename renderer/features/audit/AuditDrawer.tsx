@@ -1,15 +1,21 @@
-/** All fields of one audit record, beside the table. Esc or the close button closes it. */
+/**
+ * All fields of one audit record, beside the table (below it in a narrow window). Esc or the
+ * close button closes it. A non-modal panel, so a region rather than a dialog.
+ */
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { AuditRecord } from '../../../app/contract/index.js';
 import { Badge, decisionTone, outcomeTone } from '../../components/Badge.js';
 import { CloseIcon } from '../../components/Icons.js';
 import { formatDateTime, prettyJson } from '../../lib/format.js';
+import { ModelMessage } from '../../components/ModelMessage.js';
 import { errorCodeText } from '../../lib/labels.js';
+import { useConnectionLabel } from '../../lib/names.js';
 
 export function AuditDrawer({ record, onClose }: { record: AuditRecord; onClose: () => void }) {
   const { t, i18n } = useTranslation();
   const ref = useRef<HTMLElement>(null);
+  const label = useConnectionLabel();
   const titleId = `audit-drawer-${record.seq}`;
 
   useEffect(() => {
@@ -28,11 +34,9 @@ export function AuditDrawer({ record, onClose }: { record: AuditRecord; onClose:
   const f = (k: keyof typeof record) => t(`activity.fields.${k}`);
 
   return (
-    <aside
+    <section
       ref={ref}
       className="drawer"
-      role="dialog"
-      aria-modal="false"
       aria-labelledby={titleId}
       data-testid="audit-drawer"
       data-seq={record.seq}
@@ -57,7 +61,7 @@ export function AuditDrawer({ record, onClose }: { record: AuditRecord; onClose:
           <code className="muted small">{record.ts}</code>
         </dd>
         <dt>{f('connection')}</dt>
-        <dd>{record.connection}</dd>
+        <dd>{label({ id: record.connectionId, name: record.connection })}</dd>
         <dt>{f('dialect')}</dt>
         <dd>
           <code>{record.dialect}</code>
@@ -89,7 +93,13 @@ export function AuditDrawer({ record, onClose }: { record: AuditRecord; onClose:
         {record.message && (
           <>
             <dt>{f('message')}</dt>
-            <dd>{record.message}</dd>
+            <dd>
+              <ModelMessage
+                message={record.message}
+                summary={t('refusal.show')}
+                testId="audit-drawer-message"
+              />
+            </dd>
           </>
         )}
         <dt>{f('durationMs')}</dt>
@@ -113,6 +123,6 @@ export function AuditDrawer({ record, onClose }: { record: AuditRecord; onClose:
           <code className="hash">{record.hash}</code>
         </dd>
       </dl>
-    </aside>
+    </section>
   );
 }

@@ -1,7 +1,9 @@
 /**
  * The audit records as a virtualized grid: only the rows in view exist in the DOM, pages are
  * fetched for what is shown, and new records arriving on top do not move what the user reads.
- * One tab stop; arrows move, Enter opens the record.
+ * One tab stop, the grid itself (it scrolls, its header row stays on top, and it names the
+ * active row with aria-activedescendant, which only a widget role may carry); arrows move,
+ * Enter opens the record.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { type KeyboardEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
@@ -9,12 +11,17 @@ import { useTranslation } from 'react-i18next';
 import type { AuditRecord } from '../../../app/contract/index.js';
 import { Badge, decisionTone, outcomeTone } from '../../components/Badge.js';
 import { formatDateTime } from '../../lib/format.js';
+import { useConnectionLabel } from '../../lib/names.js';
 import { useAudit } from '../../store/audit.js';
 
 export const ROW_HEIGHT = 38;
+/** The sticky header row's height: the rows start below it inside the scrolling grid. */
+const HEAD_HEIGHT = 34;
 
 function Cells({ r, lang }: { r: AuditRecord; lang: string }) {
   const { t } = useTranslation();
+  const label = useConnectionLabel();
+  const server = label({ id: r.connectionId, name: r.connection });
   return (
     <>
       <span role="gridcell" className="col-seq">
@@ -23,11 +30,11 @@ function Cells({ r, lang }: { r: AuditRecord; lang: string }) {
       <span role="gridcell" className="col-time">
         <time dateTime={r.ts}>{formatDateTime(r.ts, lang)}</time>
       </span>
-      <span role="gridcell" className="col-conn" title={r.connection}>
-        {r.connection}
+      <span role="gridcell" className="col-conn" title={server}>
+        {server}
       </span>
       <span role="gridcell" className="col-service">
-        <code>{r.service}</code>
+        <code translate="no">{r.service}</code>
       </span>
       <span role="gridcell" className="col-decision">
         <Badge tone={decisionTone(r.decision)}>{t(`decision.${r.decision}`)}</Badge>
@@ -68,6 +75,8 @@ export function AuditTable({
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: 12,
+    scrollMargin: HEAD_HEIGHT,
+    scrollPaddingStart: HEAD_HEIGHT,
   });
   const items = virtualizer.getVirtualItems();
   const first = items[0]?.index ?? 0;
@@ -146,87 +155,93 @@ export function AuditTable({
   const activeRendered = items.some((v) => v.index === active);
 
   return (
-    <div
-      className="audit-table"
-      role="grid"
-      aria-label={t('activity.table')}
-      aria-rowcount={total + 1}
-      aria-colcount={7}
-      aria-busy={loading}
-      data-testid="audit-table"
-    >
-      <div role="rowgroup" className="audit-head">
-        <div role="row" aria-rowindex={1} className="audit-row audit-row-head">
-          <span role="columnheader" className="col-seq">
-            {t('activity.colSeq')}
-          </span>
-          <span role="columnheader" className="col-time">
-            {t('activity.colTime')}
-          </span>
-          <span role="columnheader" className="col-conn">
-            {t('activity.colServer')}
-          </span>
-          <span role="columnheader" className="col-service">
-            {t('activity.colService')}
-          </span>
-          <span role="columnheader" className="col-decision">
-            {t('activity.colDecision')}
-          </span>
-          <span role="columnheader" className="col-outcome">
-            {t('activity.colOutcome')}
-          </span>
-          <span role="columnheader" className="col-duration">
-            {t('activity.colDuration')}
-          </span>
-        </div>
-      </div>
+    <div className="audit-table-wrap">
       <div
         ref={scrollRef}
-        role="rowgroup"
-        className="audit-body"
+        className="audit-table"
+        role="grid"
+        aria-label={t('activity.table')}
+        aria-rowcount={total + 1}
+        aria-colcount={7}
+        aria-busy={loading}
         tabIndex={0}
         aria-activedescendant={activeRendered && total > 0 ? `audit-row-${active}` : undefined}
         onKeyDown={onKeyDown}
-        data-testid="audit-body"
+        data-testid="audit-table"
       >
-        {total === 0 && !loading && (
-          <p className="audit-empty muted" data-testid="audit-empty">
-            {filtered ? t('activity.empty') : t('activity.emptyAll')}
-          </p>
-        )}
-        <div style={{ height: virtualizer.getTotalSize(), position: 'relative', width: '100%' }}>
-          {items.map((v) => {
-            const r = rows.at(v.index);
-            const selected = r !== undefined && r.seq === selectedSeq;
-            return (
-              <div
-                key={v.key}
-                id={`audit-row-${v.index}`}
-                role="row"
-                aria-rowindex={v.index + 2}
-                aria-selected={selected}
-                className={`audit-row${v.index === active ? ' audit-row-active' : ''}${selected ? ' audit-row-selected' : ''}${v.index % 2 ? ' audit-row-odd' : ''}`}
-                style={{ height: ROW_HEIGHT, transform: `translateY(${v.start}px)` }}
-                data-testid={r ? 'audit-row' : 'audit-row-loading'}
-                data-seq={r?.seq}
-                onClick={() => {
-                  setActive(v.index);
-                  if (r) onOpen(r.seq);
-                }}
-              >
-                {r ? (
-                  <Cells r={r} lang={i18n.language} />
-                ) : (
-                  <span role="gridcell" className="audit-placeholder">
-                    <span className="skeleton" aria-hidden="true" />
-                    <span className="sr-only">{t('activity.loadingRow')}</span>
-                  </span>
-                )}
-              </div>
-            );
-          })}
+        <div role="rowgroup" className="audit-head">
+          <div role="row" aria-rowindex={1} className="audit-row audit-row-head">
+            <span role="columnheader" className="col-seq">
+              {t('activity.colSeq')}
+            </span>
+            <span role="columnheader" className="col-time">
+              {t('activity.colTime')}
+            </span>
+            <span role="columnheader" className="col-conn">
+              {t('activity.colServer')}
+            </span>
+            <span role="columnheader" className="col-service">
+              {t('activity.colService')}
+            </span>
+            <span role="columnheader" className="col-decision">
+              {t('activity.colDecision')}
+            </span>
+            <span role="columnheader" className="col-outcome">
+              {t('activity.colOutcome')}
+            </span>
+            <span role="columnheader" className="col-duration">
+              {t('activity.colDuration')}
+            </span>
+          </div>
+        </div>
+        <div role="rowgroup" className="audit-body" data-testid="audit-body">
+          <div
+            style={{
+              height: Math.max(0, virtualizer.getTotalSize() - HEAD_HEIGHT),
+              position: 'relative',
+            }}
+          >
+            {items.map((v) => {
+              const r = rows.at(v.index);
+              const selected = r !== undefined && r.seq === selectedSeq;
+              return (
+                <div
+                  key={v.key}
+                  id={`audit-row-${v.index}`}
+                  role="row"
+                  aria-rowindex={v.index + 2}
+                  aria-selected={selected}
+                  className={`audit-row${v.index === active ? ' audit-row-active' : ''}${selected ? ' audit-row-selected' : ''}${v.index % 2 ? ' audit-row-odd' : ''}`}
+                  style={{
+                    height: ROW_HEIGHT,
+                    transform: `translateY(${v.start - HEAD_HEIGHT}px)`,
+                  }}
+                  data-testid={r ? 'audit-row' : 'audit-row-loading'}
+                  data-seq={r?.seq}
+                  onClick={() => {
+                    setActive(v.index);
+                    if (r) onOpen(r.seq);
+                  }}
+                >
+                  {r ? (
+                    <Cells r={r} lang={i18n.language} />
+                  ) : (
+                    <span role="gridcell" className="audit-placeholder">
+                      <span className="skeleton" aria-hidden="true" />
+                      <span className="sr-only">{t('activity.loadingRow')}</span>
+                    </span>
+                  )}
+                </div>
+              );
+            })}
+          </div>
         </div>
       </div>
+      {total === 0 && !loading && (
+        <p className="audit-empty muted" data-testid="audit-empty">
+          {filtered ? t('activity.empty') : t('activity.emptyAll')}
+        </p>
+      )}
     </div>
   );
 }

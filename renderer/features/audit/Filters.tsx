@@ -2,6 +2,7 @@ import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DECISIONS, type Decision, OUTCOMES, type Outcome } from '../../../app/contract/index.js';
 import { NO_FILTERS, useAudit } from '../../store/audit.js';
+import { useConnectionLabel } from '../../lib/names.js';
 import { useConnections } from '../../store/connection.js';
 import { useServices } from '../../store/services.js';
 
@@ -36,6 +37,13 @@ export function Filters() {
   ].filter(Boolean);
   const anyFilter = Object.entries(filters).some(([, v]) => v !== '');
 
+  const timeSet = filters.from !== '' || filters.to !== '';
+  const label = useConnectionLabel();
+  const nameOfServer = (name: string) =>
+    label({ id: connections.find((c) => c.profile.name === name)?.profile.id, name });
+
+  // One bar: each control is labelled for assistive tech ("Filter: Service"), and its "any"
+  // choice shows the filter's name, so no label row above it takes the table's height.
   return (
     <form
       className="filters"
@@ -45,112 +53,122 @@ export function Filters() {
         setFilters({ text });
       }}
     >
-      <label className="field" htmlFor={`${id}-text`}>
-        <span>{t('activity.text')}</span>
-        <input
-          id={`${id}-text`}
-          type="search"
-          value={text}
-          maxLength={200}
-          placeholder={t('activity.textPlaceholder')}
-          onChange={(e) => setText(e.target.value)}
-          data-testid="audit-filter-text"
-        />
+      <label className="sr-only" htmlFor={`${id}-text`}>
+        {t('activity.text')}
       </label>
-      <label className="field">
-        <span>{t('activity.service')}</span>
-        <select
-          value={filters.service}
-          onChange={(e) => setFilters({ service: e.target.value })}
-          data-testid="audit-filter-service"
-        >
-          <option value="">{t('common.any')}</option>
-          {serviceNames.map((n) => (
-            <option key={n} value={n}>
-              {n}
-            </option>
-          ))}
-        </select>
+      <input
+        id={`${id}-text`}
+        className="filter-text"
+        type="search"
+        value={text}
+        maxLength={200}
+        placeholder={t('activity.textPlaceholder')}
+        onChange={(e) => setText(e.target.value)}
+        data-testid="audit-filter-text"
+      />
+      <label className="sr-only" htmlFor={`${id}-service`}>
+        {t('activity.filterBy', { what: t('activity.service') })}
       </label>
-      <label className="field">
-        <span>{t('activity.decision')}</span>
-        <select
-          value={filters.decision}
-          onChange={(e) => setFilters({ decision: e.target.value as Decision | '' })}
-          data-testid="audit-filter-decision"
-        >
-          <option value="">{t('common.any')}</option>
-          {DECISIONS.map((d) => (
-            <option key={d} value={d}>
-              {t(`decision.${d}`)}
-            </option>
-          ))}
-        </select>
+      <select
+        id={`${id}-service`}
+        value={filters.service}
+        onChange={(e) => setFilters({ service: e.target.value })}
+        data-testid="audit-filter-service"
+      >
+        <option value="">{t('activity.service')}</option>
+        {serviceNames.map((n) => (
+          <option key={n} value={n} translate="no">
+            {n}
+          </option>
+        ))}
+      </select>
+      <label className="sr-only" htmlFor={`${id}-decision`}>
+        {t('activity.filterBy', { what: t('activity.decision') })}
       </label>
-      <label className="field">
-        <span>{t('activity.outcome')}</span>
-        <select
-          value={filters.outcome}
-          onChange={(e) => setFilters({ outcome: e.target.value as Outcome | '' })}
-          data-testid="audit-filter-outcome"
-        >
-          <option value="">{t('common.any')}</option>
-          {OUTCOMES.map((o) => (
-            <option key={o} value={o}>
-              {t(`outcome.${o}`)}
-            </option>
-          ))}
-        </select>
+      <select
+        id={`${id}-decision`}
+        value={filters.decision}
+        onChange={(e) => setFilters({ decision: e.target.value as Decision | '' })}
+        data-testid="audit-filter-decision"
+      >
+        <option value="">{t('activity.decision')}</option>
+        {DECISIONS.map((d) => (
+          <option key={d} value={d}>
+            {t(`decision.${d}`)}
+          </option>
+        ))}
+      </select>
+      <label className="sr-only" htmlFor={`${id}-outcome`}>
+        {t('activity.filterBy', { what: t('activity.outcome') })}
       </label>
-      <label className="field">
-        <span>{t('activity.connection')}</span>
-        <select
-          value={filters.connection}
-          onChange={(e) => setFilters({ connection: e.target.value })}
-          data-testid="audit-filter-connection"
-        >
-          <option value="">{t('common.any')}</option>
-          {connectionNames.map((n) => (
-            <option key={n} value={n}>
-              {n}
-            </option>
-          ))}
-        </select>
+      <select
+        id={`${id}-outcome`}
+        value={filters.outcome}
+        onChange={(e) => setFilters({ outcome: e.target.value as Outcome | '' })}
+        data-testid="audit-filter-outcome"
+      >
+        <option value="">{t('activity.outcome')}</option>
+        {OUTCOMES.map((o) => (
+          <option key={o} value={o}>
+            {t(`outcome.${o}`)}
+          </option>
+        ))}
+      </select>
+      <label className="sr-only" htmlFor={`${id}-connection`}>
+        {t('activity.filterBy', { what: t('activity.connection') })}
       </label>
-      <label className="field field-time">
-        <span>{t('activity.from')}</span>
-        <input
-          type="datetime-local"
-          value={filters.from}
-          max={filters.to || undefined}
-          onChange={(e) => setFilters({ from: e.target.value })}
-          data-testid="audit-filter-from"
-        />
-      </label>
-      <label className="field field-time">
-        <span>{t('activity.to')}</span>
-        <input
-          type="datetime-local"
-          value={filters.to}
-          min={filters.from || undefined}
-          onChange={(e) => setFilters({ to: e.target.value })}
-          data-testid="audit-filter-to"
-        />
-      </label>
-      <div className="field field-end">
-        <button
-          type="button"
-          className="button button-small"
-          disabled={!anyFilter}
-          onClick={() => {
-            setText('');
-            setFilters(NO_FILTERS);
-          }}
-          data-testid="audit-filter-clear"
-        >
-          {t('activity.clear')}
-        </button>
-      </div>
+      <select
+        id={`${id}-connection`}
+        value={filters.connection}
+        onChange={(e) => setFilters({ connection: e.target.value })}
+        data-testid="audit-filter-connection"
+      >
+        <option value="">{t('activity.connection')}</option>
+        {connectionNames.map((n) => (
+          <option key={n} value={n}>
+            {nameOfServer(n)}
+          </option>
+        ))}
+      </select>
+      <details className="filter-time" data-testid="audit-filter-time">
+        <summary className="button button-small">
+          {timeSet ? t('activity.timeSet') : t('activity.time')}
+        </summary>
+        <div className="filter-time-panel">
+          <label className="field field-time">
+            <span>{t('activity.from')}</span>
+            <input
+              type="datetime-local"
+              value={filters.from}
+              max={filters.to || undefined}
+              onChange={(e) => setFilters({ from: e.target.value })}
+              data-testid="audit-filter-from"
+            />
+          </label>
+          <label className="field field-time">
+            <span>{t('activity.to')}</span>
+            <input
+              type="datetime-local"
+              value={filters.to}
+              min={filters.from || undefined}
+              onChange={(e) => setFilters({ to: e.target.value })}
+              data-testid="audit-filter-to"
+            />
+          </label>
+        </div>
+      </details>
+      <button
+        type="button"
+        className="button button-small"
+        disabled={!anyFilter}
+        onClick={() => {
+          setText('');
+          setFilters(NO_FILTERS);
+        }}
+        data-testid="audit-filter-clear"
+      >
+        {t('activity.clear')}
+      </button>
     </form>
   );
 }

@@ -1,13 +1,15 @@
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PageHeader } from '../../components/PageHeader.js';
+import { useConnectionLabel } from '../../lib/names.js';
 import { activeConnection, useConnections } from '../../store/connection.js';
 import { useChat } from '../../store/chat.js';
 import { useUi } from '../../store/ui.js';
 import { SpeakBox } from '../voice/SpeakBox.js';
 import { Composer } from './Composer.js';
 import { ConnectionBanner } from './ConnectionBanner.js';
-import { moodEmoji, moodKey } from './mood.js';
+import { MoodFaceIcon } from '../../components/MoodFaces.js';
+import { moodKey } from './mood.js';
 import { Timeline } from './Timeline.js';
 import { Welcome } from './Welcome.js';
 
@@ -30,7 +32,7 @@ function MoodFace({ connection }: { connection: string | undefined }) {
       data-mood={key}
       key={`${key}-${mood?.at ?? 0}`}
     >
-      {moodEmoji(mood?.emoji)}
+      <MoodFaceIcon mood={key} />
     </span>
   );
 }
@@ -41,15 +43,18 @@ export function ChatPage() {
   const items = useChat((s) => s.items);
   const active = activeConnection(connections);
   const firstRun = connections.length === 0;
+  const label = useConnectionLabel();
   const bridgeOpen = useUi((s) => s.bridgeStatus === 'open');
   const ready = bridgeOpen && active?.state.status === 'ready';
 
   // Label items with their server only when more than one server is in the conversation.
   const names = useMemo(() => {
-    const known = Object.fromEntries(connections.map((c) => [c.profile.id, c.profile.name]));
+    const known = Object.fromEntries(
+      connections.map((c) => [c.profile.id, label({ id: c.profile.id, name: c.profile.name })]),
+    );
     const ids = new Set(items.map((i) => i.connection).filter((id) => id in known));
     return ids.size < 2 ? undefined : known;
-  }, [items, connections]);
+  }, [items, connections, label]);
 
   return (
     <div className="page page-chat">

@@ -8,6 +8,7 @@ import type { ConnectionView } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
 import { useNow } from '../../components/hooks.js';
 import { secondsUntil } from '../../lib/format.js';
+import { useConnectionLabel } from '../../lib/names.js';
 import { useAction } from '../../lib/useAction.js';
 import { activeConnection, isLive, useConnections } from '../../store/connection.js';
 import { useUi } from '../../store/ui.js';
@@ -32,6 +33,8 @@ export function ConnectionBanner() {
   const connections = useConnections((s) => s.connections);
   const go = useUi((s) => s.go);
   const { busy, run } = useAction();
+  const label = useConnectionLabel();
+  const nameOf = (c: ConnectionView) => label({ id: c.profile.id, name: c.profile.name });
   const active = activeConnection(connections);
   const live = connections.filter((c) => isLive(c.state));
   const now = useNow(active?.state.status === 'reconnecting');
@@ -42,7 +45,7 @@ export function ConnectionBanner() {
     text = t('banner.none');
     detail = t('banner.noneHint');
   } else {
-    const name = active.profile.name;
+    const name = nameOf(active);
     const s = active.state;
     switch (s.status) {
       case 'idle':
@@ -76,7 +79,7 @@ export function ConnectionBanner() {
   // What screen readers hear: the state, not every tick of the countdown.
   const spoken =
     active?.state.status === 'reconnecting'
-      ? t('banner.reconnectingNow', { name: active.profile.name })
+      ? t('banner.reconnectingNow', { name: nameOf(active) })
       : text;
 
   const canConnect =
@@ -115,7 +118,7 @@ export function ConnectionBanner() {
               {!active && <option value="">—</option>}
               {live.map((c) => (
                 <option key={c.profile.id} value={c.profile.id}>
-                  {c.profile.name}
+                  {nameOf(c)}
                 </option>
               ))}
             </select>

@@ -5,7 +5,7 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ChatItem } from '../../../app/contract/index.js';
-import { DownIcon } from '../../components/Icons.js';
+import { DownIcon, MicSmallIcon } from '../../components/Icons.js';
 import { formatTime } from '../../lib/format.js';
 import { ToolCard } from './ToolCard.js';
 
@@ -40,7 +40,7 @@ const Item = memo(function Item({
               <span className="bubble-text">
                 {item.voiceMs !== undefined && (
                   <span className="voice-mark" role="img" aria-label={t('chat.voiceTranscript')}>
-                    🎙{' '}
+                    <MicSmallIcon />{' '}
                   </span>
                 )}
                 {item.text}

@@ -1,16 +1,23 @@
-/** One service call in the timeline: what, with which params, the decision and outcome, time, audit link. */
+/**
+ * One service call in the timeline: what, with which params, the decision and outcome, time,
+ * audit link. A refusal reads as a short human line; what the server was told is folded.
+ */
 import { useTranslation } from 'react-i18next';
 import type { ToolItem } from '../../../app/contract/index.js';
 import { Badge, decisionTone, outcomeTone } from '../../components/Badge.js';
 import { WrenchIcon } from '../../components/Icons.js';
+import { ModelMessage } from '../../components/ModelMessage.js';
+import { callSentence, serviceTitle } from '../../i18n/service-text.js';
 import { summarizeParams } from '../../lib/format.js';
 import { errorCodeText } from '../../lib/labels.js';
 import { useServices } from '../../store/services.js';
 import { useUi } from '../../store/ui.js';
 
 export function ToolCard({ item }: { item: ToolItem }) {
-  const { t } = useTranslation();
-  const title = useServices((s) => s.services.find((v) => v.name === item.service)?.title);
+  const { t, i18n } = useTranslation();
+  const coreTitle = useServices((s) => s.services.find((v) => v.name === item.service)?.title);
+  const title = serviceTitle(i18n.language, { name: item.service, title: coreTitle });
+  const sentence = callSentence(i18n.language, item, item.summary);
   const openAudit = useUi((s) => s.openAudit);
   const paramText = summarizeParams(item.params);
   const failed = item.state === 'done' && item.outcome !== undefined && item.outcome !== 'ok';
@@ -18,7 +25,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
   return (
     <article
       className={`tool-card tool-${item.state}${failed ? ' tool-failed' : ''}`}
-      aria-label={t('tool.label', { service: title ?? item.service })}
+      aria-label={t('tool.label', { service: title })}
       data-testid="tool-card"
       data-service={item.service}
       data-state={item.state}
@@ -28,8 +35,10 @@ export function ToolCard({ item }: { item: ToolItem }) {
         <span className="tool-icon" aria-hidden="true">
           <WrenchIcon />
         </span>
-        <span className="tool-title">{title ?? item.service}</span>
-        <code className="tool-name">{item.service}</code>
+        <span className="tool-title">{title}</span>
+        <code className="tool-name" translate="no">
+          {item.service}
+        </code>
         <span className="tool-badges">
           {item.state === 'running' && (
             <Badge tone="neutral">
@@ -75,16 +84,23 @@ export function ToolCard({ item }: { item: ToolItem }) {
           )}
         </span>
       </div>
-      {item.summary && <p className="tool-summary">{item.summary}</p>}
-      <p className="tool-params" title={paramText}>
-        {paramText || <span className="muted">{t('tool.noParams')}</span>}
+      {sentence && <p className="tool-summary">{sentence}</p>}
+      <p className="tool-params">
+        {paramText ? (
+          <span translate="no" title={paramText}>
+            {paramText}
+          </span>
+        ) : (
+          <span className="muted">{t('tool.noParams')}</span>
+        )}
       </p>
       {failed && (item.code || item.message) && (
-        <p className="tool-error">
-          {item.code && <strong>{errorCodeText(t, item.code)}</strong>}
-          {item.code && item.message && ' — '}
-          {item.message}
-        </p>
+        <div className="tool-error" data-testid="tool-refusal">
+          <strong data-testid="tool-refusal-line">
+            {item.code ? errorCodeText(t, item.code) : t(`outcome.${item.outcome ?? 'error'}`)}
+          </strong>
+          {item.message && <ModelMessage message={item.message} testId="tool-model-message" />}
+        </div>
       )}
     </article>
   );

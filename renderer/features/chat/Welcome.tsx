@@ -2,6 +2,7 @@
 import { useTranslation } from 'react-i18next';
 import { bridge } from '../../bridge/current.js';
 import { PlayIcon, ServerIcon } from '../../components/Icons.js';
+import { MoodFaceIcon } from '../../components/MoodFaces.js';
 import { useAction } from '../../lib/useAction.js';
 import { useUi } from '../../store/ui.js';
 
@@ -12,7 +13,7 @@ export function Welcome() {
   return (
     <section className="welcome" aria-labelledby="welcome-title" data-testid="welcome">
       <div className="welcome-face" aria-hidden="true">
-        👋
+        <MoodFaceIcon mood="happy" size={56} />
       </div>
       <h2 id="welcome-title">{t('welcome.title')}</h2>
       <p className="muted welcome-intro">{t('welcome.intro')}</p>

@@ -60,7 +60,7 @@ function ConnectionCard({
       data-active={c.active}
     >
       <header className="connection-head">
-        <h2 id={`conn-${p.id}-name`}>{p.name}</h2>
+        <h2 id={`conn-${p.id}-name`}>{p.demo ? t('connections.demoName') : p.name}</h2>
         {p.demo && <Badge tone="accent">{t('connections.demoBadge')}</Badge>}
         {c.active && (
           <Badge tone="info" testId={`connection-active-${p.id}`}>
@@ -166,7 +166,10 @@ function ConnectionCard({
             setConfirming(false);
             void run(async () => {
               await bridge().invoke('deleteConnection', p.id);
-              toast('info', t('connections.deleted', { name: p.name }));
+              toast(
+                'info',
+                t('connections.deleted', { name: p.demo ? t('connections.demoName') : p.name }),
+              );
             });
           }}
         />

@@ -19,6 +19,7 @@ import {
   urlHasToken,
 } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
+import { TokenStorageNote } from '../../components/SecretsNote.js';
 import { errorText } from '../../lib/labels.js';
 import { useConnections } from '../../store/connection.js';
 import { toast } from '../../store/toasts.js';
@@ -359,7 +360,7 @@ export function ProfileForm({
         data-testid="profile-token"
       />
       <p className="help" id={`${id}-token-help`}>
-        {hasToken ? t('connections.tokenHelpSaved') : t('connections.tokenHelpNew')}
+        {hasToken ? t('connections.tokenHelpSaved') : <TokenStorageNote />}
       </p>
       {fieldError('token')}
       {forgetButton}

@@ -1,7 +1,9 @@
 /**
  * The permission question for the head of the prompt queue. Deny has the focus; Esc and the
  * close button deny; focus stays inside; the allow buttons wake up a moment after a prompt
- * appears so a click or keypress meant for something else cannot approve it.
+ * appears so a click or keypress meant for something else cannot approve it. The buttons read
+ * Deny | Allow once | More: a lasting grant (this session, always) is never one Tab from Deny,
+ * it takes opening the menu.
  */
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -9,35 +11,33 @@ import type { PendingPrompt, PromptAnswer } from '../../../app/contract/index.js
 import { bridge } from '../../bridge/current.js';
 import { Badge, riskTone } from '../../components/Badge.js';
 import { useFocusTrap, useNow } from '../../components/hooks.js';
-import { CloseIcon, ShieldIcon } from '../../components/Icons.js';
+import { ChevronDownIcon, CloseIcon, ShieldIcon } from '../../components/Icons.js';
+import { MenuButton } from '../../components/MenuButton.js';
+import { callSentence, serviceTitle } from '../../i18n/service-text.js';
 import { prettyJson, secondsUntil } from '../../lib/format.js';
-import { errorText } from '../../lib/labels.js';
-import { useConnections } from '../../store/connection.js';
+import { errorText, grantText } from '../../lib/labels.js';
+import { useConnectionLabel } from '../../lib/names.js';
 import { usePrompts } from '../../store/prompts.js';
 import { useServices } from '../../store/services.js';
 import { toast } from '../../store/toasts.js';
 
 const ARM_DELAY_MS = 600;
 
-/** The profile's current name (it may have been renamed since the call came), by its id. */
-function connectionName(prompt: PendingPrompt, names: Map<string, string>): string {
-  return names.get(prompt.connection.id) ?? prompt.connection.name;
-}
-
 function Prompt({ prompt, index, count }: { prompt: PendingPrompt; index: number; count: number }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const ref = useRef<HTMLDivElement>(null);
   const denyRef = useRef<HTMLButtonElement>(null);
   const [busy, setBusy] = useState(false);
   const [armed, setArmed] = useState(false);
   const remove = usePrompts((s) => s.remove);
   const service = useServices((s) => s.services.find((v) => v.name === prompt.service));
-  const connections = useConnections((s) => s.connections);
-  const names = new Map<string, string>();
-  for (const c of connections) names.set(c.profile.id, c.profile.name);
+  const label = useConnectionLabel();
+  const server = label(prompt.connection);
   const now = useNow(true, 500);
   const seconds = secondsUntil(prompt.expiresAt, now);
-  const title = service?.title ?? prompt.service;
+  const lang = i18n.language;
+  const title = serviceTitle(lang, service ?? { name: prompt.service });
+  const sentence = callSentence(lang, prompt, prompt.summary);
   const escalation = prompt.grantKey !== prompt.service;
 
   useFocusTrap(ref);
@@ -117,24 +117,27 @@ function Prompt({ prompt, index, count }: { prompt: PendingPrompt; index: number
       <div className="modal-body">
         <div id={descId}>
           <p className="prompt-summary" data-testid="prompt-summary">
-            {prompt.summary}
+            {sentence}
           </p>
-          <p className="muted">
-            {t('prompt.wants', { connection: connectionName(prompt, names) })}
-          </p>
+          <p className="muted">{t('prompt.wants', { connection: server })}</p>
         </div>
         <dl className="facts">
           <dt>{t('prompt.server')}</dt>
-          <dd data-testid="prompt-connection">{connectionName(prompt, names)}</dd>
+          <dd data-testid="prompt-connection">{server}</dd>
           <dt>{t('prompt.service')}</dt>
           <dd>
-            {title} <code>{prompt.service}</code>{' '}
+            {title} <code translate="no">{prompt.service}</code>{' '}
             {service && (
               <Badge tone={riskTone(service.risk)} title={t(`risk.${service.risk}Hint`)}>
                 {t(`risk.${service.risk}`)}
               </Badge>
             )}
-            {escalation && <code className="muted"> ({prompt.grantKey})</code>}
+            {escalation && (
+              <span className="muted" data-testid="prompt-escalation">
+                {' · '}
+                {grantText(t, prompt.service, prompt.grantKey)}
+              </span>
+            )}
           </dd>
           {prompt.resolvedPaths.length > 0 && (
             <>
@@ -153,7 +156,9 @@ function Prompt({ prompt, index, count }: { prompt: PendingPrompt; index: number
         </dl>
         <details className="params">
           <summary>{t('prompt.params')}</summary>
-          <pre data-testid="prompt-params">{prettyJson(prompt.params)}</pre>
+          <pre data-testid="prompt-params" translate="no">
+            {prettyJson(prompt.params)}
+          </pre>
         </details>
         <p
           className={`countdown${seconds <= 10 ? ' countdown-soon' : ''}`}
@@ -176,25 +181,6 @@ function Prompt({ prompt, index, count }: { prompt: PendingPrompt; index: number
         <span className="spacer" />
         <button
           type="button"
-          className="button"
-          onClick={() => void answer('always')}
-          disabled={busy || !armed}
-          aria-describedby={`${descId}-always`}
-          data-testid="prompt-always"
-        >
-          {t('prompt.always')}
-        </button>
-        <button
-          type="button"
-          className="button"
-          onClick={() => void answer('session')}
-          disabled={busy || !armed}
-          data-testid="prompt-allow-session"
-        >
-          {t('prompt.session')}
-        </button>
-        <button
-          type="button"
           className="button button-primary"
           onClick={() => void answer('once')}
           disabled={busy || !armed}
@@ -202,10 +188,28 @@ function Prompt({ prompt, index, count }: { prompt: PendingPrompt; index: number
         >
           {t('prompt.once')}
         </button>
+        <MenuButton
+          label={t('prompt.more')}
+          icon={<ChevronDownIcon />}
+          disabled={busy || !armed}
+          testId="prompt-more"
+          items={[
+            {
+              label: t('prompt.session'),
+              hint: t('prompt.sessionHint'),
+              testId: 'prompt-allow-session',
+              onSelect: () => void answer('session'),
+            },
+            {
+              label: t('prompt.always'),
+              hint: t('prompt.alwaysHint'),
+              testId: 'prompt-always',
+              onSelect: () => void answer('always'),
+            },
+          ]}
+        />
       </footer>
-      <p className="modal-foot muted" id={`${descId}-always`}>
-        {t('prompt.alwaysHint')} {t('prompt.closeDenies')}
-      </p>
+      <p className="modal-foot muted">{t('prompt.closeDenies')}</p>
     </div>
   );
 }

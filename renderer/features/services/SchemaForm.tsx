@@ -4,6 +4,8 @@ import { useTranslation } from 'react-i18next';
 import type { RunResult, ServiceView } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
 import { prettyJson } from '../../lib/format.js';
+import { ModelMessage } from '../../components/ModelMessage.js';
+import { paramHelp } from '../../i18n/service-text.js';
 import { errorCodeText, errorText } from '../../lib/labels.js';
 import { useUi } from '../../store/ui.js';
 import {
@@ -59,7 +61,7 @@ function FieldInput({
         >
           {!field.required && <option value="">{t('services.unset')}</option>}
           {field.options?.map((o, i) => (
-            <option key={String(o)} value={String(i)}>
+            <option key={String(o)} value={String(i)} translate="no">
               {String(o)}
             </option>
           ))}
@@ -129,7 +131,7 @@ function problemText(t: ReturnType<typeof useTranslation>['t'], p: FieldProblem)
 }
 
 export function SchemaForm({ service }: { service: ServiceView }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const base = useId();
   const fields = useMemo(() => fieldsOf(service.parameters), [service.parameters]);
   const [values, setValues] = useState<FormValues>(() => initialValues(fields));
@@ -172,13 +174,14 @@ export function SchemaForm({ service }: { service: ServiceView }) {
       {fields.length === 0 && <p className="muted">{t('services.noParams')}</p>}
       {fields.map((f) => {
         const id = `${base}-${f.name}`;
-        const helpId = f.description ? `${id}-help` : undefined;
+        const help = paramHelp(i18n.language, service.name, f.name, f.description);
+        const helpId = help ? `${id}-help` : undefined;
         const problem = problems.find((p) => p.field === f.name);
         const errId = problem ? `${id}-err` : undefined;
         const describedBy = [helpId, errId].filter(Boolean).join(' ') || undefined;
         const label = (
           <>
-            <code>{f.title ?? f.name}</code>
+            <code translate="no">{f.title ?? f.name}</code>
             {f.required ? (
               <span className="required" title={t('common.required')}>
                 <span aria-hidden="true"> *</span>
@@ -213,9 +216,9 @@ export function SchemaForm({ service }: { service: ServiceView }) {
                 {input}
               </>
             )}
-            {f.description && (
+            {help && (
               <p id={helpId} className="help">
-                {f.description}
+                {help}
               </p>
             )}
             {problem && (
@@ -247,6 +250,7 @@ export function SchemaForm({ service }: { service: ServiceView }) {
                   type="button"
                   className="link-button"
                   aria-label={t('tool.auditLabel', { seq: result.auditSeq })}
+                  data-testid={`service-result-audit-${service.name}`}
                   onClick={() =>
                     openAudit({ seq: result.auditSeq as number, service: service.name })
                   }
@@ -255,7 +259,13 @@ export function SchemaForm({ service }: { service: ServiceView }) {
                 </button>
               )}
             </div>
-            {result.ok ? <pre>{resultData}</pre> : <p>{result.message}</p>}
+            {result.ok ? (
+              <pre translate="no">{resultData}</pre>
+            ) : result.code ? (
+              <ModelMessage message={result.message} />
+            ) : (
+              <p>{result.message}</p>
+            )}
           </div>
         )}
       </div>

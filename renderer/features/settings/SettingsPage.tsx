@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import type { SettingsPatch, SettingsView } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
 import { PageHeader } from '../../components/PageHeader.js';
+import { SecretsPlaceText } from '../../components/SecretsNote.js';
 import { applyLanguage } from '../../i18n/index.js';
 import { formatBytes } from '../../lib/format.js';
 import { applyTheme } from '../../lib/theme.js';
@@ -130,10 +131,17 @@ function FolderSettings({ settings }: { settings: SettingsView }) {
           className="input-narrow"
           value={timeout}
           aria-invalid={!timeoutOk || undefined}
-          aria-describedby={`${id}-timeout-help`}
+          aria-describedby={
+            timeoutOk ? `${id}-timeout-help` : `${id}-timeout-err ${id}-timeout-help`
+          }
           onChange={(e) => setTimeoutSec(e.target.value)}
           data-testid="settings-timeout"
         />
+        {!timeoutOk && (
+          <p className="field-error" id={`${id}-timeout-err`} data-testid="settings-timeout-error">
+            {t('settings.timeoutInvalid')}
+          </p>
+        )}
         <p className="help" id={`${id}-timeout-help`}>
           {t('settings.timeoutHelp')}
         </p>
@@ -253,7 +261,9 @@ function Storage({ settings }: { settings: SettingsView }) {
       <div className="field">
         <span className="field-label">{t('settings.secrets')}</span>
         <p>
-          <code data-testid="settings-secrets">{settings.secrets.kind}</code>
+          <span data-testid="settings-secrets" data-kind={settings.secrets.kind}>
+            <SecretsPlaceText />
+          </span>
         </p>
         {settings.secrets.warning && (
           <p className="warning" role="note" data-testid="settings-secrets-warning">

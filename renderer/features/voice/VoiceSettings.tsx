@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import type { ProfileView } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
 import { devicePrefs, listDevices, supportsOutputChoice } from '../../audio/engine.js';
+import { useConnectionLabel } from '../../lib/names.js';
 import { useAction } from '../../lib/useAction.js';
 import { activeConnection, useConnections } from '../../store/connection.js';
 import { toast } from '../../store/toasts.js';
@@ -337,6 +338,7 @@ export function VoiceSettings() {
   const { t } = useTranslation();
   const id = useId();
   const active = activeConnection(useConnections((s) => s.connections));
+  const label = useConnectionLabel();
   return (
     <section
       className="card settings-section"
@@ -346,7 +348,9 @@ export function VoiceSettings() {
       <h2 id={`${id}-h`}>{t('voice.settings.title')}</h2>
       {active ? (
         <>
-          <p className="help">{t('voice.settings.forConnection', { name: active.profile.name })}</p>
+          <p className="help">
+            {t('voice.settings.forConnection', { name: label(active.profile) })}
+          </p>
           {active.profile.kind === 'advent' ? (
             <ConnectionVoice profile={active.profile} />
           ) : (

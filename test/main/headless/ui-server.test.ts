@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CoreApi } from '../../../app/api.js';
 import type { AssistantItem, ChatItem } from '../../../app/contract/chat.js';
+import { REATTACH_GRACE_MS } from '../../../app/permissions/broker.js';
 import { MemorySecretStore } from '../../../app/settings/secrets.js';
 import { type UiServer, startUiServer } from '../../../main/headless/ui-server.js';
 import { FAST } from '../../helpers/agent-harness.js';
@@ -260,12 +261,17 @@ describe('UI server: calls and events over the bridge', () => {
     expect(notes).toHaveLength(1);
   });
 
-  it('when the last page closes, its pending prompts are cancelled and the server hears no one could be asked', async () => {
+  it('when the last page closes and none comes back within the grace, its pending prompts are cancelled and the server hears no one could be asked', async () => {
     const a = await page();
     const b = await page();
     await a.call('startDemo');
     await a.event('connection', (c) => c.profile.id === 'demo' && c.state.status === 'ready');
-    const replied = nextEvent(api.events, 'chat', assistantSaid(/couldn't save it/));
+    const replied = nextEvent(
+      api.events,
+      'chat',
+      assistantSaid(/couldn't save it/),
+      REATTACH_GRACE_MS + 5_000,
+    );
     await a.call('sendText', 'write a note: buy milk');
     const prompt = await a.event('prompt');
     await b.event('prompt', (q) => q.id === prompt.id);
@@ -274,6 +280,9 @@ describe('UI server: calls and events over the bridge', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(api.agent.broker.pending().map((q) => q.id)).toEqual([prompt.id]);
     await b.close();
+    // A reloading page gets a moment to come back for it.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(api.agent.broker.pending().map((q) => q.id)).toEqual([prompt.id]);
     const reply = (await replied) as AssistantItem;
     expect(reply.text).toMatch(/no one could be asked/);
     expect(api.agent.broker.pending()).toEqual([]);

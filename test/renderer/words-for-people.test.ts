@@ -1,0 +1,176 @@
+/**
+ * Words for people, words for the AI (issue 14, items 5 and 6): every refusal code has a short
+ * human line in both languages; the services, calls and connections the core names in English
+ * read in Chinese; the Services page's one model of a row's policy and grants.
+ */
+import i18next from 'i18next';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ConnectionView,
+  ERROR_CODES,
+  LOCAL_CONNECTION,
+  SERVICE_GROUPS,
+  type ServiceView,
+} from '../../app/contract/index.js';
+import { policyChoice, sectionsOf } from '../../renderer/features/services/sections.js';
+import {
+  callSentence,
+  paramHelp,
+  serviceSummary,
+  serviceTitle,
+} from '../../renderer/i18n/service-text.js';
+import { errorCodeText, grantText } from '../../renderer/lib/labels.js';
+import { connectionLabel } from '../../renderer/lib/names.js';
+import { useLanguage } from './i18n-helper.js';
+
+const HAN = /\p{Script=Han}/u;
+
+beforeAll(() => useLanguage('en'));
+
+describe('refusal lines', () => {
+  it('every gate error code has its own short line for people in English and Chinese, never the model’s sentence', async () => {
+    for (const lang of ['en', 'zh-CN'] as const) {
+      await useLanguage(lang);
+      const t = i18next.t;
+      const lines = ERROR_CODES.map((code) => errorCodeText(t, code));
+      for (const [i, line] of lines.entries()) {
+        const code = ERROR_CODES[i]!;
+        expect(line, code).not.toBe(t('errorCode.unknown', { code }));
+        expect(line.length, code).toBeLessThanOrEqual(40);
+        expect(line, code).not.toMatch(/retry|tell the user|the model|unless the user/i);
+        if (lang === 'zh-CN') expect(line, code).toMatch(HAN);
+      }
+      expect(new Set(lines).size).toBe(lines.length);
+    }
+    await useLanguage('en');
+    expect(errorCodeText(i18next.t, 'denied')).toBe('Denied by you');
+    expect(errorCodeText(i18next.t, 'disabled')).toMatch(/^Blocked in Services/);
+    expect(errorCodeText(i18next.t, 'prompt_timeout')).toBe('Timed out waiting for you');
+    // A code from a newer core still reads as a failure, with the code to look up.
+    expect(errorCodeText(i18next.t, 'not_found_yet')).toBe('Failed (not_found_yet)');
+  });
+});
+
+describe('services in Chinese', () => {
+  const createFile = {
+    name: 'create_file',
+    title: 'Create file',
+    summary: 'Writes a new text file in your allowed folders; replacing a file asks separately.',
+  };
+
+  it('titles and summaries of known services are translated; English and unknown services keep the core’s words', () => {
+    expect(serviceTitle('zh-CN', createFile)).toBe('创建文件');
+    expect(serviceSummary('zh-CN', createFile)).toMatch(HAN);
+    expect(serviceTitle('en', createFile)).toBe('Create file');
+    expect(serviceSummary('en', createFile)).toBe(createFile.summary);
+    const imported = { name: 'memory_create_entities', title: 'Create entities', summary: 'x' };
+    expect(serviceTitle('zh-CN', imported)).toBe('Create entities');
+    expect(serviceTitle('zh-CN', { name: 'toString' })).toBe('toString');
+    expect(paramHelp('zh-CN', 'create_file', 'filename', 'Path…')).toMatch(HAN);
+    expect(paramHelp('zh-CN', 'create_file', 'nope', 'as given')).toBe('as given');
+    expect(paramHelp('en', 'create_file', 'filename', 'Path…')).toBe('Path…');
+  });
+
+  it('a call reads in plain Chinese words, replacing says so, and odd params fall back to the core’s sentence', () => {
+    const core = 'Create file notes/a.txt (6 B) in ~/Documents/Advent Agent';
+    const params = { filename: 'notes/a.txt', content: '买牛奶' };
+    expect(callSentence('zh-CN', { service: 'create_file', params }, core)).toBe(
+      '写入文件 notes/a.txt（9 B）',
+    );
+    expect(
+      callSentence(
+        'zh-CN',
+        { service: 'create_file', params, grantKey: 'create_file:overwrite' },
+        core,
+      ),
+    ).toMatch(/^替换文件 notes\/a\.txt/);
+    expect(callSentence('zh-CN', { service: 'create_file', params: { filename: 1 } }, core)).toBe(
+      core,
+    );
+    expect(callSentence('en', { service: 'create_file', params }, core)).toBe(core);
+    expect(callSentence('zh-CN', { service: 'get_current_time', params: {} }, 'x')).toBe(
+      '读取当前时间（本地时区）',
+    );
+  });
+});
+
+describe('connection names', () => {
+  const demo = {
+    profile: { id: 'demo', kind: 'advent', name: 'Demo server (simulated)', demo: true },
+  } as unknown as ConnectionView;
+  const mine = { profile: { id: 'p-1', kind: 'advent', name: 'Kitchen' } } as ConnectionView;
+
+  it('the demo and the user’s own runs are named in the user’s language; other names are the user’s, by current id', async () => {
+    await useLanguage('zh-CN');
+    const t = i18next.t;
+    expect(connectionLabel(t, { id: 'demo', name: 'Demo server (simulated)' }, [demo])).toBe(
+      '演示服务器（模拟）',
+    );
+    // The demo gone (an old record): still the translated name, by its id.
+    expect(connectionLabel(t, { id: 'demo', name: 'Demo server (simulated)' })).toBe(
+      '演示服务器（模拟）',
+    );
+    expect(connectionLabel(t, LOCAL_CONNECTION)).toMatch(HAN);
+    expect(connectionLabel(t, { name: 'local' })).toMatch(HAN);
+    // Renamed since the call: the current name.
+    expect(connectionLabel(t, { id: 'p-1', name: 'Old name' }, [demo, mine])).toBe('Kitchen');
+    expect(connectionLabel(t, { id: 'p-9', name: 'Gone' }, [mine])).toBe('Gone');
+    await useLanguage('en');
+  });
+});
+
+describe('the Services page model', () => {
+  const view = (over: Partial<ServiceView>): ServiceView => ({
+    name: 'create_file',
+    title: 'Create file',
+    description: 'for the model',
+    summary: 'for people',
+    group: 'files',
+    risk: 'write',
+    userOnly: false,
+    enabled: true,
+    policy: 'ask',
+    alwaysGrants: [],
+    parameters: {},
+    ...over,
+  });
+
+  it('a remembered "always" for the whole service is what the policy menu shows; deny still wins', () => {
+    expect(policyChoice(view({}))).toBe('ask');
+    expect(policyChoice(view({ alwaysGrants: ['create_file'] }))).toBe('granted');
+    expect(policyChoice(view({ alwaysGrants: ['create_file:overwrite'] }))).toBe('ask');
+    expect(policyChoice(view({ policy: 'deny', alwaysGrants: ['create_file'] }))).toBe('deny');
+    expect(policyChoice(view({ policy: 'allow', alwaysGrants: ['create_file'] }))).toBe('allow');
+    const t = i18next.t;
+    expect(grantText(t, 'create_file', 'create_file')).toBe('every call');
+    expect(grantText(t, 'create_file', 'create_file:overwrite')).toBe('replacing existing files');
+    expect(grantText(t, 'create_file', 'create_file:delete')).toBe('delete');
+  });
+
+  it('forty services sort into their groups in a fixed order, imported tools under their server', () => {
+    const services: ServiceView[] = [];
+    for (let i = 0; i < 36; i++)
+      services.push(view({ name: `svc_${i}`, group: SERVICE_GROUPS[i % SERVICE_GROUPS.length]! }));
+    for (const [server, tool] of [
+      ['memory', 'read_graph'],
+      ['filesystem', 'list_allowed'],
+      ['memory', 'create_entities'],
+      ['filesystem', 'read_text'],
+    ])
+      services.push({ ...view({ name: `${server}_${tool}` }), server } as ServiceView);
+    const sections = sectionsOf(services);
+    expect(sections.map((s) => s.group ?? `server:${s.server}`)).toEqual([
+      ...SERVICE_GROUPS,
+      'server:filesystem',
+      'server:memory',
+    ]);
+    expect(sections.reduce((n, s) => n + s.services.length, 0)).toBe(40);
+    expect(sections.at(-1)?.services.map((s) => s.name)).toEqual([
+      'memory_read_graph',
+      'memory_create_entities',
+    ]);
+    // A group this UI does not know yet lands in "other" rather than vanishing.
+    const odd = sectionsOf([view({ name: 'x', group: 'weather' as never })]);
+    expect(odd.map((s) => s.group)).toEqual(['other']);
+  });
+});
