@@ -14,6 +14,12 @@ import { EndpointSim } from '../../sim/endpoint/server.js';
 import { RobotSim } from '../../sim/robot/server.js';
 import { sineTone } from '../../sim/kit/tone.js';
 import { XiaozhiSim, type XiaozhiSimOptions } from '../../sim/xiaozhi/server.js';
+import {
+  adventProfile,
+  endpointProfile,
+  robotProfile,
+  xiaozhiProfile,
+} from '../../app/contract/profiles/index.js';
 import { en } from '../../renderer/i18n/en.js';
 import {
   by,
@@ -230,10 +236,10 @@ describe('servers of every kind, through one permission gate', { timeout: 60_000
 
     await goTo(page, 'connections');
     const kinds: Array<[string, string]> = [
-      [profile.id, en.connections.kindShort.advent],
-      ['cli-xiaozhi', en.connections.kindShort.xiaozhi],
-      ['cli-endpoint', en.connections.kindShort.endpoint],
-      ['cli-robot', en.connections.kindShort.robot],
+      [profile.id, adventProfile.short.en],
+      ['cli-xiaozhi', xiaozhiProfile.short.en],
+      ['cli-endpoint', endpointProfile.short.en],
+      ['cli-robot', robotProfile.short.en],
     ];
     for (const [id, label] of kinds) {
       await page.locator(by(`connection-${id}`, { state: 'ready' })).waitFor();
