@@ -13,6 +13,15 @@ import type {
   RegistrationState,
 } from './connection.js';
 import type { PendingPrompt, Policy, Risk, ServiceGroup } from './policy.js';
+import {
+  type McpImportPreview,
+  McpImportRequestSchema,
+  type McpImportSourceView,
+  type McpLogLine,
+  McpServerInputSchema,
+  type McpServerView,
+  type McpToolHint,
+} from './mcp.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' });
 const ServiceName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9_]*$' });
@@ -218,6 +227,24 @@ export const COMMAND_ARGS = {
   verifyAudit: Type.Tuple([]),
   getSettings: Type.Tuple([]),
   saveSettings: Type.Tuple([SettingsPatchSchema]),
+  listMcpServers: Type.Tuple([]),
+  /** Save (add or edit) an MCP server; secrets it names go to the SecretStore. */
+  saveMcpServer: Type.Tuple([McpServerInputSchema]),
+  removeMcpServer: Type.Tuple([Id]),
+  setMcpServerEnabled: Type.Tuple([Id, Type.Boolean()]),
+  /** Trust what the server says about its tools (its read-only tools then run without asking). */
+  trustMcpServer: Type.Tuple([Id, Type.Boolean()]),
+  /** The policy of the server's tools that have none of their own; null goes back to the default. */
+  setMcpServerPolicy: Type.Tuple([Id, Type.Union([PolicySchema, Type.Null()])]),
+  restartMcpServer: Type.Tuple([Id]),
+  readMcpLog: Type.Tuple([Id]),
+  listMcpImportSources: Type.Tuple([]),
+  /** Read servers from a file or pasted JSON; nothing is saved or started until confirmed. */
+  previewMcpImport: Type.Tuple([McpImportRequestSchema]),
+  confirmMcpImport: Type.Tuple([
+    Id,
+    Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 }),
+  ]),
 } satisfies Record<string, TSchema>;
 
 export type CommandName = keyof typeof COMMAND_ARGS;
@@ -259,6 +286,12 @@ export interface ServiceView {
   policy: Policy;
   alwaysGrants: string[];
   parameters: Record<string, unknown>;
+  /** An imported MCP tool: the server it comes from (the UI lists it under that server). */
+  server?: { id: string; name: string; tool: string };
+  /** What the server claims about the tool (hints, not trusted unless the server is). */
+  hint?: McpToolHint;
+  /** An imported tool's declared output schema, kept as the server sent it. */
+  outputSchema?: Record<string, unknown>;
 }
 
 export interface SettingsView {
@@ -313,6 +346,17 @@ export interface CommandResults {
   verifyAudit: AuditVerifyResult;
   getSettings: SettingsView;
   saveSettings: SettingsView;
+  listMcpServers: McpServerView[];
+  saveMcpServer: McpServerView;
+  removeMcpServer: void;
+  setMcpServerEnabled: void;
+  trustMcpServer: void;
+  setMcpServerPolicy: void;
+  restartMcpServer: void;
+  readMcpLog: McpLogLine[];
+  listMcpImportSources: McpImportSourceView[];
+  previewMcpImport: McpImportPreview;
+  confirmMcpImport: McpServerView[];
 }
 
 /** What every host implements and every bridge exposes. */
@@ -343,6 +387,9 @@ export type EventPayloads = {
   audit: AuditRecord;
   notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: ConnectionRef };
   settings: SettingsView;
+  /** An MCP server's state, tools or configuration changed. */
+  mcpServer: McpServerView;
+  mcpServerRemoved: { id: string };
 };
 
 export type EventName = keyof EventPayloads;
@@ -359,6 +406,8 @@ export const EVENT_NAMES: EventName[] = [
   'audit',
   'notice',
   'settings',
+  'mcpServer',
+  'mcpServerRemoved',
 ];
 
 export function isEventName(name: unknown): name is EventName {

@@ -18,11 +18,10 @@ export interface ServiceEntry {
 }
 
 /** What changed; every live connection re-registers on any of these. */
-export interface RegistryChange {
-  name: string;
-  kind: 'added' | 'enabled';
-  enabled: boolean;
-}
+export type RegistryChange =
+  | { name: string; kind: 'added' | 'enabled' | 'removed'; enabled: boolean }
+  /** Several services added and removed at once (an MCP server re-listed its tools): one event. */
+  | { kind: 'batch'; added: string[]; removed: string[] };
 
 export type RegistryEvents = { changed: RegistryChange };
 
@@ -65,7 +64,13 @@ function serverSchema(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (!SERVER_KEYWORDS.has(key)) continue;
-    if (key === 'properties' && isRecord(value)) {
+    if (key === 'type' && Array.isArray(value)) {
+      // `["string", "null"]` (an optional value, as schema generators write it): servers know
+      // only the plain types, and leaving the property out already means "no value".
+      const types = value.filter((t) => t !== 'null');
+      if (types.length === 1) out[key] = types[0];
+      else if (types.length > 1) out[key] = structuredClone(types);
+    } else if (key === 'properties' && isRecord(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, serverSchema(v)]));
     } else if (key === 'items') {
       out[key] = Array.isArray(value) ? value.map(serverSchema) : serverSchema(value);
@@ -80,6 +85,8 @@ export class Registry {
   readonly events = new Emitter<RegistryEvents>();
   private readonly services = new Map<string, { service: Service; validate: ValidateFunction }>();
   private readonly enabled = new Map<string, boolean>();
+  /** Inside batch(): what changed so far, told in one event at the end. */
+  private pending: { added: string[]; removed: string[] } | undefined;
   // No coercion, no defaults, no removal: validation must never change what the server sent,
   // so the audit log and the service see the same params. strict off: `description` and other
   // annotations are allowed anywhere.
@@ -96,6 +103,32 @@ export class Registry {
     for (const [name, on] of Object.entries(options.enabled ?? {})) {
       if (typeof on === 'boolean') this.enabled.set(name, on);
     }
+  }
+
+  /**
+   * Make several changes and tell listeners once (every live connection re-registers once per
+   * event, so a server re-listing twenty tools must not cause twenty re-registrations). Nested
+   * batches join the outer one.
+   */
+  batch(changes: () => void): void {
+    if (this.pending) return changes();
+    const pending = { added: [] as string[], removed: [] as string[] };
+    this.pending = pending;
+    try {
+      changes();
+    } finally {
+      this.pending = undefined;
+      if (pending.added.length || pending.removed.length)
+        this.events.emit('changed', { kind: 'batch', ...pending });
+    }
+  }
+
+  /** Removes a service (its enabled flag is kept for when it comes back). */
+  remove(name: string): boolean {
+    if (!this.services.delete(name)) return false;
+    if (this.pending) this.pending.removed.push(name);
+    else this.events.emit('changed', { name, kind: 'removed', enabled: false });
+    return true;
   }
 
   /** Adds a service; throws an Error naming what is wrong with the definition. */
@@ -142,8 +175,12 @@ export class Registry {
         `service '${name}': parameters schema does not compile: ${(err as Error).message}`,
       );
     }
+    if (service.serverParameters !== undefined && !isRecord(service.serverParameters)) {
+      throw new Error(`service '${name}': serverParameters must be a JSON Schema object`);
+    }
     this.services.set(name, { service, validate });
-    this.events.emit('changed', { name, kind: 'added', enabled: this.isEnabled(name) });
+    if (this.pending) this.pending.added.push(name);
+    else this.events.emit('changed', { name, kind: 'added', enabled: this.isEnabled(name) });
   }
 
   get(name: string): Service | undefined {
@@ -194,7 +231,7 @@ export class Registry {
   describeForServer(service: Service): ServerServiceDescription {
     return {
       description: service.description,
-      parameters: serverSchema(service.parameters) as ParamSchema,
+      parameters: serverSchema(service.serverParameters ?? service.parameters) as ParamSchema,
     };
   }
 }

@@ -1,6 +1,7 @@
 import type { JSONSchemaType } from 'ajv';
 import { type AdventProfile, type Profile, ProfileSchema } from '../contract/commands.js';
 import type { Policy } from '../contract/policy.js';
+import { type McpServerConfig, McpServerConfigSchema } from '../contract/mcp.js';
 
 /** Profiles are defined by the contract (the UI edits them); the token lives in the SecretStore under `profile:<id>:token`. */
 export type { AdventProfile, Profile };
@@ -24,6 +25,11 @@ export interface Settings {
   connections: Profile[];
   language: 'en' | 'zh-CN';
   theme: 'system' | 'light' | 'dark';
+  /**
+   * Imported MCP servers, in the order the user added them (that order settles name collisions).
+   * Optional so settings written before the MCP hub stay valid.
+   */
+  mcpServers?: McpServerConfig[];
 }
 
 export const settingsSchema: JSONSchemaType<Settings> = {
@@ -72,6 +78,12 @@ export const settingsSchema: JSONSchemaType<Settings> = {
     },
     language: { type: 'string', enum: ['en', 'zh-CN'] },
     theme: { type: 'string', enum: ['system', 'light', 'dark'] },
+    mcpServers: {
+      type: 'array',
+      nullable: true,
+      maxItems: 100,
+      items: McpServerConfigSchema as unknown as JSONSchemaType<McpServerConfig>,
+    },
   },
 };
 
