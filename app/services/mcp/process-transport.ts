@@ -15,7 +15,8 @@ export interface ProcessTransportHooks {
   stderr(line: string): void;
   /** A stdout line that is not a JSON-RPC message (its start). */
   garbage(line: string): void;
-  exit(exit: McpExit): void;
+  /** `requested`: we stopped it (close), so the exit says nothing about the server. */
+  exit(exit: McpExit, requested: boolean): void;
 }
 
 export class ProcessTransport implements Transport {
@@ -24,6 +25,7 @@ export class ProcessTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private proc: McpProcess | undefined;
   private closed = false;
+  private closing = false;
 
   constructor(
     private readonly launch: () => Promise<McpProcess>,
@@ -55,7 +57,7 @@ export class ProcessTransport implements Transport {
       proc.stderr.on('error', () => undefined);
     }
     void proc.exited.then((exit) => {
-      this.hooks.exit(exit);
+      this.hooks.exit(exit, this.closing);
       this.finish();
     });
   }
@@ -93,6 +95,7 @@ export class ProcessTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await this.proc?.kill();
     this.finish();
   }

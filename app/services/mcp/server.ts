@@ -302,8 +302,12 @@ export class McpServerConnection {
           if (this.garbage.length < 5) this.garbage.push(line.slice(0, 200));
           this.log.add('stdout', line);
         },
-        exit: (exit) => {
+        exit: (exit, requested) => {
           if (generation !== this.generation) return;
+          if (requested) {
+            this.log.add('agent', 'stopped');
+            return;
+          }
           this.lastExit = exit;
           this.log.add('agent', `exited (${exitText(exit)})`);
         },

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, type AgentOptions } from '../../../app/agent.js';
-import type { McpServerView } from '../../../app/contract/mcp.js';
+import type { McpServerInput, McpServerView } from '../../../app/contract/mcp.js';
 import { MemorySecretStore } from '../../../app/settings/secrets.js';
 import type { McpTiming } from '../../../app/services/mcp/server.js';
 import { nextEvent } from '../../helpers/wait.js';
@@ -105,4 +105,23 @@ export const ready = (v: McpServerView) => v.state.status === 'ready';
 
 export async function settingsText(dataDir: string): Promise<string> {
   return readFile(path.join(dataDir, 'settings.json'), 'utf8');
+}
+
+/** What the edit form would send back for a server, with some fields changed. */
+export function inputOf(v: McpServerView, patch: Partial<McpServerInput> = {}): McpServerInput {
+  return {
+    id: v.id,
+    name: v.name,
+    transport: v.transport,
+    ...(v.command !== undefined ? { command: v.command } : {}),
+    args: v.args,
+    ...(v.url !== undefined ? { url: v.url } : {}),
+    env: v.env,
+    secretEnv: v.secretEnv,
+    headers: v.headers,
+    secretHeaders: v.secretHeaders,
+    trusted: v.trusted,
+    timeoutSec: v.timeoutSec,
+    ...patch,
+  };
 }
