@@ -11,7 +11,11 @@ const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]
 /** The name users gave the server (the key of its `mcpServers` entry). */
 const ServerName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\u0000-\\u001f]+$' });
 const EnvName = Type.String({ minLength: 1, maxLength: 256, pattern: '^[^=\\u0000]+$' });
-const HeaderName = Type.String({ minLength: 1, maxLength: 256, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" });
+const HeaderName = Type.String({
+  minLength: 1,
+  maxLength: 256,
+  pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+});
 const Text = (max: number) => Type.String({ maxLength: max });
 const NameMap = (key: typeof EnvName | typeof HeaderName) =>
   Type.Record(key, Text(16_384), { maxProperties: 100 });

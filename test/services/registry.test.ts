@@ -186,6 +186,48 @@ describe('Registry enabled flags', () => {
     expect(events).toEqual([{ name: 'a', kind: 'added', enabled: true }]);
   });
 
+  it('tells one change for a batch of adds and removes (a server re-listing its tools)', () => {
+    const registry = new Registry({ enabled: { b: false } });
+    registry.add(service('a'));
+    registry.add(service('b'));
+    const events: RegistryChange[] = [];
+    registry.events.on('changed', (e) => events.push(e));
+    registry.batch(() => {
+      registry.remove('a');
+      registry.remove('b');
+      registry.add(service('c'));
+      registry.add(service('b'));
+    });
+    registry.batch(() => undefined);
+    expect(events).toEqual([{ kind: 'batch', added: ['c', 'b'], removed: ['a', 'b'] }]);
+    // A service that comes back keeps its switch.
+    expect(registry.isEnabled('b')).toBe(false);
+    expect(registry.remove('ghost')).toBe(false);
+  });
+
+  it('shows servers the serverParameters when a service has them, and optional types without null', () => {
+    const registry = new Registry();
+    const s = service(
+      's',
+      {
+        type: 'object',
+        $defs: { x: { type: 'string' } },
+        properties: { a: { $ref: '#/$defs/x' } },
+      },
+      {
+        serverParameters: {
+          type: 'object',
+          properties: { a: { type: ['string', 'null'] }, b: { type: ['number', 'string'] } },
+        },
+      },
+    );
+    registry.add(s);
+    expect(registry.describeForServer(s).parameters).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: ['number', 'string'] } },
+    });
+  });
+
   it('throws for an unknown service', () => {
     expect(() => new Registry().setEnabled('ghost', true)).toThrow("unknown service 'ghost'");
   });

@@ -82,7 +82,8 @@ export function toolService(options: ToolServiceOptions): Service {
         );
       }
       const result = resultText(raw);
-      if (result.isError) throw new ServiceFailure('service_error', `'${name}' failed: ${result.text}`);
+      if (result.isError)
+        throw new ServiceFailure('service_error', `'${name}' failed: ${result.text}`);
       if (result.structuredContent) {
         const wrong = checkOutput(result.structuredContent);
         if (wrong)

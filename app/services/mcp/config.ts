@@ -125,11 +125,7 @@ function guessName(entry: Record<string, unknown>): string {
   return (from.split(/[\\/]/).pop() ?? 'server').replace(/@[^@]*$/, '') || 'server';
 }
 
-function stringMap(
-  value: unknown,
-  what: string,
-  notes: string[],
-): Record<string, string> | string {
+function stringMap(value: unknown, what: string, notes: string[]): Record<string, string> | string {
   if (value === undefined || value === null) return {};
   if (!isRecord(value)) return `"${what}" is not an object`;
   const out: Record<string, string> = {};
@@ -193,7 +189,7 @@ function parseEntry(name: string, entry: unknown): ParsedServer | string {
   if (entry.args !== undefined) {
     if (!Array.isArray(entry.args)) return '"args" is not a list';
     if (entry.args.length > 100) return `"args" has ${entry.args.length} items; at most 100`;
-    args = entry.args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a) ?? ''));
+    args = entry.args.map((a) => (typeof a === 'string' ? a : (JSON.stringify(a) ?? '')));
     if (args.some((a) => a.length > 4096)) return 'an argument is longer than 4096 characters';
   }
   const env = stringMap(entry.env, 'env', notes);
@@ -208,16 +204,22 @@ function parseEntry(name: string, entry: unknown): ParsedServer | string {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(h)) return `header "${h}" is not a valid name`;
   }
   for (const e of Object.keys(env)) {
-    if (e === '' || e.includes('=') || e.includes('\u0000')) return `env "${e}" is not a valid name`;
+    if (e === '' || e.includes('=') || e.includes('\u0000'))
+      return `env "${e}" is not a valid name`;
   }
   const cwd = typeof entry.cwd === 'string' && entry.cwd.trim() ? entry.cwd : undefined;
-  if (entry.envFile !== undefined)
-    notes.push('"envFile" is not read; add its variables under env');
-  const placeholders = [command ?? '', url ?? '', ...args, ...Object.values(env), ...Object.values(headers)].some(
-    (v) => PLACEHOLDER.test(v),
-  );
+  if (entry.envFile !== undefined) notes.push('"envFile" is not read; add its variables under env');
+  const placeholders = [
+    command ?? '',
+    url ?? '',
+    ...args,
+    ...Object.values(env),
+    ...Object.values(headers),
+  ].some((v) => PLACEHOLDER.test(v));
   if (placeholders)
-    notes.push('it uses ${…} placeholders (filled in by the app it came from); edit them after importing');
+    notes.push(
+      'it uses ${…} placeholders (filled in by the app it came from); edit them after importing',
+    );
   let timeoutSec: number | undefined;
   if (typeof entry.timeout === 'number' && entry.timeout >= 1 && entry.timeout <= 3600)
     timeoutSec = Math.round(entry.timeout);

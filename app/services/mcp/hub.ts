@@ -120,7 +120,8 @@ export class McpHub {
   /** Start every enabled server (in the background: their states tell how it goes). */
   start(): void {
     for (const config of this.configs()) this.connection(config);
-    for (const config of this.configs()) if (!config.disabled) this.connections.get(config.id)!.start();
+    for (const config of this.configs())
+      if (!config.disabled) this.connections.get(config.id)!.start();
   }
 
   async close(): Promise<void> {
@@ -253,7 +254,9 @@ export class McpHub {
         const value = values[name];
         if (value) writes.push([secretKey(id, kind, name), value]);
         else if (!(kind === 'env' ? old?.secretEnv : old?.secretHeaders)?.includes(name))
-          throw new Error(`the secret ${kind === 'env' ? 'variable' : 'header'} '${name}' has no value`);
+          throw new Error(
+            `the secret ${kind === 'env' ? 'variable' : 'header'} '${name}' has no value`,
+          );
       }
     };
     const stdio = input.transport === 'stdio';
@@ -294,7 +297,8 @@ export class McpHub {
     });
     // Secrets no longer named are deleted, so a removed token does not linger in the store.
     for (const name of old?.secretEnv ?? [])
-      if (!config.secretEnv?.includes(name)) await this.o.secrets.delete(secretKey(id, 'env', name));
+      if (!config.secretEnv?.includes(name))
+        await this.o.secrets.delete(secretKey(id, 'env', name));
     for (const name of old?.secretHeaders ?? [])
       if (!config.secretHeaders?.includes(name))
         await this.o.secrets.delete(secretKey(id, 'header', name));
@@ -321,7 +325,8 @@ export class McpHub {
     await this.o.settings.update((draft) => {
       draft.mcpServers = (draft.mcpServers ?? []).filter((c) => c.id !== id);
     });
-    for (const name of config.secretEnv ?? []) await this.o.secrets.delete(secretKey(id, 'env', name));
+    for (const name of config.secretEnv ?? [])
+      await this.o.secrets.delete(secretKey(id, 'env', name));
     for (const name of config.secretHeaders ?? [])
       await this.o.secrets.delete(secretKey(id, 'header', name));
     for (const name of services) await this.o.revokeGrants?.(name).catch(() => undefined);
@@ -377,9 +382,8 @@ export class McpHub {
     this.connections.get(id)?.updateConfig(this.mustConfig(id));
   }
 
-  /** Trust changes risk labels and defaults: re-register the server's services. */
+  /** Trust changes risk labels (the signature has it: sync re-registers); policies follow. */
   private refreshServices(id: string): void {
-    for (const [name, reg] of this.registered) if (reg.serverId === id) reg.signature = '';
     this.sync();
     this.events.emit('policies', undefined);
     this.emitView(id);
@@ -429,13 +433,16 @@ export class McpHub {
       const info = await stat(file).catch(() => undefined);
       if (!info?.isFile()) throw new Error(`there is no file at ${file}`);
       if (info.size > MCP_LIMITS.importFileBytes)
-        throw new Error(`${file} is ${info.size} bytes; at most ${MCP_LIMITS.importFileBytes} are read`);
+        throw new Error(
+          `${file} is ${info.size} bytes; at most ${MCP_LIMITS.importFileBytes} are read`,
+        );
       text = await readFile(file, 'utf8');
     }
     const parsed = parseServersJson(text);
     const id = `imp-${this.o.ids.hex(8)}`;
     const now = this.o.clock.now();
-    for (const [key, p] of this.pendingImports) if (now - p.at > IMPORT_TTL_MS) this.pendingImports.delete(key);
+    for (const [key, p] of this.pendingImports)
+      if (now - p.at > IMPORT_TTL_MS) this.pendingImports.delete(key);
     while (this.pendingImports.size >= MCP_LIMITS.pendingImports)
       this.pendingImports.delete(this.pendingImports.keys().next().value!);
     this.pendingImports.set(id, { from, servers: parsed.servers, at: now });
@@ -444,23 +451,21 @@ export class McpHub {
       id,
       from,
       problems: parsed.problems,
-      servers: parsed.servers.map(
-        (s): McpImportCandidate => ({
-          name: s.name,
-          transport: s.transport,
-          ...(s.command !== undefined ? { command: s.command } : {}),
-          args: s.args,
-          ...(s.url !== undefined ? { url: s.url } : {}),
-          secretEnv: s.secretEnv,
-          secretHeaders: s.secretHeaders,
-          envNames: Object.keys(s.env),
-          headerNames: Object.keys(s.headers),
-          disabled: s.disabled,
-          trusted: s.trusted,
-          replaces: saved.some((c) => c.name.toLowerCase() === s.name.toLowerCase()),
-          notes: s.notes,
-        }),
-      ),
+      servers: parsed.servers.map((s): McpImportCandidate => ({
+        name: s.name,
+        transport: s.transport,
+        ...(s.command !== undefined ? { command: s.command } : {}),
+        args: s.args,
+        ...(s.url !== undefined ? { url: s.url } : {}),
+        secretEnv: s.secretEnv,
+        secretHeaders: s.secretHeaders,
+        envNames: Object.keys(s.env),
+        headerNames: Object.keys(s.headers),
+        disabled: s.disabled,
+        trusted: s.trusted,
+        replaces: saved.some((c) => c.name.toLowerCase() === s.name.toLowerCase()),
+        notes: s.notes,
+      })),
     };
   }
 
@@ -497,7 +502,8 @@ export class McpHub {
   ): { config: McpServerConfig; secrets: [string, string][] } {
     const stdio = parsed.transport === 'stdio';
     const secrets: [string, string][] = [];
-    for (const name of parsed.secretEnv) secrets.push([secretKey(id, 'env', name), parsed.env[name]!]);
+    for (const name of parsed.secretEnv)
+      secrets.push([secretKey(id, 'env', name), parsed.env[name]!]);
     for (const name of parsed.secretHeaders)
       secrets.push([secretKey(id, 'header', name), parsed.headers[name]!]);
     const plain = (values: Record<string, string>, secret: string[]) =>
@@ -597,7 +603,12 @@ export class McpHub {
       const names = assigned.get(config.id)!;
       for (const tool of conn.tools) {
         const name = names.get(tool.name)!;
-        const signature = JSON.stringify([tool, config.name, config.trusted === true, conn.timeoutMs]);
+        const signature = JSON.stringify([
+          tool,
+          config.name,
+          config.trusted === true,
+          conn.timeoutMs,
+        ]);
         wanted.set(name, {
           reg: { serverId: config.id, tool: tool.name, signature },
           service: toolService({
@@ -614,7 +625,7 @@ export class McpHub {
     registry.batch(() => {
       for (const [name, reg] of [...this.registered]) {
         const want = wanted.get(name);
-        if (want && want.reg.signature === reg.signature && reg.signature !== '') continue;
+        if (want && want.reg.signature === reg.signature) continue;
         registry.remove(name);
         this.registered.delete(name);
         touched.add(reg.serverId);
@@ -648,7 +659,19 @@ export class McpHub {
 /** What makes a running server need a new connection (everything but trust, policy, timeout). */
 function needsRestart(a: McpServerConfig, b: McpServerConfig): boolean {
   const key = (c: McpServerConfig) =>
-    JSON.stringify([c.name, c.transport, c.command, c.args, c.cwd, c.url, c.env, c.headers, c.secretEnv, c.secretHeaders, c.fixedTransport]);
+    JSON.stringify([
+      c.name,
+      c.transport,
+      c.command,
+      c.args,
+      c.cwd,
+      c.url,
+      c.env,
+      c.headers,
+      c.secretEnv,
+      c.secretHeaders,
+      c.fixedTransport,
+    ]);
   return key(a) !== key(b);
 }
 

@@ -180,10 +180,10 @@ export function childProcess(child: ChildProcess, platform: NodeJS.Platform): Mc
     try {
       if (platform === 'win32') {
         if (sig === 'SIGKILL')
-          spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { windowsHide: true, stdio: 'ignore' }).on(
-            'error',
-            () => undefined,
-          );
+          spawn('taskkill', ['/pid', String(pid), '/T', '/F'], {
+            windowsHide: true,
+            stdio: 'ignore',
+          }).on('error', () => undefined);
         else child.kill();
       } else process.kill(-pid, sig);
     } catch {

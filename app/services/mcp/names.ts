@@ -12,6 +12,7 @@ export const MAX_SERVICE_NAME = 64;
 export function sanitise(text: string): string {
   const out = text
     .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '');

@@ -47,7 +47,8 @@ export function describeBlock(block: unknown): string {
       const r = isRecord(block.resource) ? block.resource : {};
       const uri = str(r.uri) ?? '?';
       const mime = str(r.mimeType);
-      if (typeof r.text === 'string') return `[resource ${uri}${mime ? ` (${mime})` : ''}]\n${r.text}`;
+      if (typeof r.text === 'string')
+        return `[resource ${uri}${mime ? ` (${mime})` : ''}]\n${r.text}`;
       const size = str(r.blob) ? `, ${formatBytes(base64Bytes(r.blob as string))}` : '';
       return `[resource ${uri} (${mime ?? 'binary'}${size}) not shown: voice servers receive text only]`;
     }

@@ -32,7 +32,10 @@ export class ServerLog {
       at: this.now(),
       stream,
       // Cut after masking: a cut could otherwise leave half a secret that no longer matches.
-      text: cutChars(this.redact(text.slice(0, MCP_LIMITS.logLineChars * 4)), MCP_LIMITS.logLineChars),
+      text: cutChars(
+        this.redact(text.slice(0, MCP_LIMITS.logLineChars * 4)),
+        MCP_LIMITS.logLineChars,
+      ),
     };
     if (this.lines.length < MCP_LIMITS.logLines) this.lines.push(line);
     else {

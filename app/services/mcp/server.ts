@@ -155,7 +155,8 @@ export class McpServerConnection {
   async stop(): Promise<void> {
     this.generation += 1;
     this.clearTimers();
-    for (const c of this.calls) c.abort(new Error(`the MCP server '${this._config.name}' was stopped`));
+    for (const c of this.calls)
+      c.abort(new Error(`the MCP server '${this._config.name}' was stopped`));
     this.calls.clear();
     const client = this.client;
     this.client = undefined;
@@ -263,11 +264,18 @@ export class McpServerConnection {
     }
     const url = new URL(config.url ?? '');
     const headers = { ...config.headers, ...secrets.headers };
-    const init = { requestInit: { headers }, ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}) };
+    const init = {
+      requestInit: { headers },
+      ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}),
+    };
     if (config.transport === 'sse')
       return this.initialize(new SSEClientTransport(url, init), timeout, generation);
     try {
-      return await this.initialize(new StreamableHTTPClientTransport(url, init), timeout, generation);
+      return await this.initialize(
+        new StreamableHTTPClientTransport(url, init),
+        timeout,
+        generation,
+      );
     } catch (err) {
       if (config.fixedTransport || generation !== this.generation) throw err;
       // Servers from before Streamable HTTP (protocol 2024-11-05) speak HTTP+SSE at the same address.
@@ -315,7 +323,11 @@ export class McpServerConnection {
     );
   }
 
-  private async initialize(transport: Transport, timeout: number, generation: number): Promise<Client> {
+  private async initialize(
+    transport: Transport,
+    timeout: number,
+    generation: number,
+  ): Promise<Client> {
     const client = new Client(
       { name: 'advent-agent', title: 'Advent Agent', version: this.deps.version },
       { capabilities: {} },
@@ -415,8 +427,11 @@ export class McpServerConnection {
     this.calls.clear();
     const state = this._state;
     if (state.status === 'ready') {
-      const reason = this.lastExit ? `exited (${exitText(this.lastExit)})` : 'the connection closed';
-      if (this.deps.clock.now() - this.readyAt >= this.deps.timing.healthyResetMs) this.restarts = 0;
+      const reason = this.lastExit
+        ? `exited (${exitText(this.lastExit)})`
+        : 'the connection closed';
+      if (this.deps.clock.now() - this.readyAt >= this.deps.timing.healthyResetMs)
+        this.restarts = 0;
       this.scheduleRestart(this.log.redact(reason + this.stderrTail()));
     }
     // While starting, connect() sees the failure itself and says why.

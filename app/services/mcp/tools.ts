@@ -56,7 +56,10 @@ function hintOf(annotations: unknown): McpToolHint {
 }
 
 /** The tools of one `tools/list` (all pages), each either usable or a problem. */
-export function readTools(raw: readonly unknown[]): { tools: ListedTool[]; problems: ToolProblem[] } {
+export function readTools(raw: readonly unknown[]): {
+  tools: ListedTool[];
+  problems: ToolProblem[];
+} {
   const tools: ListedTool[] = [];
   const problems: ToolProblem[] = [];
   const seen = new Set<string>();

@@ -254,16 +254,13 @@ describe('calls to imported tools go through the gate', () => {
     const result = await serverCall(agent, 'fixture_slow', { ms: 20_000 });
     expect(result).toMatchObject({ ok: false, code: 'service_timeout' });
     expect(result.ok === false && result.message).toMatch(/did not finish within 1 s/);
-    await until(
-      () => {
-        try {
-          return readFileSync(cancelFile, 'utf8').startsWith('cancelled');
-        } catch {
-          return false;
-        }
-      },
-      'the server to receive notifications/cancelled',
-    );
+    await until(() => {
+      try {
+        return readFileSync(cancelFile, 'utf8').startsWith('cancelled');
+      } catch {
+        return false;
+      }
+    }, 'the server to receive notifications/cancelled');
     // The server is fine afterwards.
     expect(await serverCall(agent, 'fixture_slow', { ms: 10 })).toMatchObject({ ok: true });
   });
@@ -308,7 +305,9 @@ describe('calls to imported tools go through the gate', () => {
     expect(result.ok).toBe(true);
     const text = result.ok ? String(result.data) : '';
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(8000);
-    expect(text).toMatch(/^x+\n…\[cut: the result was 20000 bytes; only the first part is shown\]$/);
+    expect(text).toMatch(
+      /^x+\n…\[cut: the result was 20000 bytes; only the first part is shown\]$/,
+    );
   });
 });
 
@@ -368,10 +367,12 @@ describe('server lifecycle', () => {
     await serverState(agent, 'fixture', ready);
     answerAll(agent, 'once');
     expect(await serverCall(agent, 'fixture_add', { a: 1, b: 1 })).toMatchObject({ data: '2' });
-    expect(agent.mcp.log(view!.id).filter((l) => l.stream === 'stdout').map((l) => l.text)).toEqual([
-      'fixture server v1 starting (this line is not MCP)',
-      'listing tools now',
-    ]);
+    expect(
+      agent.mcp
+        .log(view!.id)
+        .filter((l) => l.stream === 'stdout')
+        .map((l) => l.text),
+    ).toEqual(['fixture server v1 starting (this line is not MCP)', 'listing tools now']);
   });
 
   it('servers that cannot work are failed with the reason; their tools are not offered and nothing else is affected', async () => {
