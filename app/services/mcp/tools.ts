@@ -85,6 +85,13 @@ export function readTools(raw: readonly unknown[]): {
       continue;
     }
     seen.add(name);
+    if (isRecord(item.execution) && item.execution.taskSupport === 'required') {
+      problems.push({
+        tool: name,
+        problem: 'it runs only as an MCP task, which the agent does not support yet',
+      });
+      continue;
+    }
     const input = checkSchema(item.inputSchema, 'input schema');
     if (typeof input === 'string') {
       problems.push({ tool: name, problem: input });
