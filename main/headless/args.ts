@@ -17,6 +17,7 @@ Usage:
                     [--protocol-version 1|2|3]]
                    [--endpoint WS_URL] [--robot WS_URL [--mac MAC]]
                    [--files DIR]... [--allow NAME]... [--deny NAME]... [--disable NAME]...
+                   [--mcp-config FILE]...
                    [--data-dir DIR] [--prompt-timeout SECONDS] [--no-chat]
   advent-agent ui [--port N] [--open] [run's flags]
   advent-agent audit [--data-dir DIR] [--service NAME] [--json] [--verify]
@@ -45,6 +46,9 @@ run      Connect to one or more servers at once (at least one of --server, --xia
                             (wss://api.xiaozhi.me/mcp/?token=…): quote it in your shell
   --robot WS_URL            a robot server speaking mcp/registerTools (ws://HOST:8888/ws)
   --mac MAC                 the robot's mac_addr (default: generated once and kept)
+  --mcp-config FILE         MCP servers to import for this run (repeatable): a Claude Desktop
+                            style {"mcpServers": …} file (Cursor's and VS Code's mcp.json too);
+                            their tools are offered as <server>_<tool>, asked like any other
   --files DIR               a folder file services may write into (repeatable; default
                             ~/Documents/Advent Agent or the saved setting)
   --allow NAME / --deny NAME
@@ -83,6 +87,8 @@ export interface SessionFlags {
   mode?: 'manual' | 'vad' | 'auto';
   emojiMode?: string;
   files: string[];
+  /** MCP server config files for this run (`--mcp-config`). */
+  mcpConfigs: string[];
   policies: Record<string, Policy>;
   disabled: string[];
   dataDir?: string;
@@ -178,6 +184,7 @@ const SESSION_OPTIONS = {
   'data-dir': { type: 'string' },
   'prompt-timeout': { type: 'string' },
   'no-chat': { type: 'boolean' },
+  'mcp-config': { type: 'string', multiple: true },
   xiaozhi: { type: 'string' },
   'xiaozhi-token': { type: 'string' },
   'device-id': { type: 'string' },
@@ -314,6 +321,7 @@ function sessionFlags(values: SessionValues): SessionFlags | Error {
     mode: mode as SessionFlags['mode'],
     emojiMode: values['emoji-mode'],
     files: values.files ?? [],
+    mcpConfigs: values['mcp-config'] ?? [],
     policies,
     disabled: values.disable ?? [],
     dataDir: values['data-dir'],
