@@ -11,6 +11,7 @@ import { attachWindow, wireIpc } from './ipc.js';
 import { type Log, setupLog } from './log.js';
 import { notifyPrompts } from './notify.js';
 import { type HostPaths, trayIconPath } from './paths.js';
+import { electronMcpOptions } from './mcp-launcher.js';
 import { registerAppScheme, serveApp } from './protocol.js';
 import { SafeStorageSecretStore } from './secrets.js';
 import { type AppTray, createTray } from './tray.js';
@@ -108,6 +109,8 @@ export async function startHost(paths: HostPaths): Promise<Host | undefined> {
     version: app.getVersion(),
     logDir: app.getPath('logs'),
     demo: startDemoServer,
+    // Bundled JS servers as utility processes; everything else with the login shell's PATH.
+    mcp: electronMcpOptions(),
   });
   const api = await core.opening;
   api.events.on('notice', (n) =>
