@@ -16,6 +16,7 @@ import { useConnections } from '../../store/connection.js';
 import { usePrompts } from '../../store/prompts.js';
 import { useServices } from '../../store/services.js';
 import { toast } from '../../store/toasts.js';
+import { PromptHint } from '../mcp/PromptHint.js';
 
 const ARM_DELAY_MS = 600;
 
@@ -122,6 +123,7 @@ function Prompt({ prompt, index, count }: { prompt: PendingPrompt; index: number
           <p className="muted">
             {t('prompt.wants', { connection: connectionName(prompt, names) })}
           </p>
+          <PromptHint hint={prompt.hint} />
         </div>
         <dl className="facts">
           <dt>{t('prompt.server')}</dt>
