@@ -3,7 +3,9 @@
  * (simulated) voice server is offered; its call raises the permission prompt with the server's
  * claim about the tool, and runs once allowed.
  */
-import type { Browser } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../renderer/i18n/en.js';
 import { FIXTURE } from '../services/mcp/helpers.js';
@@ -15,9 +17,41 @@ import {
   launchBrowser,
   openApp,
   promptUp,
+  snap,
   startSim,
   text,
 } from './harness.js';
+
+const require = createRequire(import.meta.url);
+
+/** axe-core's serious and critical findings on the page as it is now. */
+async function axeProblems(page: Page): Promise<string[]> {
+  // Evaluated over the DevTools protocol: the page's CSP (rightly) refuses inline scripts.
+  await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+  const found = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            ctx: unknown,
+            o: unknown,
+          ) => Promise<{
+            violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+          }>;
+        };
+      }
+    ).axe;
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      where: v.nodes.map((n) => n.target.join(' ')),
+    }));
+  });
+  return found
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.where.join(', ')}`);
+}
 
 let browser: Browser;
 beforeAll(async () => {
@@ -59,6 +93,11 @@ describe('MCP servers page', { timeout: 90_000 }, () => {
       en.mcp.state.ready_other.replace('{{count}}', '10'),
     );
     await card.getByTestId(/^mcp-tool-mcp-[0-9a-f]+-echo$/).waitFor();
+    // The page with a server and its tools is usable with a keyboard and a screen reader.
+    await page.getByTestId('mcp-log-toggle-fixture').click();
+    await page.getByTestId(/^mcp-log-mcp-/).waitFor();
+    expect(await axeProblems(page)).toEqual([]);
+    await snap(page, 'mcp-servers');
     await expect.poll(() => lastRegistered(sim), { timeout: 15_000 }).toContain('fixture_echo');
 
     const call = sim.peer().call('fixture_echo', { text: 'hello from the server' });
@@ -72,6 +111,7 @@ describe('MCP servers page', { timeout: 90_000 }, () => {
       'The server says it only reads.',
     );
     expect(await text(modal.getByTestId('prompt-mcp-hint'))).toContain(en.mcp.hint.unverified);
+    await snap(page, 'mcp-prompt');
     await modal.getByTestId('prompt-allow-once').click();
     expect(await call).toMatchObject({ success: true, data: 'hello from the server' });
 
