@@ -29,19 +29,19 @@ async function axeProblems(page: Page): Promise<string[]> {
   // Evaluated over the DevTools protocol: the page's CSP (rightly) refuses inline scripts.
   await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
   const found = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run: (
-            ctx: unknown,
-            o: unknown,
-          ) => Promise<{
-            violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-          }>;
-        };
-      }
-    ).axe;
-    const r = await axe.run(document, { resultTypes: ['violations'] });
+    // Runs in the page: its globals are reached through globalThis (this file is Node-typed).
+    const page = globalThis as unknown as {
+      document: unknown;
+      axe: {
+        run(
+          context: unknown,
+          options: unknown,
+        ): Promise<{
+          violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+        }>;
+      };
+    };
+    const r = await page.axe.run(page.document, { resultTypes: ['violations'] });
     return r.violations.map((v) => ({
       id: v.id,
       impact: v.impact,

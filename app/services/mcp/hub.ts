@@ -105,6 +105,9 @@ export class McpHub {
   private readonly launcher: McpLauncher;
   private readonly timing: McpTiming;
   private closed = false;
+  private cache:
+    | { settings: Settings; defaults: Record<string, Policy>; identities: Map<string, string> }
+    | undefined;
 
   constructor(private readonly o: McpHubOptions) {
     this.launcher = o.launcher ?? createSpawnLauncher({ platform: o.platform });
@@ -140,24 +143,40 @@ export class McpHub {
     return this.configs().find((c) => c.id === id);
   }
 
+  /**
+   * What the policy asks on every call, computed once per change (of the settings or of the
+   * registered tools) rather than per call: servers may bring hundreds of tools.
+   */
+  private derived(): {
+    settings: Settings;
+    defaults: Record<string, Policy>;
+    identities: Map<string, string>;
+  } {
+    const settings = this.o.settings.get();
+    if (this.cache?.settings === settings) return this.cache;
+    const configs = new Map(this.configs().map((c) => [c.id, c]));
+    const defaults: Record<string, Policy> = {};
+    const identities = new Map<string, string>();
+    for (const [name, reg] of this.registered) {
+      const config = configs.get(reg.serverId);
+      const hint = this.o.registry.get(name)?.hint;
+      if (!config || !hint) continue;
+      defaults[name] =
+        config.policy ?? (autoAllowed(hint, config.trusted === true) ? 'allow' : 'ask');
+      identities.set(name, serverIdentity(config));
+    }
+    this.cache = { settings, defaults, identities };
+    return this.cache;
+  }
+
   /** Default policies of the imported services: the server's, else ask (trusted readers: allow). */
   policyDefaults(): Record<string, Policy> {
-    const out: Record<string, Policy> = {};
-    for (const [name, reg] of this.registered) {
-      const config = this.config(reg.serverId);
-      const service = this.o.registry.get(name);
-      if (!config || !service?.hint) continue;
-      out[name] =
-        config.policy ?? (autoAllowed(service.hint, config.trusted === true) ? 'allow' : 'ask');
-    }
-    return out;
+    return this.derived().defaults;
   }
 
   /** Grant identity of an imported service: its server's name and what it runs or where. */
   identityOf(service: string): string | undefined {
-    const reg = this.registered.get(service);
-    const config = reg && this.config(reg.serverId);
-    return config ? serverIdentity(config) : undefined;
+    return this.derived().identities.get(service);
   }
 
   hintOf(service: string): PromptHint | undefined {
@@ -379,6 +398,7 @@ export class McpHub {
         draft.mcpServers = (draft.mcpServers ?? []).map((c) => (c.id === id ? apply(c) : c));
       });
     }
+    this.cache = undefined;
     this.connections.get(id)?.updateConfig(this.mustConfig(id));
   }
 
@@ -581,6 +601,7 @@ export class McpHub {
    */
   private sync(): void {
     if (this.closed) return;
+    this.cache = undefined;
     const registry = this.o.registry;
     const configs = this.configs().filter((c) => this.connections.has(c.id));
     const reserved = new Set(
