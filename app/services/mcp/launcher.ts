@@ -127,8 +127,8 @@ export function createSpawnLauncher(options: SpawnLauncherOptions = {}): McpLaun
         env: spec.env,
         cwd: spec.cwd,
         stdio: ['pipe', 'pipe', 'pipe'],
-        // Its own process group, so stopping it stops whatever it started too (npx → node …).
-        detached: platform !== 'win32',
+        // Not detached: a new session would put it in its own scheduling autogroup on Linux,
+        // which costs every call a wake-up across groups; its tree is found with ps instead.
         windowsHide: true,
         windowsVerbatimArguments: verbatim,
         shell: false,
@@ -174,20 +174,13 @@ export function childProcess(child: ChildProcess, platform: NodeJS.Platform): Mc
   // A server that closes its stdin early makes our writes fail: that is an exit, not a crash of ours.
   child.stdin?.on('error', () => undefined);
   let killing: Promise<void> | undefined;
-  const signalTree = (sig: NodeJS.Signals): void => {
-    const pid = child.pid;
-    if (pid === undefined) return;
-    try {
-      if (platform === 'win32') {
-        if (sig === 'SIGKILL')
-          spawn('taskkill', ['/pid', String(pid), '/T', '/F'], {
-            windowsHide: true,
-            stdio: 'ignore',
-          }).on('error', () => undefined);
-        else child.kill();
-      } else process.kill(-pid, sig);
-    } catch {
-      // Already gone.
+  const signal = (pids: readonly number[], sig: NodeJS.Signals): void => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, sig);
+      } catch {
+        // Already gone.
+      }
     }
   };
   return {
@@ -198,22 +191,74 @@ export function childProcess(child: ChildProcess, platform: NodeJS.Platform): Mc
     exited,
     kill(graceMs = 2000) {
       killing ??= (async () => {
+        const pid = child.pid;
         const done = (ms: number) =>
           Promise.race([exited.then(() => true), sleep(ms).then(() => false)]);
-        child.stdin?.end();
-        if (!(await done(Math.min(graceMs, 500)))) {
-          signalTree('SIGTERM');
-          if (!(await done(graceMs))) {
-            signalTree('SIGKILL');
+        if (pid === undefined) return;
+        if (platform === 'win32') {
+          child.stdin?.end();
+          if (!(await done(Math.min(graceMs, 500)))) {
+            spawn('taskkill', ['/pid', String(pid), '/T', '/F'], {
+              windowsHide: true,
+              stdio: 'ignore',
+            }).on('error', () => undefined);
             await done(graceMs);
           }
+          return;
         }
-        // The group may outlive its leader (a grandchild ignoring stdin): make sure it is gone.
-        signalTree('SIGKILL');
+        // The tree is read before anything ends: once the server exits, what it started is
+        // handed to init and can no longer be told from anyone else's processes.
+        const tree = [pid, ...(await descendants(pid))];
+        child.stdin?.end();
+        if (!(await done(Math.min(graceMs, 500)))) {
+          signal(tree, 'SIGTERM');
+          if (!(await done(graceMs))) signal(tree, 'SIGKILL');
+          await done(graceMs);
+        }
+        // A child that ignored its stdin closing outlives its parent: end it too.
+        signal(tree.slice(1).filter(alive), 'SIGKILL');
       })();
       return killing;
     },
   };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every process below `root`, from one `ps` listing (Linux and macOS spell it the same). */
+export async function descendants(root: number): Promise<number[]> {
+  const text = await new Promise<string>((resolve) => {
+    let out = '';
+    const ps = spawn('ps', ['-A', '-o', 'pid=,ppid='], { stdio: ['ignore', 'pipe', 'ignore'] });
+    ps.stdout.on('data', (c: Buffer) => {
+      if (out.length < 4 * 1024 * 1024) out += c.toString('latin1');
+    });
+    ps.on('error', () => resolve(''));
+    ps.on('close', () => resolve(out));
+  });
+  const children = new Map<number, number[]>();
+  for (const line of text.split('\n')) {
+    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+    if (!pid || ppid === undefined || Number.isNaN(ppid)) continue;
+    children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+  }
+  const found = new Set<number>();
+  const queue = [root];
+  while (queue.length && found.size < 10_000) {
+    for (const kid of children.get(queue.shift()!) ?? []) {
+      if (kid === root || found.has(kid)) continue;
+      found.add(kid);
+      queue.push(kid);
+    }
+  }
+  return [...found];
 }
 
 function sleep(ms: number): Promise<void> {

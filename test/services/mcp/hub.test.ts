@@ -376,7 +376,7 @@ describe('server lifecycle', () => {
   });
 
   it('servers that cannot work are failed with the reason; their tools are not offered and nothing else is affected', async () => {
-    h = await openMcpAgent({ mcp: { timing: { initializeTimeoutMs: 2500 } } });
+    h = await openMcpAgent({ mcp: { timing: { initializeTimeoutMs: 8000 } } });
     const { agent, dir } = h;
     await importConfig(agent, dir, {
       good: fixtureEntry(['--bad-schema']),
