@@ -27,6 +27,11 @@ import { PolicyStore, settingsPolicyPersistence } from './permissions/policy.js'
 import { builtinServices } from './services/builtin/index.js';
 import { createFilesSandbox } from './services/files/sandbox.js';
 import { Registry } from './services/registry.js';
+import { plainTypes } from './services/server-schema.js';
+import type { ParsedServer } from './services/mcp/config.js';
+import { McpHub } from './services/mcp/hub.js';
+import type { McpLauncher } from './services/mcp/launcher.js';
+import type { McpTiming } from './services/mcp/server.js';
 import type { Service } from './services/service.js';
 import type { SecretStore } from './settings/secrets.js';
 import { type Settings, defaultSettings } from './settings/schema.js';
@@ -63,6 +68,19 @@ export interface AgentOptions {
   version?: string;
   /** The connection kinds this agent can hold (default: every kind the app ships). */
   dialects?: readonly Dialect[];
+  /** The MCP hub: how servers are started, their search PATH, this run's servers. */
+  mcp?: AgentMcpOptions;
+}
+
+export interface AgentMcpOptions {
+  /** How stdio servers are started (default: spawn; the desktop app forks bundled JS servers). */
+  launcher?: McpLauncher;
+  /** The PATH servers are started with (hosts pass the login shell's). */
+  searchPath?: () => Promise<string | undefined>;
+  /** Servers for this run only (`--mcp-config FILE`): not saved. */
+  runOnly?: readonly ParsedServer[];
+  timing?: Partial<McpTiming>;
+  fetch?: typeof fetch;
 }
 
 /** Every event a host may show, tagged with the connection where one applies. */
@@ -94,6 +112,8 @@ export class Agent {
   readonly policy: PolicyStore;
   readonly broker: Broker;
   readonly gate: Dispatcher;
+  /** Imported MCP servers, their tools kept in the registry. */
+  readonly mcp: McpHub;
   private readonly sessions = new Map<string, LiveSession>();
   /** The enabled services as servers see them; undefined after any registry change. */
   private tools: readonly ToolEntry[] | undefined;
@@ -121,18 +141,43 @@ export class Agent {
     this.registry = new Registry({ enabled });
     for (const service of [...builtinServices(), ...(options.services ?? [])])
       this.registry.add(service);
+    this.mcp = new McpHub({
+      registry: this.registry,
+      settings,
+      secrets: options.secrets,
+      clock: this.clockSource,
+      ids: this.ids,
+      version: options.version ?? '0.0.0',
+      launcher: options.mcp?.launcher,
+      searchPath: options.mcp?.searchPath,
+      runOnly: options.mcp?.runOnly,
+      timing: options.mcp?.timing,
+      fetch: options.mcp?.fetch,
+      revokeGrants: (name) => this.policy.revoke(name),
+    });
     for (const name of [...Object.keys(overrides.policies ?? {}), ...(overrides.disabled ?? [])]) {
-      if (!this.registry.get(name))
+      // An imported tool exists only once its server has listed it: a name that one of them may
+      // own is accepted now and applies when the tool appears.
+      if (!this.registry.get(name) && !this.mcp.mayOwn(name))
         throw new CommandRefusal('unknown_service', `there is no service named '${name}'`, {
           name,
         });
     }
 
     const persistence = settingsPolicyPersistence(settings);
-    this.policy = new PolicyStore({
-      ...persistence,
-      getPolicies: () => ({ ...persistence.getPolicies(), ...overrides.policies }),
-    });
+    this.policy = new PolicyStore(
+      {
+        ...persistence,
+        // An imported tool's default (ask; allow for a trusted server's readers), then what the
+        // user chose, then this run's flags.
+        getPolicies: () => ({
+          ...this.mcp.policyDefaults(),
+          ...persistence.getPolicies(),
+          ...overrides.policies,
+        }),
+      },
+      { identity: (service) => this.mcp.identityOf(service) },
+    );
     this.broker = new Broker({
       clock: this.clockSource,
       ids: this.ids,
@@ -149,7 +194,13 @@ export class Agent {
         decide: (q) => this.policy.decide(q),
         remember: (key, scope) => this.remember(key, scope),
       },
-      broker: this.broker,
+      // The prompt of an imported tool shows its server and what the server claims about it.
+      broker: {
+        ask: (request) => {
+          const hint = this.mcp.hintOf(request.service);
+          return this.broker.ask(hint ? { ...request, hint } : request);
+        },
+      },
       audit,
       files,
       clock: this.clockSource,
@@ -167,6 +218,7 @@ export class Agent {
       }),
     );
     audit.onAppend((record) => this.events.emit('audit', record));
+    this.mcp.events.on('policies', () => this.events.emit('services', this.services()));
     this.registry.events.on('changed', () => {
       this.tools = undefined;
       for (const session of this.sessions.values()) session.reregister();
@@ -199,6 +251,7 @@ export class Agent {
     const audit = await AuditLog.open({ dir: path.join(options.dataDir, 'audit'), clock });
     const agent = new Agent(options, settings, audit, dialects);
     agent.lock = lock;
+    agent.mcp.start();
     for (const warning of settings.warnings)
       agent.events.emit('notice', { level: 'warn', message: warning });
     return agent;
@@ -219,6 +272,9 @@ export class Agent {
       policy: this.policy.effectivePolicy(service.name, service.risk),
       alwaysGrants: this.policy.alwaysGrantsOf(service.name),
       parameters: service.parameters,
+      ...(service.server ? { server: { ...service.server } } : {}),
+      ...(service.hint ? { hint: { ...service.hint } } : {}),
+      ...(service.outputSchema ? { outputSchema: service.outputSchema } : {}),
     }));
   }
 
@@ -231,7 +287,10 @@ export class Agent {
       .map(({ service }) => ({
         name: service.name,
         description: service.description,
-        inputSchema: service.parameters,
+        inputSchema: plainTypes(service.serverParameters ?? service.parameters) as Record<
+          string,
+          unknown
+        >,
         risk: service.risk,
         userOnly: service.userOnly === true,
       }));
@@ -393,6 +452,8 @@ export class Agent {
     this.sessions.clear();
     // Pending questions end as "no one could be asked"; running calls finish and are recorded.
     this.broker.dispose();
+    // Imported servers stop (their calls are cancelled and recorded as such), processes and all.
+    await this.mcp.close();
     await this.gate.drain();
     await this.audit.flush();
     await this.audit.close();

@@ -24,6 +24,14 @@ import {
   type Snapshot,
 } from './contract/commands.js';
 import type { RegistrationState } from './contract/connection.js';
+import type {
+  McpImportPreview,
+  McpImportRequest,
+  McpImportSourceView,
+  McpLogLine,
+  McpServerInput,
+  McpServerView,
+} from './contract/mcp.js';
 import type { AuditQuery } from './contract/audit.js';
 import type { Policy, PromptAnswer } from './contract/policy.js';
 import { Emitter } from './events.js';
@@ -119,6 +127,8 @@ export class CoreApi implements AgentApi {
     );
     e.on('audit', (r) => this.events.emit('audit', r));
     e.on('notice', (n) => this.events.emit('notice', n));
+    agent.mcp.events.on('server', (view) => this.events.emit('mcpServer', view));
+    agent.mcp.events.on('removed', (p) => this.events.emit('mcpServerRemoved', p));
   }
 
   static async open(options: CoreApiOptions): Promise<CoreApi> {
@@ -426,6 +436,52 @@ export class CoreApi implements AgentApi {
 
   verifyAudit(): Promise<CommandResults['verifyAudit']> {
     return this.agent.verifyAudit();
+  }
+
+  // --- MCP servers -----------------------------------------------------------------------------
+
+  async listMcpServers(): Promise<McpServerView[]> {
+    return this.agent.mcp.list();
+  }
+
+  saveMcpServer(input: McpServerInput): Promise<McpServerView> {
+    return this.agent.mcp.save(input);
+  }
+
+  removeMcpServer(id: string): Promise<void> {
+    return this.agent.mcp.remove(id);
+  }
+
+  setMcpServerEnabled(id: string, on: boolean): Promise<void> {
+    return this.agent.mcp.setEnabled(id, on);
+  }
+
+  trustMcpServer(id: string, trusted: boolean): Promise<void> {
+    return this.agent.mcp.setTrusted(id, trusted);
+  }
+
+  setMcpServerPolicy(id: string, policy: Policy | null): Promise<void> {
+    return this.agent.mcp.setPolicy(id, policy);
+  }
+
+  restartMcpServer(id: string): Promise<void> {
+    return this.agent.mcp.restart(id);
+  }
+
+  async readMcpLog(id: string): Promise<McpLogLine[]> {
+    return this.agent.mcp.log(id);
+  }
+
+  listMcpImportSources(): Promise<McpImportSourceView[]> {
+    return this.agent.mcp.importSourcesChecked();
+  }
+
+  previewMcpImport(request: McpImportRequest): Promise<McpImportPreview> {
+    return this.agent.mcp.previewImport(request);
+  }
+
+  confirmMcpImport(id: string, names: string[]): Promise<McpServerView[]> {
+    return this.agent.mcp.confirmImport(id, names);
   }
 
   /** Attach a UI able to answer permission prompts; returns its detach function. */

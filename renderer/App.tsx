@@ -12,6 +12,8 @@ import { Toasts } from './components/Toasts.js';
 import { ActivityPage } from './features/audit/ActivityPage.js';
 import { ChatPage } from './features/chat/ChatPage.js';
 import { ConnectionsPage } from './features/connections/ConnectionsPage.js';
+import { McpIcon } from './features/mcp/McpIcon.js';
+import { McpPage } from './features/mcp/McpPage.js';
 import { PromptModal } from './features/permissions/PromptModal.js';
 import { ServicesPage } from './features/services/ServicesPage.js';
 import { SettingsPage } from './features/settings/SettingsPage.js';
@@ -24,6 +26,7 @@ import { isPage, type Page, useUi } from './store/ui.js';
 const NAV: { page: Page; icon: () => ReactNode }[] = [
   { page: 'chat', icon: ChatIcon },
   { page: 'services', icon: ServicesIcon },
+  { page: 'mcp', icon: McpIcon },
   { page: 'activity', icon: ActivityIcon },
   { page: 'connections', icon: ConnectionsIcon },
   { page: 'settings', icon: SettingsIcon },
@@ -109,6 +112,8 @@ function CurrentPage({ page }: { page: Page }) {
       return <ChatPage />;
     case 'services':
       return <ServicesPage />;
+    case 'mcp':
+      return <McpPage />;
     case 'activity':
       return <ActivityPage />;
     case 'connections':

@@ -36,6 +36,16 @@ import {
   type ProfileKindView,
 } from './profiles/index.js';
 
+import {
+  type McpImportPreview,
+  McpImportRequestSchema,
+  type McpImportSourceView,
+  type McpLogLine,
+  McpServerInputSchema,
+  type McpServerView,
+  type McpToolHint,
+} from './mcp.js';
+
 export * from './profiles/index.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' });
@@ -124,6 +134,24 @@ export const COMMAND_ARGS = {
   verifyAudit: Type.Tuple([]),
   getSettings: Type.Tuple([]),
   saveSettings: Type.Tuple([SettingsPatchSchema]),
+  listMcpServers: Type.Tuple([]),
+  /** Save (add or edit) an MCP server; secrets it names go to the SecretStore. */
+  saveMcpServer: Type.Tuple([McpServerInputSchema]),
+  removeMcpServer: Type.Tuple([Id]),
+  setMcpServerEnabled: Type.Tuple([Id, Type.Boolean()]),
+  /** Trust what the server says about its tools (its read-only tools then run without asking). */
+  trustMcpServer: Type.Tuple([Id, Type.Boolean()]),
+  /** The policy of the server's tools that have none of their own; null goes back to the default. */
+  setMcpServerPolicy: Type.Tuple([Id, Type.Union([PolicySchema, Type.Null()])]),
+  restartMcpServer: Type.Tuple([Id]),
+  readMcpLog: Type.Tuple([Id]),
+  listMcpImportSources: Type.Tuple([]),
+  /** Read servers from a file or pasted JSON; nothing is saved or started until confirmed. */
+  previewMcpImport: Type.Tuple([McpImportRequestSchema]),
+  confirmMcpImport: Type.Tuple([
+    Id,
+    Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 }),
+  ]),
 } satisfies Record<string, TSchema>;
 
 export type CommandName = keyof typeof COMMAND_ARGS;
@@ -167,6 +195,12 @@ export interface ServiceView {
   policy: Policy;
   alwaysGrants: string[];
   parameters: Record<string, unknown>;
+  /** An imported MCP tool: the server it comes from (the UI lists it under that server). */
+  server?: { id: string; name: string; tool: string };
+  /** What the server claims about the tool (hints, not trusted unless the server is). */
+  hint?: McpToolHint;
+  /** An imported tool's declared output schema, kept as the server sent it. */
+  outputSchema?: Record<string, unknown>;
 }
 
 export interface SettingsView {
@@ -223,6 +257,17 @@ export interface CommandResults {
   verifyAudit: AuditVerifyResult;
   getSettings: SettingsView;
   saveSettings: SettingsView;
+  listMcpServers: McpServerView[];
+  saveMcpServer: McpServerView;
+  removeMcpServer: void;
+  setMcpServerEnabled: void;
+  trustMcpServer: void;
+  setMcpServerPolicy: void;
+  restartMcpServer: void;
+  readMcpLog: McpLogLine[];
+  listMcpImportSources: McpImportSourceView[];
+  previewMcpImport: McpImportPreview;
+  confirmMcpImport: McpServerView[];
 }
 
 /** What every host implements and every bridge exposes. */
@@ -257,6 +302,9 @@ export type EventPayloads = {
   audit: AuditRecord;
   notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: ConnectionRef };
   settings: SettingsView;
+  /** An MCP server's state, tools or configuration changed. */
+  mcpServer: McpServerView;
+  mcpServerRemoved: { id: string };
 };
 
 export type EventName = keyof EventPayloads;
@@ -274,6 +322,8 @@ const EVENT_SET = {
   audit: true,
   notice: true,
   settings: true,
+  mcpServer: true,
+  mcpServerRemoved: true,
 } as const satisfies Record<EventName, true>;
 export const EVENT_NAMES = Object.keys(EVENT_SET) as EventName[];
 

@@ -42,6 +42,19 @@ export interface PendingPrompt {
   resolvedPaths: string[];
   /** Epoch ms. */
   expiresAt: number;
+  /**
+   * An imported MCP tool: its server and what the server claims about it (the UI words it, e.g.
+   * "The server says this only reads"). Claims from an untrusted server are shown, not relied on.
+   */
+  hint?: PromptHint;
+}
+
+export interface PromptHint {
+  server: string;
+  trusted: boolean;
+  readOnly?: boolean;
+  destructive?: boolean;
+  openWorld?: boolean;
 }
 
 export type PromptResolution = PromptAnswer | 'timeout' | 'cancelled';

@@ -32,10 +32,35 @@ export function defaultPolicy(risk: Risk): Policy {
   return risk === 'read' ? 'allow' : 'ask';
 }
 
-/** `create_file:overwrite` → `create_file`. */
+/** `create_file:overwrite` → `create_file`; a stored `files_read@<identity>` → `files_read`. */
 export function serviceOfGrantKey(grantKey: string): string {
-  const colon = grantKey.indexOf(':');
-  return colon === -1 ? grantKey : grantKey.slice(0, colon);
+  const key = withoutIdentity(grantKey);
+  const colon = key.indexOf(':');
+  return colon === -1 ? key : key.slice(0, colon);
+}
+
+/** A grant key as stored for a service with an identity: `key@identity`. */
+function withIdentity(grantKey: string, identity: string | undefined): string {
+  return identity === undefined ? grantKey : `${grantKey}@${identity}`;
+}
+
+function withoutIdentity(stored: string): string {
+  const at = stored.indexOf('@');
+  return at === -1 ? stored : stored.slice(0, at);
+}
+
+function identityOfStored(stored: string): string | undefined {
+  const at = stored.indexOf('@');
+  return at === -1 ? undefined : stored.slice(at + 1);
+}
+
+export interface PolicyStoreOptions {
+  /**
+   * Who stands behind a service, when that can change under the same name (an imported MCP
+   * server's name + command or URL). Its grants are stored under `key@identity`, so a renamed or
+   * changed server does not inherit them.
+   */
+  identity?: (service: string) => string | undefined;
 }
 
 /** Whether `grantKey` belongs to `service`: the service itself or one of its `service:action` escalations. */
@@ -53,8 +78,22 @@ export class PolicyStore {
   // Persisting reads the current list and writes a new one: serialize, or two "always" answers race.
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(persistence: PolicyPersistence) {
+  readonly #identity: (service: string) => string | undefined;
+
+  constructor(persistence: PolicyPersistence, options: PolicyStoreOptions = {}) {
     this.#persistence = persistence;
+    this.#identity = options.identity ?? (() => undefined);
+  }
+
+  /** How `grantKey` is stored now: with its service's current identity, if it has one. */
+  #stored(grantKey: string): string {
+    return withIdentity(grantKey, this.#identity(serviceOfGrantKey(grantKey)));
+  }
+
+  /** A stored key that holds for its service as it is now (same identity), unqualified. */
+  #current(stored: string): string | undefined {
+    const key = withoutIdentity(stored);
+    return identityOfStored(stored) === this.#identity(serviceOfGrantKey(key)) ? key : undefined;
   }
 
   effectivePolicy(service: string, risk: Risk): Policy {
@@ -83,8 +122,9 @@ export class PolicyStore {
 
   /** The remembered grant for exactly this key, preferring the stronger one. */
   grantScope(grantKey: string): 'session' | 'always' | undefined {
-    if (this.#persistence.alwaysGrants().includes(grantKey)) return 'always';
-    if (this.#session.has(grantKey)) return 'session';
+    const stored = this.#stored(grantKey);
+    if (this.#persistence.alwaysGrants().includes(stored)) return 'always';
+    if (this.#session.has(stored)) return 'session';
     return undefined;
   }
 
@@ -95,9 +135,10 @@ export class PolicyStore {
    */
   remember(grantKey: string, scope: PromptAnswer): Promise<void> {
     if (scope === 'once' || scope === 'deny') return Promise.resolve();
-    this.#session.add(grantKey);
+    const stored = this.#stored(grantKey);
+    this.#session.add(stored);
     if (scope === 'session') return Promise.resolve();
-    return this.#persist((keys) => (keys.includes(grantKey) ? undefined : [...keys, grantKey]));
+    return this.#persist((keys) => (keys.includes(stored) ? undefined : [...keys, stored]));
   }
 
   /** Forget every grant of a service, its escalations (`name:*`) included, in both scopes. */
@@ -111,12 +152,18 @@ export class PolicyStore {
     });
   }
 
+  /** The "always" grants that hold for the service as it is now (a changed server's do not). */
   alwaysGrantsOf(service: string): string[] {
-    return this.#persistence.alwaysGrants().filter((key) => grantKeyBelongsTo(key, service));
+    return this.#persistence
+      .alwaysGrants()
+      .filter((key) => grantKeyBelongsTo(key, service))
+      .flatMap((key) => this.#current(key) ?? []);
   }
 
   sessionGrantsOf(service: string): string[] {
-    return [...this.#session].filter((key) => grantKeyBelongsTo(key, service));
+    return [...this.#session]
+      .filter((key) => grantKeyBelongsTo(key, service))
+      .flatMap((key) => this.#current(key) ?? []);
   }
 
   /** `edit` returns the new list, or undefined when nothing changes (then nothing is written). */

@@ -18,11 +18,10 @@ export interface ServiceEntry {
 }
 
 /** What changed; every live connection re-registers on any of these. */
-export interface RegistryChange {
-  name: string;
-  kind: 'added' | 'enabled';
-  enabled: boolean;
-}
+export type RegistryChange =
+  | { name: string; kind: 'added' | 'enabled' | 'removed'; enabled: boolean }
+  /** Several services added and removed at once (an MCP server re-listed its tools): one event. */
+  | { kind: 'batch'; added: string[]; removed: string[] };
 
 export type RegistryEvents = { changed: RegistryChange };
 
@@ -43,6 +42,8 @@ export class Registry {
   readonly events = new Emitter<RegistryEvents>();
   private readonly services = new Map<string, { service: Service; validate: ValidateFunction }>();
   private readonly enabled = new Map<string, boolean>();
+  /** Inside batch(): what changed so far, told in one event at the end. */
+  private pending: { added: string[]; removed: string[] } | undefined;
   // No coercion, no defaults, no removal: validation must never change what the server sent,
   // so the audit log and the service see the same params. strict off: `description` and other
   // annotations are allowed anywhere.
@@ -59,6 +60,32 @@ export class Registry {
     for (const [name, on] of Object.entries(options.enabled ?? {})) {
       if (typeof on === 'boolean') this.enabled.set(name, on);
     }
+  }
+
+  /**
+   * Make several changes and tell listeners once (every live connection re-registers once per
+   * event, so a server re-listing twenty tools must not cause twenty re-registrations). Nested
+   * batches join the outer one.
+   */
+  batch(changes: () => void): void {
+    if (this.pending) return changes();
+    const pending = { added: [] as string[], removed: [] as string[] };
+    this.pending = pending;
+    try {
+      changes();
+    } finally {
+      this.pending = undefined;
+      if (pending.added.length || pending.removed.length)
+        this.events.emit('changed', { kind: 'batch', ...pending });
+    }
+  }
+
+  /** Removes a service (its enabled flag is kept for when it comes back). */
+  remove(name: string): boolean {
+    if (!this.services.delete(name)) return false;
+    if (this.pending) this.pending.removed.push(name);
+    else this.events.emit('changed', { name, kind: 'removed', enabled: false });
+    return true;
   }
 
   /** Adds a service; throws an Error naming what is wrong with the definition. */
@@ -105,8 +132,12 @@ export class Registry {
         `service '${name}': parameters schema does not compile: ${(err as Error).message}`,
       );
     }
+    if (service.serverParameters !== undefined && !isRecord(service.serverParameters)) {
+      throw new Error(`service '${name}': serverParameters must be a JSON Schema object`);
+    }
     this.services.set(name, { service, validate });
-    this.events.emit('changed', { name, kind: 'added', enabled: this.isEnabled(name) });
+    if (this.pending) this.pending.added.push(name);
+    else this.events.emit('changed', { name, kind: 'added', enabled: this.isEnabled(name) });
   }
 
   get(name: string): Service | undefined {

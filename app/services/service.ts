@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { ConnectionRef } from '../contract/connection.js';
 import type { ErrorCode } from '../contract/errors.js';
+import type { McpToolHint } from '../contract/mcp.js';
 import type { Risk, ServiceGroup } from '../contract/policy.js';
 import type { FilesSandbox } from './files/sandbox.js';
 
@@ -56,6 +57,17 @@ export interface Service<P = Record<string, unknown>> {
    * service without a preview): the service does exactly that and nothing beyond it.
    */
   run(params: P, ctx: ServiceContext, plan?: CallPreview): Promise<unknown>;
+  /** An imported MCP tool: its server (`id` of the settings entry) and its name there. */
+  server?: { id: string; name: string; tool: string };
+  /** What an imported tool's server claims about it (MCP annotations): shown, not relied on. */
+  hint?: McpToolHint;
+  /** An imported tool's declared output schema, kept as sent. */
+  outputSchema?: Record<string, unknown>;
+  /**
+   * The schema servers are shown when it must differ from `parameters` (an imported tool's
+   * `$ref`s inlined); `parameters` stays what calls are validated against.
+   */
+  serverParameters?: ParamSchema;
 }
 
 /**

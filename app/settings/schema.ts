@@ -15,6 +15,7 @@ const AnyProfileSchema = Type.Object(
 );
 export type AnyProfile = Static<typeof AnyProfileSchema>;
 import type { Policy } from '../contract/policy.js';
+import { type McpServerConfig, McpServerConfigSchema } from '../contract/mcp.js';
 
 /** Profiles are defined by the contract (the UI edits them); the token lives in the SecretStore under `profile:<id>:token`. */
 export type { AdventProfile, Profile };
@@ -38,6 +39,11 @@ export interface Settings {
   connections: Profile[];
   language: Language;
   theme: 'system' | 'light' | 'dark';
+  /**
+   * Imported MCP servers, in the order the user added them (that order settles name collisions).
+   * Optional so settings written before the MCP hub stay valid.
+   */
+  mcpServers?: McpServerConfig[];
 }
 
 export const settingsSchema: JSONSchemaType<Settings> = {
@@ -87,6 +93,12 @@ export const settingsSchema: JSONSchemaType<Settings> = {
     },
     language: { type: 'string', enum: ['en', 'zh-CN'] },
     theme: { type: 'string', enum: ['system', 'light', 'dark'] },
+    mcpServers: {
+      type: 'array',
+      nullable: true,
+      maxItems: 100,
+      items: McpServerConfigSchema as unknown as JSONSchemaType<McpServerConfig>,
+    },
   },
 };
 

@@ -17,6 +17,7 @@ import { type Log, setupLog } from './log.js';
 import { installAppMenu } from './menu.js';
 import { notifyPrompts } from './notify.js';
 import { type HostPaths, trayIconPath } from './paths.js';
+import { electronMcpOptions } from './mcp-launcher.js';
 import { registerAppScheme, serveApp } from './protocol.js';
 import { SafeStorageSecretStore } from './secrets.js';
 import { shortcutBackend } from './shortcut.js';
@@ -204,6 +205,8 @@ export async function startHost(
     version: app.getVersion(),
     logDir: app.getPath('logs'),
     demo: startDemoServer,
+    // Bundled JS servers as utility processes; everything else with the login shell's PATH.
+    mcp: electronMcpOptions(),
   });
   const opened = await core.opening;
   // The quit that came meanwhile closes it (shutdown awaits core.opening).

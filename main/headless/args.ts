@@ -17,6 +17,7 @@ export function usage(kinds: readonly ProfileKindSpec[] = PROFILE_KIND_SPECS): s
 Usage:
   advent-agent run ${synopsis.join('\n                   ')}
                    [--files DIR]... [--allow NAME]... [--deny NAME]... [--disable NAME]...
+                   [--mcp-config FILE]...
                    [--data-dir DIR] [--prompt-timeout SECONDS] [--no-chat]
   advent-agent ui [--port N] [--open] [run's flags]
   advent-agent audit [--data-dir DIR] [--service NAME] [--json] [--verify]
@@ -32,6 +33,9 @@ run      Connect to one or more servers at once (at least one of ${names.join(',
          y = allow once, s = allow for this session, a = always allow, n = deny.
          When stdin is not a terminal nobody can answer, so such calls are denied.
 ${lines.join('\n')}
+  --mcp-config FILE         MCP servers to import for this run (repeatable): a Claude Desktop
+                            style {"mcpServers": …} file (Cursor's and VS Code's mcp.json too);
+                            their tools are offered as <server>_<tool>, asked like any other
   --files DIR               a folder file services may use (repeatable; default
                             ~/Documents/Advent Agent or the saved setting)
   --allow NAME / --deny NAME
@@ -62,6 +66,8 @@ export interface SessionFlags {
   /** The servers the flags name, in the kinds' order (the first that chats gets typed lines). */
   servers: KindFlags[];
   files: string[];
+  /** MCP server config files for this run (`--mcp-config`). */
+  mcpConfigs: string[];
   policies: Record<string, Policy>;
   disabled: string[];
   dataDir?: string;
@@ -123,6 +129,7 @@ const SESSION_OPTIONS = {
   'data-dir': { type: 'string' },
   'prompt-timeout': { type: 'string' },
   'no-chat': { type: 'boolean' },
+  'mcp-config': { type: 'string', multiple: true },
 } as const;
 
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -166,6 +173,7 @@ function sessionFlags(values: Values, kinds: readonly ProfileKindSpec[]): Sessio
   return {
     servers,
     files: list('files'),
+    mcpConfigs: list('mcp-config'),
     policies,
     disabled: list('disable'),
     dataDir: values['data-dir'] as string | undefined,

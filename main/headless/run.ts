@@ -15,6 +15,7 @@ import type { CliIo } from './io.js';
 import { Printer } from './printer.js';
 import { DialectSet } from '../../app/wire/dialect.js';
 import { DIALECTS } from '../../app/wire/dialects.js';
+import { readMcpConfigs } from './mcp-config.js';
 
 const ANSWERS: Record<string, PromptAnswer> = { y: 'once', s: 'session', a: 'always', n: 'deny' };
 
@@ -25,8 +26,11 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   let targets: FlagConnection[];
   try {
     targets = await flagConnections(args.servers, new DialectSet(dialects), dataDir);
+    const mcp = await readMcpConfigs(args.mcpConfigs);
+    for (const warning of mcp.warnings) io.stderr.write(`advent-agent: ${warning}\n`);
     const secrets = await FileSecretStore.open(path.join(dataDir, 'secrets.json'));
     agent = await Agent.open({
+      mcp: { runOnly: mcp.servers },
       dataDir,
       defaultFilesRoot: io.filesRoot(),
       secrets,
@@ -124,6 +128,22 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   agent.events.on('status', ({ name, text }) => out.info(`${several ? name : 'server'}: ${text}`));
   agent.events.on('callFinished', (call) => out.call(call));
   agent.events.on('notice', ({ level, message }) => out.notice(level, message));
+  // An MCP server's state, once per change of status (not per re-list).
+  const mcpShown = new Map<string, string>();
+  agent.mcp.events.on('server', ({ id, name, state }) => {
+    const line =
+      state.status === 'ready'
+        ? `MCP server ${name}: ready, ${state.tools} tool${state.tools === 1 ? '' : 's'}`
+        : state.status === 'failed'
+          ? `MCP server ${name}: failed: ${state.reason}`
+          : state.status === 'restarting'
+            ? `MCP server ${name}: ${state.reason}; restarting`
+            : undefined;
+    if (line === undefined || mcpShown.get(id) === line) return;
+    mcpShown.set(id, line);
+    if (state.status === 'ready') out.info(line);
+    else out.notice('warn', line);
+  });
 
   // Permission prompts: asked on the terminal when a person is there, one at a time.
   const queue: PendingPrompt[] = [];

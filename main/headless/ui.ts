@@ -16,6 +16,7 @@ import { RunSecretStore } from './run-secrets.js';
 import { type FlagConnection, flagConnections } from './flag-profiles.js';
 import { startUiServer } from './ui-server.js';
 import { startDemoServer } from '../../sim/demo-server.js';
+import { readMcpConfigs } from './mcp-config.js';
 
 export interface RunningUi {
   /** The page's address with its token. */
@@ -33,8 +34,11 @@ export async function startUi(args: UiArgs, io: CliIo): Promise<RunningUi> {
   const saved = await FileSecretStore.open(path.join(dataDir, 'secrets.json'));
   for (const warning of saved.warnings) io.stderr.write(`advent-agent: ${warning}\n`);
   const secrets = new RunSecretStore(saved);
+  const mcp = await readMcpConfigs(args.mcpConfigs);
+  for (const warning of mcp.warnings) io.stderr.write(`advent-agent: ${warning}\n`);
 
   const api = await CoreApi.open({
+    mcp: { runOnly: mcp.servers },
     dataDir,
     defaultFilesRoot: io.filesRoot(),
     secrets,

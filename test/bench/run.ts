@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: frame decoding throughput, MCP call round trip through the simulator, the same
- * round trip in every dialect (Advent, XiaoZhi device, XiaoZhi MCP endpoint, robot), memory,
- * and voice latency in the e2e setup (Chromium + browser host + simulator; skipped without Chromium).
+ * round trip in every dialect (Advent, XiaoZhi device, XiaoZhi MCP endpoint, robot), memory, an
+ * imported MCP tool against the SDK Client calling its server directly, and voice latency in the e2e setup (Chromium + browser host + simulator; skipped without Chromium).
  * Prints tables and rewrites docs/PERFORMANCE.md. Benchmarks, not tests: nothing here fails on a
  * number; it fails only when a decoder decodes the wrong frames or a call does not succeed,
  * because then the timing would be of the wrong work.
@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_DECODE, referenceCosts, runDecodeBench } from './decode.js';
 import { DEFAULT_DIALECTS, runDialectBench } from './dialects.js';
 import { type Results, markdown, printText } from './report.js';
+import { DEFAULT_MCP, mcpMarkdown, mcpText, runMcpBench } from './mcp.js';
 import { DEFAULT_ROUNDTRIP, runRoundTripBench } from './roundtrip.js';
 import { media } from './rig.js';
 import { KiB, MiB, hasGc, machine, nowMs } from './stats.js';
@@ -78,6 +79,12 @@ const dialects = await runDialectBench(
   log,
 );
 
+log('5. imported MCP tool round trip');
+const mcp = await runMcpBench(
+  quick ? { warmup: 20, calls: 200, block: 25, concurrent: 100, waitMs: 50 } : DEFAULT_MCP,
+  log,
+);
+
 // Last, so Chromium's processes do not share the CPU with the measurements above.
 log('4. voice latency');
 let voice: VoiceLatencyOutcome;
@@ -103,7 +110,8 @@ const results: Results = {
   load: { start: loadStart, end: os.loadavg() },
 };
 printText(results, (s) => process.stdout.write(s));
+process.stdout.write(mcpText(mcp));
 if (write) {
-  await writeFile(docPath, markdown(results));
+  await writeFile(docPath, markdown(results) + mcpMarkdown(mcp));
   log(`wrote ${path.relative(process.cwd(), docPath)}`);
 }

@@ -119,6 +119,26 @@ describe('electron-builder --dir', () => {
       expect(packages.has(dep), dep).toBe(true);
   });
 
+  it('carries the MCP SDK the hub imports servers with, and the utility-process shim', () => {
+    for (const sdk of [
+      'client/index.js',
+      'client/stdio.js',
+      'client/streamableHttp.js',
+      'client/sse.js',
+      'types.js',
+    ])
+      expect(files, sdk).toContain(`/node_modules/@modelcontextprotocol/sdk/dist/esm/${sdk}`);
+    expect(files).toContain('/dist/main/electron/mcp-launcher.js');
+    expect(files).toContain('/dist/main/electron/mcp-stdio-shim.js');
+    expect(files).toContain('/dist/app/services/mcp/hub.js');
+    // The real servers are test peers only.
+    for (const dev of ['server-filesystem', 'server-memory', 'server-everything', 'inspector'])
+      expect(
+        files.some((f) => f.startsWith(`/node_modules/@modelcontextprotocol/${dev}/`)),
+        dev,
+      ).toBe(false);
+  });
+
   it('declares the Electron entry point the app.asar holds', () => {
     const pkg = JSON.parse(extractFile(asarPath, 'package.json').toString('utf8')) as {
       main?: string;

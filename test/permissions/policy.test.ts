@@ -273,3 +273,35 @@ describe('settingsPolicyPersistence', () => {
     expect(settings.get().alwaysGrants).toEqual([]);
   });
 });
+
+describe('grants tied to who stands behind a service (imported MCP servers)', () => {
+  it('stores grants under the identity and honours them only while it is the same', async () => {
+    const { state, persistence } = memoryPersistence();
+    let identity: string | undefined = 'aaaa';
+    const store = new PolicyStore(persistence, {
+      identity: (s) => (s === 'files_read' ? identity : undefined),
+    });
+    await store.remember('files_read', 'always');
+    await store.remember('create_file', 'always');
+    expect(state.always).toEqual(['files_read@aaaa', 'create_file']);
+    expect(store.decide({ service: 'files_read', risk: 'write' })).toEqual({
+      kind: 'granted',
+      scope: 'always',
+    });
+    expect(store.alwaysGrantsOf('files_read')).toEqual(['files_read']);
+
+    // The server changed (another command, another address): its old grants do not hold.
+    identity = 'bbbb';
+    expect(store.decide({ service: 'files_read', risk: 'write' })).toEqual({ kind: 'ask' });
+    expect(store.alwaysGrantsOf('files_read')).toEqual([]);
+    expect(store.sessionGrantsOf('files_read')).toEqual([]);
+    // A built-in is untouched.
+    expect(store.decide({ service: 'create_file', risk: 'write' })).toEqual({
+      kind: 'granted',
+      scope: 'always',
+    });
+    // Revoking forgets grants of every identity.
+    await store.revoke('files_read');
+    expect(state.always).toEqual(['create_file']);
+  });
+});

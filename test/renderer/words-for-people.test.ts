@@ -157,7 +157,10 @@ describe('the Services page model', () => {
       ['memory', 'create_entities'],
       ['filesystem', 'read_text'],
     ])
-      services.push({ ...view({ name: `${server}_${tool}` }), server } as ServiceView);
+      services.push({
+        ...view({ name: `${server}_${tool}` }),
+        server: { id: `m-${server}`, name: server!, tool: tool! },
+      });
     const sections = sectionsOf(services);
     expect(sections.map((s) => s.group ?? `server:${s.server}`)).toEqual([
       ...SERVICE_GROUPS,

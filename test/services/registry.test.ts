@@ -193,6 +193,25 @@ describe('Registry enabled flags', () => {
     expect(events).toEqual([{ name: 'a', kind: 'added', enabled: true }]);
   });
 
+  it('tells one change for a batch of adds and removes (a server re-listing its tools)', () => {
+    const registry = new Registry({ enabled: { b: false } });
+    registry.add(service('a'));
+    registry.add(service('b'));
+    const events: RegistryChange[] = [];
+    registry.events.on('changed', (e) => events.push(e));
+    registry.batch(() => {
+      registry.remove('a');
+      registry.remove('b');
+      registry.add(service('c'));
+      registry.add(service('b'));
+    });
+    registry.batch(() => undefined);
+    expect(events).toEqual([{ kind: 'batch', added: ['c', 'b'], removed: ['a', 'b'] }]);
+    // A service that comes back keeps its switch.
+    expect(registry.isEnabled('b')).toBe(false);
+    expect(registry.remove('ghost')).toBe(false);
+  });
+
   it('throws for an unknown service', () => {
     expect(() => new Registry().setEnabled('ghost', true)).toThrow("unknown service 'ghost'");
   });

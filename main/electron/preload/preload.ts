@@ -31,6 +31,17 @@ export const COMMAND_NAMES: readonly string[] = [
   'verifyAudit',
   'getSettings',
   'saveSettings',
+  'listMcpServers',
+  'saveMcpServer',
+  'removeMcpServer',
+  'setMcpServerEnabled',
+  'trustMcpServer',
+  'setMcpServerPolicy',
+  'restartMcpServer',
+  'readMcpLog',
+  'listMcpImportSources',
+  'previewMcpImport',
+  'confirmMcpImport',
 ];
 
 export const EVENT_NAMES: readonly string[] = [
@@ -46,6 +57,8 @@ export const EVENT_NAMES: readonly string[] = [
   'audit',
   'notice',
   'settings',
+  'mcpServer',
+  'mcpServerRemoved',
 ];
 
 /** Channel names: the same strings as main/electron/ipc.ts (checked by the same test). */

@@ -20,6 +20,7 @@ import { useConnectionLabel } from '../../lib/names.js';
 import { usePrompts } from '../../store/prompts.js';
 import { useServices } from '../../store/services.js';
 import { toast } from '../../store/toasts.js';
+import { PromptHint } from '../mcp/PromptHint.js';
 
 const ARM_DELAY_MS = 600;
 
@@ -120,6 +121,7 @@ function Prompt({ prompt, index, count }: { prompt: PendingPrompt; index: number
             {sentence}
           </p>
           <p className="muted">{t('prompt.wants', { connection: server })}</p>
+          <PromptHint hint={prompt.hint} />
         </div>
         <dl className="facts">
           <dt>{t('prompt.server')}</dt>

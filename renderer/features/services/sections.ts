@@ -24,10 +24,9 @@ export function policyChoice(
   return service.policy;
 }
 
-/** An imported MCP tool carries its server's name (ServiceView.server, where the core sends it). */
+/** An imported MCP tool is listed under its server's name. */
 function serverOf(service: ServiceView): string | undefined {
-  const server = (service as ServiceView & { server?: unknown }).server;
-  return typeof server === 'string' && server.length > 0 ? server : undefined;
+  return service.server?.name || undefined;
 }
 
 export interface Section {

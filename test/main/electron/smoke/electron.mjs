@@ -646,6 +646,19 @@ export const safeStorage = {
   },
 };
 
+/**
+ * utilityProcess (docs/api/utility-process.md): `fork()` is only allowed after `ready`. The smoke
+ * run starts no MCP server, so a fork here is recorded and refused as Electron would before ready.
+ */
+export const utilityProcess = {
+  /** @param {string} modulePath */
+  fork(modulePath) {
+    requireReady('utilityProcess');
+    record('utilityProcess.fork', { modulePath });
+    throw new Error('the smoke run starts no utility process');
+  },
+};
+
 // No contextBridge or ipcRenderer here: in the main process Electron's module has neither (code
 // such as electron-log's preload tests `electron.ipcRenderer` to know where it runs).
 
@@ -665,4 +678,5 @@ export default {
   globalShortcut,
   systemPreferences,
   safeStorage,
+  utilityProcess,
 };

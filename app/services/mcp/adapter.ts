@@ -1,0 +1,98 @@
+/**
+ * An imported tool as a Service (DESIGN §3): named `<server>_<tool>`, its title and description
+ * from the tool, its input schema validated by the registry like any other, its result turned into
+ * text for the voice servers. Its risk only labels it: whether it asks is the policy the hub
+ * computes (every imported tool asks unless its server is trusted and it claims to only read).
+ */
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { McpToolHint } from '../../contract/mcp.js';
+import type { Risk } from '../../contract/policy.js';
+import { type ParamSchema, type Service, ServiceFailure } from '../service.js';
+import { resultText } from './result.js';
+import { inlineRefs, type ListedTool, validationSchema } from './tools.js';
+
+export interface ToolCaller {
+  call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+}
+
+export interface ToolServiceOptions {
+  name: string;
+  server: { id: string; name: string; trusted: boolean };
+  tool: ListedTool;
+  timeoutMs: number;
+  caller: ToolCaller;
+}
+
+/** Trusted claims of only reading are the one thing that lets an imported tool run unasked. */
+export function autoAllowed(hint: McpToolHint, trusted: boolean): boolean {
+  return trusted && hint.readOnly === true && hint.destructive !== true;
+}
+
+/** A label for the Services page; asking or not is decided by the policy, not by this. */
+export function riskOf(hint: McpToolHint, trusted: boolean): Risk {
+  if (autoAllowed(hint, trusted)) return 'read';
+  if (hint.destructive === true) return 'system';
+  return 'write';
+}
+
+const outputAjv = new Ajv({ strict: false, allErrors: false, validateFormats: false });
+
+export function toolService(options: ToolServiceOptions): Service {
+  const { tool, server, caller, name } = options;
+  let outputCheck: ValidateFunction | null | undefined;
+  const checkOutput = (structured: Record<string, unknown>): string | undefined => {
+    if (!tool.outputSchema) return undefined;
+    if (outputCheck === undefined) {
+      try {
+        outputCheck = outputAjv.compile(validationSchema(tool.outputSchema));
+      } catch {
+        // A schema our validator cannot compile is the server's problem, not a reason to fail calls.
+        outputCheck = null;
+      }
+    }
+    if (!outputCheck || outputCheck(structured)) return undefined;
+    return outputAjv.errorsText(outputCheck.errors, { dataVar: 'structuredContent' });
+  };
+  return {
+    name,
+    title: tool.title,
+    description: tool.description,
+    summary: tool.title,
+    group: 'other',
+    parameters: validationSchema(tool.inputSchema) as ParamSchema,
+    serverParameters: inlineRefs(tool.inputSchema) as ParamSchema,
+    risk: riskOf(tool.hint, server.trusted),
+    timeoutMs: options.timeoutMs,
+    server: { id: server.id, name: server.name, tool: tool.name },
+    hint: tool.hint,
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    preview: () => ({
+      summary: `Run "${tool.title}" of the MCP server "${server.name}"`,
+      resolvedPaths: [],
+    }),
+    async run(params, ctx) {
+      let raw: unknown;
+      try {
+        raw = await caller.call(tool.name, params, ctx.signal);
+      } catch (err) {
+        if (ctx.signal.aborted) throw new ServiceFailure('cancelled', `'${name}' was stopped`);
+        throw new ServiceFailure(
+          'service_error',
+          `'${name}' failed: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      }
+      const result = resultText(raw);
+      if (result.isError)
+        throw new ServiceFailure('service_error', `'${name}' failed: ${result.text}`);
+      if (result.structuredContent) {
+        const wrong = checkOutput(result.structuredContent);
+        if (wrong)
+          throw new ServiceFailure(
+            'service_error',
+            `'${name}' returned a result that does not match its own output schema (${wrong})`,
+          );
+      }
+      return result.text;
+    },
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * What a server lists, read liberally but bounded (DESIGN §1.4, §1.7): each tool is checked on its
+ * own, so one with a broken schema is a problem on its row while the others are offered. Names,
+ * titles and descriptions are cut; schemas over the size or depth limit are refused.
+ */
+import type { McpToolHint } from '../../contract/mcp.js';
+import { cutChars, depthExceeds, MCP_LIMITS } from './limits.js';
+
+export interface ListedTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  hint: McpToolHint;
+}
+
+export interface ToolProblem {
+  tool: string;
+  problem: string;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function checkSchema(schema: unknown, what: string): Record<string, unknown> | string {
+  if (!isRecord(schema)) return `its ${what} is not a JSON Schema object`;
+  let text: string;
+  try {
+    text = JSON.stringify(schema);
+  } catch {
+    return `its ${what} cannot be read as JSON`;
+  }
+  if (text.length > MCP_LIMITS.schemaBytes)
+    return `its ${what} is ${text.length} bytes; at most ${MCP_LIMITS.schemaBytes} are accepted`;
+  if (depthExceeds(schema, MCP_LIMITS.schemaDepth))
+    return `its ${what} nests deeper than ${MCP_LIMITS.schemaDepth} levels`;
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+
+function hintOf(annotations: unknown): McpToolHint {
+  if (!isRecord(annotations)) return {};
+  const hint: McpToolHint = {};
+  const ro = bool(annotations.readOnlyHint);
+  const de = bool(annotations.destructiveHint);
+  const id = bool(annotations.idempotentHint);
+  const ow = bool(annotations.openWorldHint);
+  if (ro !== undefined) hint.readOnly = ro;
+  if (de !== undefined) hint.destructive = de;
+  if (id !== undefined) hint.idempotent = id;
+  if (ow !== undefined) hint.openWorld = ow;
+  return hint;
+}
+
+/** The tools of one `tools/list` (all pages), each either usable or a problem. */
+export function readTools(raw: readonly unknown[]): {
+  tools: ListedTool[];
+  problems: ToolProblem[];
+} {
+  const tools: ListedTool[] = [];
+  const problems: ToolProblem[] = [];
+  const seen = new Set<string>();
+  for (const item of raw) {
+    if (tools.length + problems.length >= MCP_LIMITS.toolsPerServer) {
+      problems.push({
+        tool: '…',
+        problem: `the server lists ${raw.length} tools; only the first ${MCP_LIMITS.toolsPerServer} are taken`,
+      });
+      break;
+    }
+    if (!isRecord(item) || typeof item.name !== 'string' || item.name === '') {
+      problems.push({ tool: '?', problem: 'a listed tool has no name' });
+      continue;
+    }
+    const name = item.name;
+    if (name.length > MCP_LIMITS.toolNameChars) {
+      problems.push({ tool: cutChars(name, 40), problem: 'its name is too long' });
+      continue;
+    }
+    if (seen.has(name)) {
+      problems.push({ tool: name, problem: 'listed twice; the first one is used' });
+      continue;
+    }
+    seen.add(name);
+    if (isRecord(item.execution) && item.execution.taskSupport === 'required') {
+      problems.push({
+        tool: name,
+        problem: 'it runs only as an MCP task, which the agent does not support yet',
+      });
+      continue;
+    }
+    const input = checkSchema(item.inputSchema, 'input schema');
+    if (typeof input === 'string') {
+      problems.push({ tool: name, problem: input });
+      continue;
+    }
+    if (input.type !== 'object') {
+      problems.push({ tool: name, problem: 'its input schema is not of type "object"' });
+      continue;
+    }
+    let output: Record<string, unknown> | undefined;
+    if (item.outputSchema !== undefined) {
+      const checked = checkSchema(item.outputSchema, 'output schema');
+      if (typeof checked === 'string') {
+        problems.push({ tool: name, problem: checked });
+        continue;
+      }
+      output = checked;
+    }
+    const annotations = isRecord(item.annotations) ? item.annotations : {};
+    const title =
+      (typeof item.title === 'string' && item.title) ||
+      (typeof annotations.title === 'string' && annotations.title) ||
+      name;
+    const description =
+      typeof item.description === 'string' && item.description.trim()
+        ? item.description
+        : `${title} (a tool of an imported MCP server)`;
+    tools.push({
+      name,
+      title: cutChars(title, MCP_LIMITS.titleChars),
+      description: cutChars(description, MCP_LIMITS.descriptionChars),
+      inputSchema: input,
+      ...(output ? { outputSchema: output } : {}),
+      hint: hintOf(item.annotations),
+    });
+  }
+  return { tools, problems };
+}
+
+/**
+ * The input schema as our validator takes it: `$schema` dropped (MCP servers name draft-07 or
+ * 2020-12; the keywords that matter are the same, and an unknown `$schema` would make the
+ * validator refuse the whole schema).
+ */
+export function validationSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = schema;
+  return rest;
+}
+
+/**
+ * The schema as voice servers are shown it: local `$ref`s (`#/$defs/…`, `#/definitions/…`)
+ * replaced by what they point at, because the registry's server view keeps only plain keywords.
+ * A reference cycle or one nested past the depth limit becomes `{}` (anything): the servers see a
+ * looser schema, while the gate still validates against the original.
+ */
+export function inlineRefs(schema: Record<string, unknown>): Record<string, unknown> {
+  let budget = 20_000; // nodes visited: bounds the cost of expansion, not just its depth
+  const resolve = (ref: string): unknown => {
+    if (!ref.startsWith('#/')) return undefined;
+    let at: unknown = schema;
+    for (const raw of ref.slice(2).split('/')) {
+      const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      if (!isRecord(at) || !Object.hasOwn(at, key)) return undefined;
+      at = at[key];
+    }
+    return at;
+  };
+  const walk = (node: unknown, chain: readonly string[], depth: number): unknown => {
+    if (--budget < 0 || depth > MCP_LIMITS.schemaDepth) return {};
+    if (Array.isArray(node)) return node.map((n) => walk(n, chain, depth + 1));
+    if (!isRecord(node)) return node;
+    if (typeof node.$ref === 'string') {
+      const ref = node.$ref;
+      const target = chain.includes(ref) ? undefined : resolve(ref);
+      const { $ref: _r, ...siblings } = node;
+      if (!isRecord(target)) return walk(siblings, chain, depth + 1);
+      return walk({ ...target, ...siblings }, [...chain, ref], depth + 1);
+    }
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$defs' || k === 'definitions' || k === '$schema') continue;
+      out[k] = walk(v, chain, depth + 1);
+    }
+    return out;
+  };
+  return walk(schema, [], 0) as Record<string, unknown>;
+}
