@@ -31,6 +31,7 @@ import type { SecretStore } from './settings/secrets.js';
 import { type Profile, type Settings, defaultSettings } from './settings/schema.js';
 import type { AdventProfile } from './contract/commands.js';
 import { type DataDirLock, lockDataDir } from './settings/lock.js';
+import { makeDataDirPrivate } from './settings/paths.js';
 import { SettingsStore } from './settings/store.js';
 import type { AdventSession } from './wire/advent/session.js';
 import { type SecretSource, createSession } from './wire/sessions.js';
@@ -94,6 +95,12 @@ export class Agent {
   /** The enabled services as servers see them; undefined after any registry change. */
   private tools: readonly ToolEntry[] | undefined;
   private lock: DataDirLock | undefined;
+  /**
+   * What the agent found on opening that the user should know (settings repaired, the data folder
+   * made private, calls interrupted by a crash). Also emitted as notices, but a host attaches its
+   * listeners only after open, so it shows these itself.
+   */
+  readonly startupNotices: string[] = [];
   readonly clockSource: Clock;
   readonly ids: IdSource;
 
@@ -189,8 +196,11 @@ export class Agent {
     const audit = await AuditLog.open({ dir: path.join(options.dataDir, 'audit'), clock });
     const agent = new Agent(options, settings, audit);
     agent.lock = lock;
-    for (const warning of settings.warnings)
+    const modeWarning = await makeDataDirPrivate(options.dataDir);
+    for (const warning of [...settings.warnings, ...(modeWarning ? [modeWarning] : [])]) {
+      agent.startupNotices.push(warning);
       agent.events.emit('notice', { level: 'warn', message: warning });
+    }
     return agent;
   }
 
