@@ -377,3 +377,4 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+export const RECENT_BYTES = 4 << 20;

@@ -4,7 +4,7 @@
  * validate with (ajv) come from one source and cannot drift. Pure TS: the renderer imports this.
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import type { AuditPage, AuditRecord, AuditVerifyResult } from './audit.js';
+import { type AuditPage, type AuditRecord, type AuditVerifyResult, OUTCOMES } from './audit.js';
 import type { ChatItem } from './chat.js';
 import type {
   ConnectionCapabilities,
@@ -154,11 +154,10 @@ const Decision = Type.Union([
 ]);
 export const AuditQuerySchema = Type.Object(
   {
-    service: Type.Optional(Type.String({ maxLength: 64 })),
+    // A stored name is at most MAX_NAME chars plus its cut marker and sha256 (app/audit/bounds.ts).
+    service: Type.Optional(Type.String({ maxLength: 256 })),
     decision: Type.Optional(Decision),
-    outcome: Type.Optional(
-      Type.Union([Type.Literal('ok'), Type.Literal('error'), Type.Literal('refused')]),
-    ),
+    outcome: Type.Optional(Type.Union(OUTCOMES.map((o) => Type.Literal(o)))),
     connection: Type.Optional(Type.String({ maxLength: 100 })),
     from: Type.Optional(Type.String({ maxLength: 40 })),
     to: Type.Optional(Type.String({ maxLength: 40 })),
