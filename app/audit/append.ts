@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { open as fsOpen } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -16,15 +17,30 @@ export interface AppendHandle {
   close(): Promise<void>;
 }
 
+/** The part of a node FileHandle the head file needs (writes in place, at a position). */
+export interface HeadHandle {
+  write(
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position: number,
+  ): Promise<{ bytesWritten: number }>;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface AuditIo {
   /** Opens `path` for reading and appending, creating it if missing (flags 'a+'). */
   openAppend(path: string): Promise<AppendHandle>;
+  /** Opens the head file for writing in place, creating it if missing. */
+  openHead(path: string): Promise<HeadHandle>;
   /** Makes a new file's directory entry durable; best effort. */
   syncDir(dir: string): Promise<void>;
 }
 
 export const nodeIo: AuditIo = {
   openAppend: (path) => fsOpen(path, 'a+', 0o600),
+  openHead: (path) => fsOpen(path, constants.O_RDWR | constants.O_CREAT, 0o600),
   syncDir: async (dir) => {
     const handle = await fsOpen(dir, 'r');
     try {
@@ -64,7 +80,11 @@ export class MonthWriter {
    * is closed; should the cut fail too, the leading newline of the next append still isolates the
    * fragment, since reopening learns the file's real end.
    */
-  async append(path: string, lines: readonly string[]): Promise<Placed> {
+  async append(
+    path: string,
+    lines: readonly string[],
+    alongside?: () => Promise<void>,
+  ): Promise<Placed & { alongside?: Promise<unknown> }> {
     if (path !== this.path) await this.close();
     const handle = this.handle ?? (await this.openAt(path));
     const size = this.size;
@@ -80,6 +100,7 @@ export class MonthWriter {
       at += bytes.length;
     }
     const data = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, at - size);
+    let side: Promise<unknown> | undefined;
     try {
       let written = 0;
       // One write call; the loop only covers the short writes a full disk can cause.
@@ -88,8 +109,15 @@ export class MonthWriter {
         if (bytesWritten <= 0) throw new Error('the disk accepted no more bytes');
         written += bytesWritten;
       }
+      // Started once the lines are written, so it never reaches the disk ahead of them, and
+      // awaited beside this file's fsync rather than after it (the head write: head.ts).
+      side = alongside?.().then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       await handle.sync();
     } catch (err) {
+      await side;
       await handle
         .truncate(size)
         .then(() => handle.sync())
@@ -103,7 +131,7 @@ export class MonthWriter {
       this.fresh = false;
       await this.io.syncDir(dirname(path)).catch(() => undefined);
     }
-    return placed;
+    return side ? { ...placed, alongside: side } : placed;
   }
 
   async close(): Promise<void> {

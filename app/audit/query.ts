@@ -5,13 +5,15 @@ import {
   auditHaystack,
 } from '../contract/audit.js';
 import { IdColumn, Interner, NumberColumn } from './columns.js';
-import { parseRecordLine } from './files.js';
+import { type StoredRecord, isIntent, parseRecordLine } from './files.js';
 import type { ReadPlan } from './lines.js';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 /** Full records kept for the newest positions, so the newest page (the audit view) needs no read. */
 export const RECENT_RECORDS = 1000;
+/** …and at most about this many bytes of them (estimated as in `RecentRecords.bytes`). */
+export const RECENT_BYTES = 4 << 20;
 /** Reads of lines close together are merged into one, up to this many bytes. */
 const MAX_READ = 1 << 20;
 /** …when no more than this many bytes of other lines lie between them. */
@@ -51,7 +53,7 @@ export class RecordIndex {
   private readonly decisions = new Interner();
   private readonly outcomes = new Interner();
   private readonly files = new Interner();
-  private readonly recent = new RecentRecords(RECENT_RECORDS);
+  private readonly recent = new RecentRecords(RECENT_RECORDS, RECENT_BYTES);
 
   get size(): number {
     return this.n;
@@ -196,7 +198,7 @@ export class RecordIndex {
       const text = line.toString('utf8');
       const plain = this.plain.get(i);
       if (quick && plain === PLAIN && !text.toLowerCase().includes(needle)) return;
-      const record = parseRecordLine(text);
+      const record = callRecord(parseRecordLine(text));
       if (!record || record.seq !== this.seqs.get(i)) return;
       if (plain === UNKNOWN) this.plain.set(i, isPlainLine(record, text) ? PLAIN : NOT_PLAIN);
       if (auditHaystack(record).includes(needle)) found.push(i);
@@ -216,7 +218,7 @@ export class RecordIndex {
     }
     fromDisk.sort((a, b) => a - b);
     yield* this.readLines(fromDisk, (i, line) => {
-      const record = parseRecordLine(line.toString('utf8'));
+      const record = callRecord(parseRecordLine(line.toString('utf8')));
       // A line that no longer holds its record (the file was changed behind the log) is left out.
       if (record && record.seq === this.seqs.get(i)) got.set(i, deepFreeze(record));
     });
@@ -299,6 +301,11 @@ function lineCanRuleOut(needle: string): boolean {
   return true;
 }
 
+/** A call's record (the index holds no intents: a line read back as one was changed since). */
+function callRecord(record: StoredRecord | undefined): AuditRecord | undefined {
+  return record && !isIntent(record) ? record : undefined;
+}
+
 const UNKNOWN = 0;
 const PLAIN = 1;
 const NOT_PLAIN = 2;
@@ -312,46 +319,49 @@ function wanted(names: Interner, value: string | undefined): number {
 }
 
 /**
- * Full records for the newest positions, in a ring: a bounded cache, never a copy of the log.
+ * Full records for the newest positions: a cache bounded both in count and in bytes (a few large
+ * records must not hold more memory than many small ones), never a copy of the log. Positions
+ * only grow, so the map's insertion order is oldest first and eviction takes from the front.
  * Records are frozen when handed out: they are shared by every caller that asks for them.
  */
 class RecentRecords {
-  private readonly positions: Float64Array;
-  private readonly records: (AuditRecord | undefined)[];
-  private readonly lineBytes: Uint32Array;
-  private held = 0;
+  private readonly held = new Map<number, { record: AuditRecord; bytes: number }>();
   private heldBytes = 0;
 
-  constructor(private readonly capacity: number) {
-    this.positions = new Float64Array(capacity).fill(-1);
-    this.records = new Array<AuditRecord | undefined>(capacity).fill(undefined);
-    this.lineBytes = new Uint32Array(capacity);
-  }
+  constructor(
+    private readonly capacity: number,
+    private readonly maxBytes: number,
+  ) {}
 
   put(i: number, record: AuditRecord, lineBytes: number): void {
-    const slot = i % this.capacity;
-    if (this.positions[slot] === -1) this.held += 1;
-    this.heldBytes += lineBytes - (this.lineBytes[slot] as number);
-    this.positions[slot] = i;
-    this.records[slot] = record;
-    this.lineBytes[slot] = lineBytes;
+    const bytes = lineBytes + PER_RECORD;
+    if (bytes > this.maxBytes) return;
+    const old = this.held.get(i);
+    if (old) this.heldBytes -= old.bytes;
+    this.held.set(i, { record, bytes });
+    this.heldBytes += bytes;
+    while (this.held.size > this.capacity || this.heldBytes > this.maxBytes) {
+      const [oldest, entry] = this.held.entries().next().value as [number, { bytes: number }];
+      this.held.delete(oldest);
+      this.heldBytes -= entry.bytes;
+    }
   }
 
   get(i: number): AuditRecord | undefined {
-    const slot = i % this.capacity;
-    if (this.positions[slot] !== i) return undefined;
-    return deepFreeze(this.records[slot]);
+    return deepFreeze(this.held.get(i)?.record);
   }
 
   /**
-   * The ring itself, plus an estimate of the records as objects: their line's bytes (the strings)
-   * and 1 KiB each for the objects, property slots and string headers (measured: a record with a
-   * 420-byte line took 1.26 KB of heap, one with a 1252-byte line about 1.5 KB).
+   * An estimate of the records as objects: their line's bytes (the strings) and 1 KiB each for the
+   * objects, property slots and string headers (measured: a record with a 420-byte line took
+   * 1.26 KB of heap, one with a 1252-byte line about 1.5 KB), plus the map's own entry.
    */
   get bytes(): number {
-    return this.capacity * 20 + this.heldBytes + 1024 * this.held;
+    return this.heldBytes;
   }
 }
+
+const PER_RECORD = 1024 + 64;
 
 function parseBound(name: 'from' | 'to', value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
@@ -377,4 +387,3 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
-export const RECENT_BYTES = 4 << 20;

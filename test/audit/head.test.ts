@@ -80,7 +80,11 @@ describe('verify against the durable head', () => {
     let prev = (records[0] as AuditRecord).hash;
     const forged = records.map((r, k) => {
       if (k === 0) return r;
-      const { hash: _h, mac: _m, ...rest } = { ...r, prevHash: prev } as AuditRecord & {
+      const {
+        hash: _h,
+        mac: _m,
+        ...rest
+      } = { ...r, prevHash: prev } as AuditRecord & {
         mac?: string;
       };
       const edited = k === 1 ? { ...rest, service: 'forged' } : rest;

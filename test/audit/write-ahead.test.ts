@@ -11,7 +11,8 @@ import { Broker } from '../../app/permissions/broker.js';
 import { PolicyStore } from '../../app/permissions/policy.js';
 import { createFilesSandbox } from '../../app/services/files/sandbox.js';
 import { Registry } from '../../app/services/registry.js';
-import type { Risk, Service } from '../../app/services/service.js';
+import type { Service } from '../../app/services/service.js';
+import type { Risk } from '../../app/contract/policy.js';
 import { manualClock, useLogs, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs();

@@ -1,0 +1,139 @@
+/**
+ * The durable head: the last seq and hash of the log, kept outside the month files, so verify can
+ * tell records cut off the end (or the newest replaced by junk) from a log that simply ends there.
+ *
+ * Written once per batch, after the batch's lines are written to the month file and fsync'd in
+ * parallel with them, so it costs no extra wait in the common case. The order of the writes makes
+ * a killed process leave the head at or behind the log, never ahead: a head behind is accepted
+ * (its seq and hash must still be found in the chain); a head ahead means records are missing.
+ * (A power loss between the two fsyncs can leave the head ahead of a log the disk never got: then
+ * verify reports those records missing, and they were never answered, so their services never ran.)
+ *
+ * Two fixed-size slots, written alternately, each a line with its own checksum: a write torn by a
+ * crash spoils one slot, and the other still holds the head before it.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AuditIo, HeadHandle } from './append.js';
+import { headMac } from './chain.js';
+import { sha256Hex } from './redact.js';
+
+export const HEAD_FILE = 'head';
+/** Bytes per slot, newline included: the JSON below with its 64-hex hash and MAC fits in ~200. */
+const SLOT_BYTES = 256;
+
+export interface Head {
+  seq: number;
+  hash: string;
+  /** HMAC of seq and hash under the log's key (absent for a log without a key). */
+  mac?: string;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+function check(head: Head): string {
+  return sha256Hex(`${head.seq}:${head.hash}:${head.mac ?? ''}`).slice(0, 16);
+}
+
+/** One slot's text: the head as JSON with its checksum, padded to SLOT_BYTES with a final newline. */
+export function formatHeadSlot(head: Head): string {
+  const json = JSON.stringify({
+    seq: head.seq,
+    hash: head.hash,
+    ...(head.mac !== undefined && { mac: head.mac }),
+    check: check(head),
+  });
+  return `${json.padEnd(SLOT_BYTES - 1, ' ')}\n`;
+}
+
+function parseSlot(line: string): Head | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'object' || v === null) return undefined;
+  const r = v as Record<string, unknown>;
+  if (!Number.isSafeInteger(r.seq) || (r.seq as number) < 0) return undefined;
+  if (typeof r.hash !== 'string' || !HEX64.test(r.hash)) return undefined;
+  if (r.mac !== undefined && (typeof r.mac !== 'string' || !HEX64.test(r.mac))) return undefined;
+  const head: Head = {
+    seq: r.seq as number,
+    hash: r.hash,
+    ...(r.mac !== undefined && { mac: r.mac as string }),
+  };
+  return r.check === check(head) ? head : undefined;
+}
+
+export interface HeadRead {
+  /** The newest whole slot; undefined when there is no head file or no whole slot in it. */
+  head?: Head;
+  /** The file exists (a head file with no whole slot is damage, not a log from before heads). */
+  exists: boolean;
+  /** Which slot the newest head is in (the next write goes to the other). */
+  slot: number;
+}
+
+/** Reads the head of the log in `dir`. */
+export async function readHead(dir: string): Promise<HeadRead> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, HEAD_FILE), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { exists: false, slot: 1 };
+    throw err;
+  }
+  let best: Head | undefined;
+  let slot = 1;
+  text.split('\n').forEach((line, k) => {
+    const head = parseSlot(line);
+    if (head && (!best || head.seq > best.seq)) {
+      best = head;
+      slot = k;
+    }
+  });
+  return { head: best, exists: true, slot };
+}
+
+/** Writes the head, alternating slots, through one handle kept open. */
+export class HeadWriter {
+  private handle: HeadHandle | undefined;
+  /** The slot the newest head is in. */
+  private slot: number;
+
+  constructor(
+    private readonly io: AuditIo,
+    private readonly dir: string,
+    private readonly key: string | undefined,
+    read: HeadRead,
+  ) {
+    this.slot = read.slot;
+  }
+
+  /** Writes `seq`/`hash` into the slot not holding the newest head, and fsyncs it. */
+  async write(seq: number, hash: string): Promise<void> {
+    const head: Head = {
+      seq,
+      hash,
+      ...(this.key !== undefined && { mac: headMac(this.key, seq, hash) }),
+    };
+    const bytes = Buffer.from(formatHeadSlot(head), 'utf8');
+    const slot = this.slot === 0 ? 1 : 0;
+    try {
+      this.handle ??= await this.io.openHead(join(this.dir, HEAD_FILE));
+      await this.handle.write(bytes, 0, bytes.length, slot * SLOT_BYTES);
+      await this.handle.sync();
+    } catch (err) {
+      await this.close();
+      throw err;
+    }
+    this.slot = slot;
+  }
+
+  async close(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    if (handle) await handle.close().catch(() => undefined);
+  }
+}
