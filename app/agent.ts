@@ -3,6 +3,7 @@
  * Hosts (terminal, Electron, the browser bridge) build one Agent and talk to it; nothing else
  * wires these parts together, so every host gets the same gate.
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { type Clock, systemClock } from './clock.js';
 import type { AuditPage, AuditQuery, AuditRecord, AuditVerifyResult } from './contract/audit.js';
@@ -17,6 +18,7 @@ import {
 export type { ServiceView };
 import type { Policy, PromptAnswer } from './contract/policy.js';
 import { type CallRequest, type DispatchResult, Dispatcher, type GateEvents } from './dispatch.js';
+import { AUDIT_KEY_SECRET } from './audit/chain.js';
 import { AuditLog } from './audit/log.js';
 import { exportAudit } from './audit/export.js';
 import { Emitter } from './events.js';
@@ -84,6 +86,33 @@ export type AgentEvents = {
   audit: AuditRecord;
   notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: ConnectionRef };
 };
+
+
+/**
+ * The audit chain's key, made on first use. Without a usable store (a store that cannot save), the
+ * log is written unkeyed rather than not at all: the unkeyed chain and the head still hold.
+ */
+async function auditKey(secrets: SecretStore): Promise<string | undefined> {
+  try {
+    const existing = await secrets.get(AUDIT_KEY_SECRET);
+    if (existing) return existing;
+    // From the system's CSPRNG, never the injectable id source (tests seed that one).
+    const made = randomBytes(32).toString('hex');
+    await secrets.set(AUDIT_KEY_SECRET, made);
+    return made;
+  } catch {
+    return undefined;
+  }
+}
+
+function interruptedNotice(records: readonly AuditRecord[]): string {
+  const shown = records
+    .slice(0, 5)
+    .map((r) => `${r.service} (#${r.seq})`)
+    .join(', ');
+  const more = records.length > 5 ? ` and ${records.length - 5} more` : '';
+  return `${records.length} call(s) were interrupted when the agent last stopped, so whether they finished is unknown: ${shown}${more}. See Activity.`;
+}
 
 export class Agent {
   readonly events = new Emitter<AgentEvents>();
@@ -193,11 +222,16 @@ export class Agent {
       defaultSettings(options.defaultFilesRoot),
       { clock, ids: options.ids },
     );
-    const audit = await AuditLog.open({ dir: path.join(options.dataDir, 'audit'), clock });
+    const key = await auditKey(options.secrets);
+    const audit = await AuditLog.open({ dir: path.join(options.dataDir, 'audit'), clock, key });
     const agent = new Agent(options, settings, audit);
     agent.lock = lock;
     const modeWarning = await makeDataDirPrivate(options.dataDir);
-    for (const warning of [...settings.warnings, ...(modeWarning ? [modeWarning] : [])]) {
+    const notices = [...settings.warnings, ...(modeWarning ? [modeWarning] : [])];
+    // Calls the previous run let start and never finished recording (it crashed or was killed).
+    const interrupted = await audit.recoverInterrupted();
+    if (interrupted.length > 0) notices.push(interruptedNotice(interrupted));
+    for (const warning of notices) {
       agent.startupNotices.push(warning);
       agent.events.emit('notice', { level: 'warn', message: warning });
     }

@@ -17,6 +17,9 @@ import type { IntentRecord, StoredRecord } from './files.js';
  */
 export const GENESIS_HASH = '0'.repeat(64);
 
+/** The SecretStore entry holding the chain's key (never in the data folder's own files). */
+export const AUDIT_KEY_SECRET = 'audit:chain-key';
+
 export type UnhashedRecord = Omit<AuditRecord, 'hash' | 'mac'>;
 export type Unhashed = UnhashedRecord | Omit<IntentRecord, 'hash' | 'mac'>;
 
