@@ -87,7 +87,6 @@ export type AgentEvents = {
   notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: ConnectionRef };
 };
 
-
 /**
  * The audit chain's key, made on first use. Without a usable store (a store that cannot save), the
  * log is written unkeyed rather than not at all: the unkeyed chain and the head still hold.
@@ -130,6 +129,8 @@ export class Agent {
    * listeners only after open, so it shows these itself.
    */
   readonly startupNotices: string[] = [];
+  /** The calls this start recorded as interrupted (the previous run stopped while they ran). */
+  interruptedAtStart: readonly AuditRecord[] = [];
   readonly clockSource: Clock;
   readonly ids: IdSource;
 
@@ -230,6 +231,7 @@ export class Agent {
     const notices = [...settings.warnings, ...(modeWarning ? [modeWarning] : [])];
     // Calls the previous run let start and never finished recording (it crashed or was killed).
     const interrupted = await audit.recoverInterrupted();
+    agent.interruptedAtStart = interrupted;
     if (interrupted.length > 0) notices.push(interruptedNotice(interrupted));
     for (const warning of notices) {
       agent.startupNotices.push(warning);

@@ -145,8 +145,7 @@ interface Verdict {
 
 /** The permission step's answer: run under this decision, or a refusal. */
 type Permission = (
-  | { run: true; decision: Decision }
-  | { run: false; decision: Decision; result: DispatchResult }
+  { run: true; decision: Decision } | { run: false; decision: Decision; result: DispatchResult }
 ) & {
   /** The user was asked (the time until the answer is the call's waitMs). */
   asked?: boolean;
