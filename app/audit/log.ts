@@ -394,19 +394,13 @@ export class AuditLog {
     const name = monthFileName(month);
     const path = join(this.dir, name);
     const last = (built[built.length - 1] as Built).record;
-    const before = this.head;
-    let placed: Placed & { alongside?: Promise<unknown> };
+    let placed: Placed;
     try {
       placed = await this.writer.append(
         path,
         built.map((b) => b.line),
-        () => this.headWriter.write(last.seq, last.hash),
       );
     } catch (err) {
-      // The lines were cut back off the file: the head must not claim them (best effort; a head
-      // left ahead reads as records missing at the end, which is what they are).
-      if (before.seq > 0)
-        await this.headWriter.write(before.seq, before.hash).catch(() => undefined);
       for (const { pending } of built) {
         pending.reject(
           new Error(`audit log could not be written to ${path}: ${describeFsError(err)}`, {
@@ -416,9 +410,9 @@ export class AuditLog {
       }
       return;
     }
-    // A head that could not be written is behind the log, which verify accepts; the next batch
-    // writes it again.
-    await placed.alongside;
+    // Only now, with the lines durable, so the head is never ahead of the log (head.ts). A head
+    // that could not be written is behind the log, which verify accepts; the next batch retries.
+    await this.headWriter.write(last.seq, last.hash).catch(() => undefined);
     this.head = { seq: last.seq, hash: last.hash };
     this.month = month;
     this.files.add(name);
