@@ -2,15 +2,16 @@
  * The durable head: the last seq and hash of the log, kept outside the month files, so verify can
  * tell records cut off the end (or the newest replaced by junk) from a log that simply ends there.
  *
- * Written once per batch, once the batch's lines are durable in the month file, so the head is
- * never ahead of the log, whatever stops the process or the machine: a head ahead of the chain
- * always means records were taken away. A head behind is accepted (its seq and hash must still be
- * found in the chain): it is what a crash between the two writes leaves.
+ * Written (and flushed) only for positions whose lines are already durable in the month file, so
+ * the head is never ahead of the log, whatever stops the process or the machine: a head ahead of
+ * the chain always means records were taken away. A head behind is accepted (its seq and hash
+ * must still be found in the chain, and every record after it still carries its keyed MAC).
  *
- * The head's own fsync runs in the background, never on a call's path: a reply waits for one disk
- * flush (its record's), not two. The cost of that: a power loss within the moment between the
- * write and its flush can leave the head behind, so records written just before a power loss
- * could be cut off the end unnoticed. A clean close flushes it. (Measured, docs/PERFORMANCE.md.)
+ * It is written off the calls' path, at most FLUSH_DELAY_MS after a batch is durable, one write +
+ * flush covering every batch of that moment: a reply waits for one disk flush (its record's), not
+ * two, and the head costs the calls nothing. The price: records of the last FLUSH_DELAY_MS before
+ * a crash are past the head, so cutting exactly those off the end would go unnoticed (adding or
+ * changing one would not: each carries its MAC). A clean close writes the head at once.
  *
  * Two fixed-size slots, written alternately, each a line with its own checksum: a write torn by a
  * crash spoils one slot, and the other still holds the head before it.
@@ -24,6 +25,8 @@ import { sha256Hex } from './redact.js';
 export const HEAD_FILE = 'head';
 /** Bytes per slot, newline included: the JSON below with its 64-hex hash and MAC fits in ~200. */
 const SLOT_BYTES = 256;
+/** How long a durable batch may wait for the head to follow it (the window a crash leaves open). */
+export const FLUSH_DELAY_MS = 25;
 
 export interface Head {
   seq: number;
@@ -102,8 +105,10 @@ export async function readHead(dir: string): Promise<HeadRead> {
 /** Writes the head, alternating slots, through one handle kept open. */
 export class HeadWriter {
   private handle: HeadHandle | undefined;
-  private dirty = false;
-  private flushing: Promise<void> | undefined;
+  /** The newest durable position of the log not yet in the head file. */
+  private pending: { seq: number; hash: string } | undefined;
+  private writing: Promise<void> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
   /** The slot the newest head is in. */
   private slot: number;
 
@@ -117,10 +122,57 @@ export class HeadWriter {
   }
 
   /**
-   * Writes `seq`/`hash` into the slot not holding the newest head. Resolves once written (not yet
-   * flushed): the flush follows in the background.
+   * Notes that the log is durable up to `seq`/`hash`. The head file follows within
+   * FLUSH_DELAY_MS, written and flushed off the calls' path: a stream of calls costs one head
+   * write per delay, not one per batch, and nothing of it is on a reply's way.
    */
-  async write(seq: number, hash: string): Promise<void> {
+  note(seq: number, hash: string): void {
+    this.pending = { seq, hash };
+    if (this.timer || this.writing) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.writeOut();
+    }, FLUSH_DELAY_MS);
+    this.timer.unref?.();
+  }
+
+  /** Writes the newest noted position now and waits for it to be on disk. */
+  async flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    while (this.writing) await this.writing;
+    await this.writeOut();
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    const handle = this.handle;
+    this.handle = undefined;
+    if (handle) await handle.close().catch(() => undefined);
+  }
+
+  /** Writes and flushes the head until no newer position is waiting; failures wait for the next. */
+  private writeOut(): Promise<void> {
+    if (this.writing) return this.writing;
+    if (!this.pending) return Promise.resolve();
+    const run = async (): Promise<void> => {
+      while (this.pending) {
+        const { seq, hash } = this.pending;
+        this.pending = undefined;
+        await this.writeSlot(seq, hash).catch(() => undefined);
+      }
+    };
+    // `finally` runs after this assignment (always asynchronously), so `writing` never sticks.
+    this.writing = run().finally(() => {
+      this.writing = undefined;
+    });
+    return this.writing;
+  }
+
+  /** Writes `seq`/`hash` into the slot not holding the newest head, and flushes it. */
+  private async writeSlot(seq: number, hash: string): Promise<void> {
     const head: Head = {
       seq,
       hash,
@@ -131,34 +183,13 @@ export class HeadWriter {
     try {
       this.handle ??= await this.io.openHead(join(this.dir, HEAD_FILE));
       await this.handle.write(bytes, 0, bytes.length, slot * SLOT_BYTES);
+      await this.handle.sync();
     } catch (err) {
-      await this.close();
+      const handle = this.handle;
+      this.handle = undefined;
+      await handle?.close().catch(() => undefined);
       throw err;
     }
     this.slot = slot;
-    this.flushSoon();
-  }
-
-  /** Flushes the head, one flush at a time: writes made during a flush are covered by the next. */
-  private flushSoon(): void {
-    this.dirty = true;
-    this.flushing ??= (async () => {
-      try {
-        while (this.dirty && this.handle) {
-          this.dirty = false;
-          await this.handle.sync().catch(() => undefined);
-        }
-      } finally {
-        this.flushing = undefined;
-      }
-    })();
-  }
-
-  /** Waits for the background flush (a clean close leaves the head on disk). */
-  async close(): Promise<void> {
-    while (this.flushing) await this.flushing;
-    const handle = this.handle;
-    this.handle = undefined;
-    if (handle) await handle.close().catch(() => undefined);
   }
 }

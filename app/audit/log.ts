@@ -125,6 +125,7 @@ export class AuditLog {
   /** The loop writing batches, while there is anything to write. */
   private writing: Promise<void> | undefined;
   private closed = false;
+  private monthCache: { from: number; to: number; month: string } | undefined;
 
   private constructor(
     readonly dir: string,
@@ -285,6 +286,7 @@ export class AuditLog {
    */
   async verify(): Promise<AuditVerifyResult> {
     await this.flush();
+    await this.headWriter.flush();
     return verifyAudit(this.dir, {
       key: this.key,
       expected: this.head.seq > 0 ? this.head : undefined,
@@ -359,7 +361,7 @@ export class AuditLog {
    */
   private takeBatch(): { month: string; built: Built[] } | undefined {
     const now = this.clock.now();
-    const clockMonth = monthOf(now);
+    const clockMonth = this.monthAt(now);
     const month = clockMonth > this.month ? clockMonth : this.month;
     const built: Built[] = [];
     let head = this.head;
@@ -390,6 +392,18 @@ export class AuditLog {
     return built.length > 0 ? { month, built } : undefined;
   }
 
+  /** The month of `ms`, remembered with its bounds: one Date per month, not one per batch. */
+  private monthAt(ms: number): string {
+    const known = this.monthCache;
+    if (known && ms >= known.from && ms < known.to) return known.month;
+    const d = new Date(ms);
+    const from = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+    const to = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+    const month = Number.isNaN(from) ? monthOf(ms) : monthOf(from);
+    if (!Number.isNaN(from)) this.monthCache = { from, to, month };
+    return month;
+  }
+
   private async commit(month: string, built: readonly Built[]): Promise<void> {
     const name = monthFileName(month);
     const path = join(this.dir, name);
@@ -410,9 +424,8 @@ export class AuditLog {
       }
       return;
     }
-    // Only now, with the lines durable, so the head is never ahead of the log (head.ts). A head
-    // that could not be written is behind the log, which verify accepts; the next batch retries.
-    await this.headWriter.write(last.seq, last.hash).catch(() => undefined);
+    // Only now, with the lines durable, so the head is never ahead of the log (head.ts).
+    this.headWriter.note(last.seq, last.hash);
     this.head = { seq: last.seq, hash: last.hash };
     this.month = month;
     this.files.add(name);
@@ -490,8 +503,9 @@ function build(pending: Pending, now: number, head: { seq: number; hash: string 
       prevHash: head.hash,
     };
   }
-  // Hash exactly what a reader will parse back from the line, so verify recomputes the same.
-  return JSON.parse(JSON.stringify(record)) as Unhashed;
+  // Every value here is JSON already (strings, finite numbers, the redacted params, which are made
+  // of JSON values only), so the object hashes exactly as a reader will parse it back from the line.
+  return record;
 }
 
 function checkEntry(entry: AuditEntry | IntentEntry, intent: boolean): void {
@@ -514,8 +528,13 @@ function checkEntry(entry: AuditEntry | IntentEntry, intent: boolean): void {
   if (intentSeq !== undefined && !Number.isSafeInteger(intentSeq)) bad('intentSeq must be a seq');
 }
 
+const CANONICAL_TS =
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+
 /** The call's own time in canonical UTC form; the log's clock when the gate gave none usable. */
 function normalizeTs(ts: string | undefined, now: number): string {
+  // What the gate sends (toISOString) is canonical already: no parse and format again.
+  if (typeof ts === 'string' && CANONICAL_TS.test(ts)) return ts;
   const t = typeof ts === 'string' ? Date.parse(ts) : Number.NaN;
   return new Date(Number.isNaN(t) ? now : t).toISOString();
 }
