@@ -609,10 +609,15 @@ missed, and this file is rewritten with the latest numbers on every run.
   the frames and payload bytes the stream was built from. Runs alternate between the two.
 - **Call round trip**: an Agent (temp data dir, memory secret store, the tests' FAST timing)
   connected over loopback to the simulator (\`AdventSim\`, \`demo: false\`, no frame log), which
-  sends \`get_current_time\` (risk read, so auto-allowed) and waits for the result. Every call is
-  appended to the audit log and fsync'd before its result is sent: the audit is part of the gate,
-  so it is part of the round trip. The same runs are repeated with the audit log on tmpfs
-  (\`/dev/shm\`), labelled as such, so the gate's own cost is visible without the disk.
+  sends \`get_current_time\` (risk read, so auto-allowed) and waits for the result. A read is
+  recorded once, its record written and fdatasync'd before its result is sent (a service that can
+  change something is recorded twice: its intent durable before it runs, its outcome before the
+  reply; the "gate (write-ahead)" rows measure that path with a no-op write service). The audit is
+  part of the gate, so it is part of the round trip. The same runs are repeated with the audit log
+  on tmpfs (\`/dev/shm\`), labelled as such, so the gate's own cost is visible without the disk.
+  The references of issue 9 §7 are measured in the same run: one 200-byte write + fdatasync on
+  each medium, and a bare \`@modelcontextprotocol/sdk\` tool server (McpServer + Client over the
+  SDK's in-memory transport, no gate, no audit).
 - **Call round trip per dialect**: the same call from a simulator of each dialect the agent
   speaks — Advent (the baseline), XiaoZhi device, XiaoZhi MCP endpoint, robot JSON-RPC (each
   execute sent once, and twice as the reference server does) — all connected to one agent at
