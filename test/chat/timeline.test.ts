@@ -41,7 +41,7 @@ describe('the conversation timeline', () => {
     });
   });
 
-  it('keeps a bounded copy of a call\'s params, so 100 000 levels cannot break a snapshot', () => {
+  it("keeps a bounded copy of a call's params, so 100 000 levels cannot break a snapshot", () => {
     const { events, timeline, item } = setup();
     let deep: unknown = 'leaf';
     for (let i = 0; i < 100_000; i++) deep = { a: deep };
