@@ -2,7 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_NAME, cutName } from '../../app/audit/bounds.js';
-import { RECENT_BYTES } from '../../app/audit/query.js';
+import { Interner, OVERFLOW_ID } from '../../app/audit/columns.js';
+import { MonthReader, runSync } from '../../app/audit/lines.js';
+import { RECENT_BYTES, RecordIndex } from '../../app/audit/query.js';
+import type { AuditQuery, AuditRecord } from '../../app/contract/audit.js';
 import { sha256Hex } from '../../app/audit/redact.js';
 import { entry, manualClock, useLogs, useTempDirs } from './helpers.js';
 
@@ -59,5 +62,38 @@ describe('bounded records', () => {
     expect(log.memoryBytes()).toBeLessThan(RECENT_BYTES + (1 << 20));
     // Still answered, now partly from disk.
     expect((await log.query({ limit: 1000 })).records).toHaveLength(1000);
+  });
+});
+
+describe('name tables of the index', () => {
+  it('stay within their byte budget however many distinct names a server invents', () => {
+    const names = new Interner(4096);
+    for (let i = 0; i < 10_000; i++) names.id(`method-${i}`.padEnd(100, 'x'));
+    expect(names.bytes).toBeLessThanOrEqual(4096);
+    expect(names.overflowed).toBe(true);
+    expect(names.id('method-9999'.padEnd(100, 'x'))).toBe(OVERFLOW_ID);
+    expect(names.id('method-0'.padEnd(100, 'x'))).toBe(0);
+  });
+
+  it('still find a record by a name the table had no room for, and only that record', () => {
+    const index = new RecordIndex(4096);
+    const name = (i: number) => `method-${i}`.padEnd(100, 'x');
+    for (let i = 0; i < 300; i++) {
+      const record = {
+        ...entry({ service: name(i), callId: `c${i}` }),
+        seq: i + 1,
+        paramsSha256: '0'.repeat(64),
+        prevHash: '0'.repeat(64),
+        hash: '1'.repeat(64),
+      } as AuditRecord;
+      index.push(record, index.fileId('/nonexistent'), 0, 10, true);
+    }
+    const page = (q: AuditQuery) => runSync(index.page(q), new MonthReader(index.paths));
+    expect(page({ service: name(250) }).records.map((r) => r.callId)).toEqual(['c250']);
+    expect(page({ service: name(3) }).records.map((r) => r.callId)).toEqual(['c3']);
+    expect(page({ service: name(999) }).total).toBe(0);
+    expect(page({ service: name(280), text: 'c28' }).records.map((r) => r.callId)).toEqual([
+      'c280',
+    ]);
   });
 });
