@@ -3,6 +3,7 @@
  * Hosts (terminal, Electron, the browser bridge) build one Agent and talk to it; nothing else
  * wires these parts together, so every host gets the same gate.
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { type Clock, systemClock } from './clock.js';
 import type { AuditPage, AuditQuery, AuditRecord, AuditVerifyResult } from './contract/audit.js';
@@ -17,6 +18,7 @@ import {
 export type { ServiceView };
 import type { Policy, PromptAnswer } from './contract/policy.js';
 import { type CallRequest, type DispatchResult, Dispatcher, type GateEvents } from './dispatch.js';
+import { AUDIT_KEY_SECRET } from './audit/chain.js';
 import { AuditLog } from './audit/log.js';
 import { exportAudit } from './audit/export.js';
 import { CommandRefusal } from './contract/errors.js';
@@ -37,6 +39,7 @@ import type { SecretStore } from './settings/secrets.js';
 import { type Settings, defaultSettings } from './settings/schema.js';
 import type { AdventProfile } from './contract/commands.js';
 import { type DataDirLock, lockDataDir } from './settings/lock.js';
+import { makeDataDirPrivate } from './settings/paths.js';
 import { SettingsStore } from './settings/store.js';
 import type { AdventSession } from './wire/advent/session.js';
 import { type BaseProfile, type Dialect, DialectSet, type SecretSource } from './wire/dialect.js';
@@ -106,6 +109,32 @@ export type AgentEvents = {
   notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: ConnectionRef };
 };
 
+/**
+ * The audit chain's key, made on first use. Without a usable store (a store that cannot save), the
+ * log is written unkeyed rather than not at all: the unkeyed chain and the head still hold.
+ */
+async function auditKey(secrets: SecretStore): Promise<string | undefined> {
+  try {
+    const existing = await secrets.get(AUDIT_KEY_SECRET);
+    if (existing) return existing;
+    // From the system's CSPRNG, never the injectable id source (tests seed that one).
+    const made = randomBytes(32).toString('hex');
+    await secrets.set(AUDIT_KEY_SECRET, made);
+    return made;
+  } catch {
+    return undefined;
+  }
+}
+
+function interruptedNotice(records: readonly AuditRecord[]): string {
+  const shown = records
+    .slice(0, 5)
+    .map((r) => `${r.service} (#${r.seq})`)
+    .join(', ');
+  const more = records.length > 5 ? ` and ${records.length - 5} more` : '';
+  return `${records.length} call(s) were interrupted when the agent last stopped, so whether they finished is unknown: ${shown}${more}. See Activity.`;
+}
+
 export class Agent {
   readonly events = new Emitter<AgentEvents>();
   readonly registry: Registry;
@@ -118,6 +147,14 @@ export class Agent {
   /** The enabled services as servers see them; undefined after any registry change. */
   private tools: readonly ToolEntry[] | undefined;
   private lock: DataDirLock | undefined;
+  /**
+   * What the agent found on opening that the user should know (settings repaired, the data folder
+   * made private, calls interrupted by a crash). Also emitted as notices, but a host attaches its
+   * listeners only after open, so it shows these itself.
+   */
+  readonly startupNotices: string[] = [];
+  /** The calls this start recorded as interrupted (the previous run stopped while they ran). */
+  interruptedAtStart: readonly AuditRecord[] = [];
   readonly clockSource: Clock;
   readonly ids: IdSource;
 
@@ -248,12 +285,22 @@ export class Agent {
       defaultSettings(options.defaultFilesRoot),
       { clock, ids: options.ids, checkProfile: (p) => dialects.checkSaved(p) },
     );
-    const audit = await AuditLog.open({ dir: path.join(options.dataDir, 'audit'), clock });
+    const key = await auditKey(options.secrets);
+    const audit = await AuditLog.open({ dir: path.join(options.dataDir, 'audit'), clock, key });
     const agent = new Agent(options, settings, audit, dialects);
     agent.lock = lock;
-    agent.mcp.start();
-    for (const warning of settings.warnings)
+    const modeWarning = await makeDataDirPrivate(options.dataDir);
+    const notices = [...settings.warnings, ...(modeWarning ? [modeWarning] : [])];
+    // Calls the previous run let start and never finished recording (it crashed or was killed).
+    const interrupted = await audit.recoverInterrupted();
+    agent.interruptedAtStart = interrupted;
+    if (interrupted.length > 0) notices.push(interruptedNotice(interrupted));
+    for (const warning of notices) {
+      agent.startupNotices.push(warning);
       agent.events.emit('notice', { level: 'warn', message: warning });
+    }
+    // Imported servers start once the log has settled what the last run left unfinished.
+    agent.mcp.start();
     return agent;
   }
 

@@ -129,6 +129,9 @@ export class CoreApi implements AgentApi {
     e.on('notice', (n) => this.events.emit('notice', n));
     agent.mcp.events.on('server', (view) => this.events.emit('mcpServer', view));
     agent.mcp.events.on('removed', (p) => this.events.emit('mcpServerRemoved', p));
+    // What the agent found while opening (before anyone listened): a settings file set aside,
+    // calls a crash interrupted. Told again now, so the timeline and every UI have them.
+    for (const message of agent.startupNotices) e.emit('notice', { level: 'warn', message });
   }
 
   static async open(options: CoreApiOptions): Promise<CoreApi> {

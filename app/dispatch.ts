@@ -2,10 +2,22 @@
  * THE gate (DESIGN §1.1). Every call from any server, in any dialect, and every user-run from the
  * UI goes through `Dispatcher.dispatch`:
  *
- *   look up → enabled? → validate params → preview → permission → run (with timeout) → audit → reply
+ *   look up → enabled? → bounded? → validate params → preview → permission
+ *     → intent recorded (write-ahead) → run (with timeout) → outcome recorded → reply
  *
  * It never throws: every outcome is a value, and every refusal carries a stable code plus a message
  * written for the AI model to read and act on. Anything unexpected fails closed.
+ *
+ * What is recorded when (the README's "What the agent guarantees" states it for users):
+ * - A service that can change something or send data away (risk `write`, `system`, `private`) runs
+ *   only once its intent (the call, its params, the decision) is durable in the audit log; its
+ *   outcome is durable before the reply leaves. If the intent cannot be written, the service does
+ *   not run (`audit_unavailable`). A crash while it runs leaves the intent alone, which the next
+ *   start records as `interrupted`.
+ * - A harmless `read` is recorded once, after it ran and before its result leaves: a crash while
+ *   it runs leaves no record of a call that changed nothing and answered no one.
+ * - A call refused before anything ran (unknown, disabled, invalid, denied, no answer, duplicate)
+ *   is one record, durable before the refusal leaves.
  */
 import type { Clock } from './clock.js';
 import type { AuditEntry, AuditRecord, Decision, Dialect, Outcome } from './contract/audit.js';
@@ -14,6 +26,7 @@ import type { ErrorCode } from './contract/errors.js';
 import type { PendingPrompt, PromptResolution } from './contract/policy.js';
 import { Emitter } from './events.js';
 import type { DecideInput, Decision as PolicyDecision } from './permissions/policy.js';
+import { cutName, paramsShapeProblem } from './audit/bounds.js';
 import type { FilesSandbox } from './services/files/sandbox.js';
 import { type CallPreview, type Service, ServiceFailure } from './services/service.js';
 
@@ -59,8 +72,17 @@ export interface GateBroker {
   ask(req: Omit<PendingPrompt, 'id' | 'expiresAt'>): Promise<PromptResolution>;
 }
 
+/** What the gate records ahead of running a service: the call and the decision, no outcome yet. */
+export type IntentEntry = Omit<
+  AuditEntry,
+  'outcome' | 'error' | 'message' | 'runMs' | 'durationMs' | 'intentSeq'
+>;
+
 export interface GateAudit {
+  /** The call's final record (its outcome, after an intent: with `intentSeq`). */
   append(entry: AuditEntry): Promise<AuditRecord>;
+  /** The call's intent, durable when this resolves; the service runs only then. */
+  intent(entry: IntentEntry): Promise<{ seq: number }>;
 }
 
 export interface GateDeps {
@@ -95,6 +117,9 @@ export interface CallFinished {
   message?: string;
   data?: unknown;
   durationMs: number;
+  /** Time spent waiting for the user's answer, and the service's own run time (when it ran). */
+  waitMs?: number;
+  runMs?: number;
   auditSeq?: number;
 }
 
@@ -110,11 +135,21 @@ interface Verdict {
   decision: Decision;
   result: DispatchResult;
   summary?: string;
+  /** The service was let run (its own failure then reads as `error`, not `refused`). */
+  ran?: boolean;
+  waitMs?: number;
+  runMs?: number;
+  /** The seq of the call's intent record (write-ahead services). */
+  intentSeq?: number;
 }
 
 /** The permission step's answer: run under this decision, or a refusal. */
-type Permission =
-  { run: true; decision: Decision } | { run: false; decision: Decision; result: DispatchResult };
+type Permission = (
+  { run: true; decision: Decision } | { run: false; decision: Decision; result: DispatchResult }
+) & {
+  /** The user was asked (the time until the answer is the call's waitMs). */
+  asked?: boolean;
+};
 
 const refuse = (code: ErrorCode, message: string): DispatchResult => ({ ok: false, code, message });
 
@@ -156,7 +191,7 @@ export class Dispatcher {
 
     let verdict: Verdict;
     try {
-      verdict = await this.decideAndRun(call, key);
+      verdict = await this.decideAndRun(call, key, started);
     } catch (err) {
       // Only a bug gets here (every step returns values); fail closed and say so.
       verdict = {
@@ -169,7 +204,7 @@ export class Dispatcher {
     }
 
     const durationMs = Math.max(0, clock.now() - started);
-    const outcome: Outcome = verdict.result.ok ? 'ok' : ranButFailed(verdict) ? 'error' : 'refused';
+    const outcome: Outcome = verdict.result.ok ? 'ok' : verdict.ran ? 'error' : 'refused';
     const auditSeq = await this.record(call, started, verdict, outcome, durationMs);
     const result: DispatchResult =
       auditSeq === undefined ? verdict.result : { ...verdict.result, auditSeq };
@@ -182,13 +217,15 @@ export class Dispatcher {
       outcome,
       summary: verdict.summary,
       durationMs,
+      ...(verdict.waitMs !== undefined && { waitMs: verdict.waitMs }),
+      ...(verdict.runMs !== undefined && { runMs: verdict.runMs }),
       auditSeq,
       ...(result.ok ? { data: result.data } : { code: result.code, message: result.message }),
     });
     return result;
   }
 
-  private async decideAndRun(call: CallRequest, key: string): Promise<Verdict> {
+  private async decideAndRun(call: CallRequest, key: string, startedAt: number): Promise<Verdict> {
     const { registry } = this.deps;
     if (call.duplicateOf !== undefined)
       return {
@@ -208,7 +245,7 @@ export class Dispatcher {
         decision: 'invalid',
         result: refuse(
           'unknown_service',
-          `there is no service named '${call.service}'` +
+          `there is no service named '${cutName(String(call.service), 64)}'` +
             (names.length
               ? `; available services: ${names.join(', ')}`
               : '; no services are enabled'),
@@ -224,6 +261,15 @@ export class Dispatcher {
         ),
       };
     }
+    // Before anything walks them (the validator, the preview, the audit's redaction and hash):
+    // params nested or sized past the bounds are refused here, with a walk that never recurses.
+    const shape = paramsShapeProblem(call.params);
+    if (shape !== undefined) {
+      return {
+        decision: 'invalid',
+        result: refuse('invalid_params', `invalid call to '${service.name}': ${shape}`),
+      };
+    }
     const valid = registry.validate(service.name, call.params);
     if (!valid.ok) {
       return {
@@ -231,21 +277,25 @@ export class Dispatcher {
         result: refuse('invalid_params', `invalid call to '${service.name}': ${valid.message}`),
       };
     }
-    if (this.auditBroken !== undefined) {
-      // Nothing runs unrecorded: refuse until the log can be written again.
+    const writeAhead = service.risk !== 'read';
+    if (!writeAhead && this.auditBroken !== undefined) {
+      // A read is recorded only after it ran: while the log fails, nothing would record it.
+      // (A write-ahead service tries its intent instead, which is the test of the log.)
       return {
         decision: 'denied',
         result: refuse(
-          'service_error',
-          `the agent cannot record calls right now (${this.auditBroken}); try again later`,
+          'audit_unavailable',
+          `the agent cannot record calls right now (${this.auditBroken}), so '${service.name}' was not run; try again later`,
         ),
       };
     }
 
     const params = call.params as Record<string, unknown>;
-    const controller = new AbortController();
+    const controller = new LazyAbort();
     const ctx = {
-      signal: controller.signal,
+      get signal(): AbortSignal {
+        return controller.signal;
+      },
       callId: call.callId,
       connection: call.connection,
       files: this.deps.files,
@@ -262,14 +312,49 @@ export class Dispatcher {
     }
 
     const summary = preview?.summary;
+    const asked = this.deps.clock.now();
     const permission: Permission = call.userRun
       ? { run: true, decision: 'user-run' }
       : await this.permit(call, service, preview, key);
+    const waitMs = permission.asked ? Math.max(0, this.deps.clock.now() - asked) : undefined;
     if (!permission.run)
-      return { decision: permission.decision, result: permission.result, summary };
+      return { decision: permission.decision, result: permission.result, summary, waitMs };
 
+    let intentSeq: number | undefined;
+    if (writeAhead) {
+      try {
+        intentSeq = (
+          await this.deps.audit.intent({
+            ts: new Date(startedAt).toISOString(),
+            connection: call.connection.name,
+            connectionId: call.connection.id,
+            dialect: call.dialect,
+            callId: call.callId,
+            service: call.service,
+            params: call.params,
+            decision: permission.decision,
+            ...(waitMs !== undefined && { waitMs }),
+          })
+        ).seq;
+        this.auditBroken = undefined;
+      } catch (err) {
+        this.auditFailed(err);
+        return {
+          decision: permission.decision,
+          summary,
+          waitMs,
+          result: refuse(
+            'audit_unavailable',
+            `the agent could not record this call before running it (${errorText(err)}), so '${service.name}' was not run; try again later`,
+          ),
+        };
+      }
+    }
+
+    const running = this.deps.clock.now();
     const result = await this.run(service, params, ctx, controller, preview);
-    return { decision: permission.decision, result, summary };
+    const runMs = Math.max(0, this.deps.clock.now() - running);
+    return { decision: permission.decision, result, summary, ran: true, waitMs, runMs, intentSeq };
   }
 
   /** The permission step: a decision to run, or a refusal. */
@@ -318,6 +403,16 @@ export class Dispatcher {
       summary,
       resolvedPaths: preview?.resolvedPaths ?? [],
     });
+    return { ...(await this.answered(answer, service, grantKey, summary)), asked: true };
+  }
+
+  private async answered(
+    answer: PromptResolution,
+    service: Service,
+    grantKey: string,
+    summary: string,
+  ): Promise<Permission> {
+    const { policy } = this.deps;
     switch (answer) {
       case 'once':
         return { run: true, decision: 'allowed-once' };
@@ -359,7 +454,7 @@ export class Dispatcher {
     service: Service,
     params: Record<string, unknown>,
     ctx: Parameters<Service['run']>[1],
-    controller: AbortController,
+    controller: LazyAbort,
     plan: CallPreview | undefined,
   ): Promise<DispatchResult> {
     const { clock } = this.deps;
@@ -410,29 +505,49 @@ export class Dispatcher {
         decision: verdict.decision,
         outcome,
         ...(result.ok ? {} : { error: result.code, message: result.message }),
+        ...(verdict.waitMs !== undefined && { waitMs: verdict.waitMs }),
+        ...(verdict.runMs !== undefined && { runMs: verdict.runMs }),
         durationMs,
+        ...(verdict.intentSeq !== undefined && { intentSeq: verdict.intentSeq }),
       });
       this.auditBroken = undefined;
       return rec.seq;
     } catch (err) {
-      this.auditBroken = errorText(err);
-      this.events.emit('auditError', { message: this.auditBroken });
+      // The call stays recorded by its intent when it had one (read back as interrupted at the
+      // next start); its reply still goes, since the service already ran.
+      this.auditFailed(err);
       return undefined;
     }
   }
+
+  private auditFailed(err: unknown): void {
+    this.auditBroken = errorText(err);
+    this.events.emit('auditError', { message: this.auditBroken });
+  }
 }
 
-/** An outcome is `error` (not `refused`) when the service itself ran and failed. */
-function ranButFailed(verdict: Verdict): boolean {
-  if (verdict.result.ok) return false;
-  const ranDecisions: Decision[] = [
-    'auto',
-    'allowed-once',
-    'allowed-session',
-    'allowed-always',
-    'user-run',
-  ];
-  return ranDecisions.includes(verdict.decision);
+/**
+ * An AbortController made only when a service asks for its signal: most never do, and making one
+ * (an EventTarget) is a measurable part of a call that takes a few dozen microseconds.
+ */
+class LazyAbort {
+  private controller: AbortController | undefined;
+  private reason: unknown;
+  private aborted = false;
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
 }
 
 function failureOf(service: Service, err: unknown): DispatchResult {

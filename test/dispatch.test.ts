@@ -180,12 +180,13 @@ describe('the gate', () => {
     expect(audit.select({})[0]).toMatchObject({ outcome: 'error', error: 'service_timeout' });
   });
 
-  it('never runs anything unrecorded: after the audit log fails, calls are refused until it works again', async () => {
+  it('never runs a read unrecorded: after the audit log fails, reads are refused until it works again', async () => {
     let failing = true;
     let runs = 0;
     const flaky: GateAudit = {
       append: (entry: AuditEntry): Promise<AuditRecord> =>
         failing ? Promise.reject(new Error('no space left on device')) : audit.append(entry),
+      intent: (entry) => audit.intent(entry),
     };
     const { dispatcher } = gate({
       services: [service({ name: 'count', run: async () => ++runs })],
@@ -196,7 +197,7 @@ describe('the gate', () => {
     expect(await dispatcher.dispatch(call('count'))).toMatchObject({ ok: true });
     expect(errors).toEqual(['no space left on device']);
     const refused = await dispatcher.dispatch(call('count'));
-    expect(refused).toMatchObject({ ok: false, code: 'service_error' });
+    expect(refused).toMatchObject({ ok: false, code: 'audit_unavailable' });
     expect(!refused.ok && refused.message).toMatch(
       /cannot record calls right now \(no space left on device\)/,
     );
@@ -206,7 +207,7 @@ describe('the gate', () => {
     // the log works again, so the next call runs.
     expect(await dispatcher.dispatch(call('count'))).toMatchObject({
       ok: false,
-      code: 'service_error',
+      code: 'audit_unavailable',
     });
     expect(await dispatcher.dispatch(call('count'))).toMatchObject({ ok: true });
     expect(runs).toBe(2);
@@ -335,5 +336,76 @@ describe('the gate', () => {
       outcome: 'ok',
       summary: expect.stringMatching(/^Create file hello\.txt \(2 B\)/),
     });
+  });
+
+  it.each([5_000, 100_000])(
+    'refuses params nested %i levels deep as invalid, records it, and keeps working',
+    async (depth) => {
+      let runs = 0;
+      const { dispatcher } = gate({
+        services: [
+          service({
+            name: 'deep',
+            parameters: { type: 'object', properties: { a: { $ref: '#' } } },
+            run: async () => ++runs,
+          }),
+        ],
+      });
+      let deep: unknown = {};
+      for (let i = 0; i < depth; i++) deep = { a: deep };
+      const refused = await dispatcher.dispatch(call('deep', deep));
+      expect(refused).toMatchObject({ ok: false, code: 'invalid_params' });
+      expect(!refused.ok && refused.message).toMatch(/nested more than 64 levels deep/);
+      expect(refused.auditSeq).toBe(1);
+      expect(await dispatcher.dispatch(call('deep', { a: { a: {} } }))).toMatchObject({ ok: true });
+      expect(runs).toBe(1);
+      expect(audit.select({ order: 'asc' }).map((r) => [r.decision, r.outcome])).toEqual([
+        ['invalid', 'refused'],
+        ['auto', 'ok'],
+      ]);
+    },
+  );
+
+  it('cuts a 3 MB service name in the record and in the sentence to the server', async () => {
+    const { dispatcher } = gate();
+    const name = 'x'.repeat(3 << 20);
+    const refused = await dispatcher.dispatch(call(name));
+    expect(refused).toMatchObject({ ok: false, code: 'unknown_service' });
+    expect(!refused.ok && refused.message.length).toBeLessThan(500);
+    const [record] = audit.select({});
+    expect(JSON.stringify(record).length).toBeLessThan(2000);
+  });
+
+  it('records the time waiting for the user apart from the time the service ran', async () => {
+    const { dispatcher, broker } = gate({
+      services: [
+        service({
+          name: 'slowwrite',
+          risk: 'write',
+          run: () => new Promise((resolve) => setTimeout(() => resolve('ok'), 60)),
+        }),
+      ],
+    });
+    const detach = broker.attach({ name: 'test' });
+    const asked = new Promise<string>((resolve) => broker.on('prompt', (p) => resolve(p.id)));
+    const finished: { waitMs?: number; runMs?: number; durationMs: number }[] = [];
+    dispatcher.events.on('callFinished', (e) => finished.push(e));
+    const running = dispatcher.dispatch(call('slowwrite'));
+    const id = await asked;
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    broker.answer(id, 'once');
+    expect(await running).toMatchObject({ ok: true });
+    detach();
+    const [record] = audit.select({});
+    expect(record?.waitMs).toBeGreaterThanOrEqual(100);
+    expect(record?.runMs).toBeGreaterThanOrEqual(50);
+    expect(record?.runMs).toBeLessThan(record?.waitMs as number);
+    expect(record?.durationMs).toBeGreaterThanOrEqual(
+      (record?.waitMs as number) + (record?.runMs as number),
+    );
+    expect(finished[0]).toMatchObject({ waitMs: record?.waitMs, runMs: record?.runMs });
+    // A call nobody was asked about waited for no one.
+    await dispatcher.dispatch(call('get_current_time'));
+    expect(audit.select({})[0]).not.toHaveProperty('waitMs');
   });
 });

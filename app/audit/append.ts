@@ -1,5 +1,16 @@
+import {
+  close,
+  constants,
+  fdatasync,
+  fstat,
+  ftruncate,
+  open as openFd,
+  read,
+  writeSync,
+} from 'node:fs';
 import { open as fsOpen } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { promisify } from 'node:util';
 
 /** The part of a node FileHandle the append needs; a seam so tests can make the disk fail. */
 export interface AppendHandle {
@@ -16,15 +27,89 @@ export interface AppendHandle {
   close(): Promise<void>;
 }
 
+/** The part of a node FileHandle the head file needs (writes in place, at a position). */
+export interface HeadHandle {
+  write(
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position: number,
+  ): Promise<{ bytesWritten: number }>;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface AuditIo {
   /** Opens `path` for reading and appending, creating it if missing (flags 'a+'). */
   openAppend(path: string): Promise<AppendHandle>;
+  /** Opens the head file for writing in place, creating it if missing. */
+  openHead(path: string): Promise<HeadHandle>;
   /** Makes a new file's directory entry durable; best effort. */
   syncDir(dir: string): Promise<void>;
 }
 
+const openAsync = promisify(openFd);
+const fstatAsync = promisify(fstat);
+const readAsync = promisify(read);
+const fdatasyncAsync = promisify(fdatasync);
+const ftruncateAsync = promisify(ftruncate);
+const closeAsync = promisify(close);
+
+/**
+ * A file by descriptor. Its write is a synchronous system call on purpose: writing a batch into
+ * the page cache takes microseconds, less than the thread-pool round trip an asynchronous write
+ * costs on every call, while the fsync, which waits for the disk, stays asynchronous. fdatasync:
+ * an append's new size is metadata it flushes (what reading the data back needs), so it is as
+ * durable as fsync for this file, without flushing timestamps.
+ */
+class FdHandle implements AppendHandle, HeadHandle {
+  constructor(private readonly fd: number) {}
+
+  async stat(): Promise<{ size: number }> {
+    return { size: (await fstatAsync(this.fd)).size };
+  }
+
+  async read(
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position: number,
+  ): Promise<{ bytesRead: number }> {
+    return { bytesRead: (await readAsync(this.fd, buffer, offset, length, position)).bytesRead };
+  }
+
+  write(
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position?: number,
+  ): Promise<{ bytesWritten: number }> {
+    try {
+      return Promise.resolve({
+        bytesWritten: writeSync(this.fd, buffer, offset, length, position ?? null),
+      });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  sync(): Promise<void> {
+    return fdatasyncAsync(this.fd);
+  }
+
+  truncate(len: number): Promise<void> {
+    return ftruncateAsync(this.fd, len);
+  }
+
+  close(): Promise<void> {
+    return closeAsync(this.fd);
+  }
+}
+
 export const nodeIo: AuditIo = {
-  openAppend: (path) => fsOpen(path, 'a+', 0o600),
+  openAppend: async (path) => new FdHandle(await openAsync(path, 'a+', 0o600)),
+  openHead: async (path) =>
+    new FdHandle(await openAsync(path, constants.O_RDWR | constants.O_CREAT, 0o600)),
   syncDir: async (dir) => {
     const handle = await fsOpen(dir, 'r');
     try {

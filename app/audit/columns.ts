@@ -66,16 +66,33 @@ export class IdColumn {
   }
 }
 
-/** Each distinct string once, numbered in order of first sight. */
+/** The id of every string an Interner had no room left for. */
+export const OVERFLOW_ID = 0xffffffff;
+
+/**
+ * Each distinct string once, numbered in order of first sight, within a budget of bytes: names
+ * come from servers, and a server inventing a new method name per call must not grow the index by
+ * a string per call. Past the budget, new strings all get OVERFLOW_ID; a filter on one of them is
+ * then decided on the record itself (query.ts).
+ */
 export class Interner {
   private readonly ids = new Map<string, number>();
   /** The strings by id (a live view: it grows as strings are added). */
   readonly values: readonly string[] = [];
   private textBytes = 0;
+  /** Some string was refused for lack of room: a string not found may still be in a record. */
+  overflowed = false;
+
+  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {}
 
   id(value: string): number {
     let id = this.ids.get(value);
     if (id === undefined) {
+      const cost = 2 * value.length + PER_STRING;
+      if (this.bytes + cost > this.maxBytes) {
+        this.overflowed = true;
+        return OVERFLOW_ID;
+      }
       id = this.values.length;
       this.ids.set(value, id);
       (this.values as string[]).push(value);
@@ -91,6 +108,8 @@ export class Interner {
 
   /** The strings (UTF-16) plus a rough 64 bytes per entry for the string headers and the map. */
   get bytes(): number {
-    return this.textBytes + 64 * this.values.length;
+    return this.textBytes + PER_STRING * this.values.length;
   }
 }
+
+const PER_STRING = 64;

@@ -30,10 +30,28 @@ export async function listMonthFiles(dir: string): Promise<string[]> {
   return names.filter((n) => MONTH_FILE.test(n)).sort();
 }
 
+/**
+ * A call's intent, written before its service runs (write-ahead): the call, its params and the
+ * decision to run it, no outcome yet. The call's outcome record follows with `intentSeq` pointing
+ * here and repeats every field, so readers show that one record per call and never the intent;
+ * an intent with no outcome after a restart is a call interrupted by a crash.
+ */
+export type IntentRecord = Omit<
+  AuditRecord,
+  'outcome' | 'error' | 'message' | 'runMs' | 'durationMs' | 'intentSeq'
+> & { phase: 'intent' };
+
+/** What a line of a month file holds: a call's record, or the intent of one. */
+export type StoredRecord = AuditRecord | IntentRecord;
+
+export function isIntent(record: StoredRecord): record is IntentRecord {
+  return (record as IntentRecord).phase === 'intent';
+}
+
 export interface MonthFile {
   name: string;
   path: string;
-  records: AuditRecord[];
+  records: StoredRecord[];
   /** Lines that are not a whole record: a write torn by a crash, or damage. Skipped, never fatal. */
   tornLines: number;
 }
@@ -44,7 +62,7 @@ export interface MonthFile {
  * record when it parses and has a record's shape, whether or not a newline follows it (a crash can
  * land just before the newline); anything else is torn.
  */
-export function classifyLine(line: string): AuditRecord | 'blank' | 'torn' {
+export function classifyLine(line: string): StoredRecord | 'blank' | 'torn' {
   if (line.trim() === '') return 'blank';
   return parseRecordLine(line) ?? 'torn';
 }
@@ -58,7 +76,7 @@ export async function readMonthFile(dir: string, name: string): Promise<MonthFil
   } catch (err) {
     throw new Error(`audit log ${path} could not be read: ${describeFsError(err)}`, { cause: err });
   }
-  const records: AuditRecord[] = [];
+  const records: StoredRecord[] = [];
   let tornLines = 0;
   for (const line of text.split('\n')) {
     const kind = classifyLine(line);
@@ -68,7 +86,7 @@ export async function readMonthFile(dir: string, name: string): Promise<MonthFil
   return { name, path, records, tornLines };
 }
 
-export function parseRecordLine(line: string): AuditRecord | undefined {
+export function parseRecordLine(line: string): StoredRecord | undefined {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -84,10 +102,14 @@ const HASH = /^[0-9a-f]{64}$/;
  * The fields the log, the query and the chain rely on. A record edited into another shape is
  * skipped like a torn line; the chain then breaks at the next record, so verify still reports it.
  */
-export function isAuditRecordShape(v: unknown): v is AuditRecord {
+export function isAuditRecordShape(v: unknown): v is StoredRecord {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const r = v as Record<string, unknown>;
+  const intent = r.phase === 'intent';
   return (
+    (r.phase === undefined || intent) &&
+    (intent ? r.outcome === undefined : typeof r.outcome === 'string') &&
+    (r.mac === undefined || (typeof r.mac === 'string' && HASH.test(r.mac))) &&
     Number.isSafeInteger(r.seq) &&
     (r.seq as number) >= 1 &&
     typeof r.ts === 'string' &&
@@ -95,7 +117,6 @@ export function isAuditRecordShape(v: unknown): v is AuditRecord {
     typeof r.callId === 'string' &&
     typeof r.service === 'string' &&
     typeof r.decision === 'string' &&
-    typeof r.outcome === 'string' &&
     typeof r.hash === 'string' &&
     HASH.test(r.hash) &&
     typeof r.prevHash === 'string' &&

@@ -13,8 +13,20 @@ import {
 } from '../contract/audit.js';
 import { Emitter } from '../events.js';
 import { MonthWriter, nodeIo, type AuditIo, type Placed } from './append.js';
-import { GENESIS_HASH, recordHash, type UnhashedRecord } from './chain.js';
-import { classifyLine, describeFsError, listMonthFiles, monthFileName, monthOf } from './files.js';
+import { MAX_MESSAGE, MAX_NAME, cutName } from './bounds.js';
+import { GENESIS_HASH, recordHash, recordMac, type Unhashed } from './chain.js';
+import {
+  type IntentRecord,
+  type StoredRecord,
+  classifyLine,
+  describeFsError,
+  isIntent,
+  listMonthFiles,
+  monthFileName,
+  monthOf,
+  parseRecordLine,
+} from './files.js';
+import { HeadWriter, readHead } from './head.js';
 import { MonthReader, runAsync, runSync, scanLines } from './lines.js';
 import { RecordIndex, deepFreeze, hasPlainText } from './query.js';
 import { canonicalJson, redactParams, sha256Hex } from './redact.js';
@@ -27,14 +39,26 @@ export interface AuditLogOptions {
   clock?: Pick<Clock, 'now'>;
   /** File access for appends; tests inject failures here. */
   io?: AuditIo;
+  /**
+   * The key of the chain's MACs (chain.ts), from the SecretStore. Without one, records carry no
+   * MAC (and verify says the keyed check was not possible on a log that has them).
+   */
+  key?: string;
 }
 
 export interface AuditLogStats {
+  /** Calls recorded: one per call (an intent and its outcome are one call). */
   records: number;
   files: number;
   /** Lines skipped on load because they are not whole records (a crash mid-write, or damage). */
   tornLines: number;
 }
+
+/** What the gate records ahead of running a service: the call and the decision, no outcome yet. */
+export type IntentEntry = Omit<
+  AuditEntry,
+  'outcome' | 'error' | 'message' | 'runMs' | 'durationMs' | 'intentSeq'
+>;
 
 /** At most this many records, or about this many bytes, go into one write + fsync. */
 const MAX_BATCH = 1000;
@@ -42,17 +66,27 @@ const MAX_BATCH_BYTES = 4 << 20;
 
 /** An append waiting for its batch: the parts of the record that do not depend on the chain. */
 interface Pending {
-  entry: AuditEntry;
+  entry: AuditEntry | IntentEntry;
+  intent: boolean;
   params: unknown;
   paramsSha256: string;
-  resolve: (record: AuditRecord) => void;
+  resolve: (record: StoredRecord) => void;
   reject: (err: unknown) => void;
 }
 
 interface Built {
-  record: AuditRecord;
+  record: StoredRecord;
   line: string;
   pending: Pending;
+}
+
+/** An intent on disk whose outcome is not (yet): where it is, and its redacted params if known. */
+interface OpenIntent {
+  file: number;
+  offset: number;
+  length: number;
+  params?: unknown;
+  paramsSha256?: string;
 }
 
 /**
@@ -60,18 +94,30 @@ interface Built {
  * index are state that must change together: a record is indexed, counted in the chain and
  * announced only once it is on disk.
  *
+ * Write-ahead: a call that may change something or send data away is recorded twice, as an
+ * intent before its service runs (`intent`) and as its outcome after (`append` with `intentSeq`).
+ * The outcome record repeats the intent's fields, so it alone is the call's one row: the index,
+ * queries, export, listeners and verify's count see outcome records (and the single records of
+ * calls that never needed an intent) and never intents. An intent still without an outcome when
+ * the log is next opened by the agent is recorded as `interrupted` (`recoverInterrupted`).
+ *
  * Appends are committed in groups: while one write + fsync is in flight, the appends that arrive
- * wait, and then all go to disk in the next single write + fsync. Each append's promise resolves
- * only after the fsync that covers its line, so durability is what it would be one at a time.
- * Memory stays bounded however long the log: the index (query.ts) keeps a few dozen bytes per
- * record, and queries read records back from the files.
+ * wait, and then all go to disk in the next single write + fsync (the head file's write beside it,
+ * head.ts). Each append's promise resolves only after the fsync that covers its line, so durability
+ * is what it would be one at a time. Memory stays bounded however long the log: the index
+ * (query.ts) keeps a few dozen bytes per record, and queries read records back from the files.
  */
 export class AuditLog {
   private readonly index = new RecordIndex();
   private readonly events = new Emitter<{ append: AuditRecord }>();
   private readonly files = new Set<string>();
   private readonly writer: MonthWriter;
+  private headWriter!: HeadWriter;
   private head: { seq: number; hash: string } = { seq: 0, hash: GENESIS_HASH };
+  /** Intents whose outcome is not on disk, by seq: calls running now, or cut off by a crash. */
+  private readonly openIntents = new Map<number, OpenIntent>();
+  /** Intents found open when the log was opened: the previous run's interrupted calls. */
+  private readonly interruptedAtOpen: number[] = [];
   /** The newest month written; never goes back, so a clock set back cannot reorder the files. */
   private month = '';
   private tornLines = 0;
@@ -79,18 +125,21 @@ export class AuditLog {
   /** The loop writing batches, while there is anything to write. */
   private writing: Promise<void> | undefined;
   private closed = false;
+  private monthCache: { from: number; to: number; month: string } | undefined;
 
   private constructor(
     readonly dir: string,
     private readonly clock: Pick<Clock, 'now'>,
-    io: AuditIo,
+    private readonly io: AuditIo,
+    private readonly key: string | undefined,
   ) {
     this.writer = new MonthWriter(io);
   }
 
-  /** Opens (creating if needed) the log in `dir` and indexes its records. */
+  /** Opens (creating if needed) the log in `dir` and indexes its records. Writes nothing. */
   static async open(options: AuditLogOptions): Promise<AuditLog> {
-    const log = new AuditLog(options.dir, options.clock ?? systemClock, options.io ?? nodeIo);
+    const io = options.io ?? nodeIo;
+    const log = new AuditLog(options.dir, options.clock ?? systemClock, io, options.key);
     try {
       // 0o700: the log names the user's files and contacts; other local users have no business there.
       await mkdir(options.dir, { recursive: true, mode: 0o700 });
@@ -100,7 +149,7 @@ export class AuditLog {
         { cause: err },
       );
     }
-    let last: AuditRecord | undefined;
+    let last: StoredRecord | undefined;
     for (const name of await listMonthFiles(options.dir)) {
       const path = join(options.dir, name);
       const file = log.index.fileId(path);
@@ -108,39 +157,92 @@ export class AuditLog {
         const kind = classifyLine(text);
         if (kind === 'torn') log.tornLines += 1;
         else if (kind !== 'blank') {
-          log.index.push(kind, file, offset, length, undefined);
           last = kind;
+          if (isIntent(kind)) {
+            log.openIntents.set(kind.seq, { file, offset, length });
+            return;
+          }
+          if (kind.intentSeq !== undefined) log.openIntents.delete(kind.intentSeq);
+          log.index.push(kind, file, offset, length, undefined);
         }
       });
       log.files.add(name);
       log.month = name.slice(0, 7);
     }
+    log.interruptedAtOpen.push(...log.openIntents.keys());
     // The chain continues from the last whole record; verify() is what judges the history.
     if (last) log.head = { seq: last.seq, hash: last.hash };
+    let headRead;
+    try {
+      headRead = await readHead(options.dir);
+    } catch {
+      headRead = { exists: true, slot: 1 };
+    }
+    log.headWriter = new HeadWriter(io, options.dir, options.key, headRead);
     return log;
   }
 
   /**
-   * Records one call. Records take seq and chain in the order append was called. Rejects, with
-   * the file and the reason, when the record could not be written; the log is then unchanged and
-   * the next append chains as if it never happened.
+   * Records one call's final record: its outcome (after an `intent`, with `intentSeq`), or the
+   * whole call in one record. Records take seq and chain in the order append was called. Rejects,
+   * with the file and the reason, when the record could not be written; the log is then unchanged
+   * and the next append chains as if it never happened.
    */
   append(entry: AuditEntry): Promise<AuditRecord> {
-    if (this.closed) return Promise.reject(new Error(`audit log ${this.dir} is closed`));
-    let params: unknown;
-    let paramsSha256: string;
+    return this.enqueue(entry, false) as Promise<AuditRecord>;
+  }
+
+  /**
+   * Records a call's intent before its service runs. Resolves once the intent is on disk; the
+   * service may run only then. Its outcome must follow as `append({...outcome, intentSeq})`.
+   */
+  intent(entry: IntentEntry): Promise<IntentRecord> {
+    return this.enqueue(entry, true) as Promise<IntentRecord>;
+  }
+
+  /**
+   * Records every call whose intent the previous run left without an outcome (it crashed or was
+   * killed while the service ran) as `interrupted`, and returns those records. The agent calls it
+   * once after opening, holding the data folder's lock; readers (the terminal) never do.
+   */
+  async recoverInterrupted(): Promise<AuditRecord[]> {
+    const seqs = this.interruptedAtOpen.splice(0).filter((s) => this.openIntents.has(s));
+    if (seqs.length === 0) return [];
+    const reader = new MonthReader(this.index.paths);
+    const intents: IntentRecord[] = [];
     try {
-      checkEntry(entry);
-      // Redacting and hashing the params needs no chain: done now, while a batch may be on its way.
-      params = redactParams(entry.params);
-      paramsSha256 = sha256Hex(canonicalJson(entry.params));
-    } catch (err) {
-      return Promise.reject(err);
+      for (const seq of seqs) {
+        const at = this.openIntents.get(seq) as OpenIntent;
+        const bytes = await reader.read({ file: at.file, position: at.offset, length: at.length });
+        const record = parseRecordLine(bytes.toString('utf8'));
+        if (record && isIntent(record) && record.seq === seq) intents.push(record);
+      }
+    } finally {
+      await reader.close();
     }
-    return new Promise<AuditRecord>((resolve, reject) => {
-      this.pending.push({ entry, params, paramsSha256, resolve, reject });
-      this.writing ??= this.writeAll();
-    });
+    return Promise.all(
+      intents.map((intent) => {
+        const open = this.openIntents.get(intent.seq) as OpenIntent;
+        open.params = intent.params;
+        open.paramsSha256 = intent.paramsSha256;
+        return this.append({
+          ts: intent.ts,
+          connection: intent.connection,
+          ...(intent.connectionId !== undefined && { connectionId: intent.connectionId }),
+          dialect: intent.dialect,
+          callId: intent.callId,
+          service: intent.service,
+          params: undefined,
+          decision: intent.decision,
+          outcome: 'interrupted',
+          message:
+            'the agent stopped (a crash, a kill or a power loss) while this call was running; whether it finished is unknown',
+          ...(intent.waitMs !== undefined && { waitMs: intent.waitMs }),
+          durationMs: 0,
+          intentSeq: intent.seq,
+        });
+      }),
+    );
   }
 
   /** One page of the records matching `q` (the page's records are read from the month files). */
@@ -161,7 +263,7 @@ export class AuditLog {
     return runSync(this.index.select(q), new MonthReader(this.index.paths));
   }
 
-  /** Calls `listener` with each record once it is on disk; returns the unsubscribe function. */
+  /** Calls `listener` with each call's record once it is on disk (never intents). */
   onAppend(listener: (record: AuditRecord) => void): () => void {
     return this.events.on('append', listener);
   }
@@ -178,10 +280,17 @@ export class AuditLog {
     return this.index.memoryBytes();
   }
 
-  /** Checks the files on disk, and that they still reach the newest record this log wrote. */
+  /**
+   * Checks the files on disk against the head file, the key when the log has one, and the newest
+   * record this log wrote.
+   */
   async verify(): Promise<AuditVerifyResult> {
     await this.flush();
-    return verifyAudit(this.dir, this.head.seq > 0 ? this.head : undefined);
+    await this.headWriter.flush();
+    return verifyAudit(this.dir, {
+      key: this.key,
+      expected: this.head.seq > 0 ? this.head : undefined,
+    });
   }
 
   /** Resolves when every append made so far has finished (written or failed). */
@@ -189,11 +298,40 @@ export class AuditLog {
     while (this.writing) await this.writing;
   }
 
-  /** Refuses new appends, waits for the pending ones and closes the file. */
+  /** Refuses new appends, waits for the pending ones and closes the files. */
   async close(): Promise<void> {
     this.closed = true;
     await this.flush();
     await this.writer.close();
+    await this.headWriter.close();
+  }
+
+  private enqueue(entry: AuditEntry | IntentEntry, intent: boolean): Promise<StoredRecord> {
+    if (this.closed) return Promise.reject(new Error(`audit log ${this.dir} is closed`));
+    let params: unknown;
+    let paramsSha256: string;
+    try {
+      checkEntry(entry, intent);
+      const open =
+        'intentSeq' in entry && entry.intentSeq !== undefined
+          ? this.openIntents.get(entry.intentSeq)
+          : undefined;
+      if (open?.paramsSha256 !== undefined) {
+        // The outcome of an intent written by this log: its params are already redacted and hashed.
+        params = open.params;
+        paramsSha256 = open.paramsSha256;
+      } else {
+        // Redacting and hashing the params needs no chain: done now, while a batch may be on its way.
+        params = redactParams(entry.params);
+        paramsSha256 = sha256Hex(canonicalJson(entry.params));
+      }
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<StoredRecord>((resolve, reject) => {
+      this.pending.push({ entry, intent, params, paramsSha256, resolve, reject });
+      this.writing ??= this.writeAll();
+    });
   }
 
   /** Writes batches until nothing is pending. */
@@ -217,13 +355,13 @@ export class AuditLog {
   }
 
   /**
-   * Takes the next batch off the queue and gives its records seq, prevHash and hash in arrival
-   * order, continuing the chain from the head (which moves only once they are on disk). The clock
-   * is read once for the batch: it decides the month file they all go to.
+   * Takes the next batch off the queue and gives its records seq, prevHash, hash and MAC in
+   * arrival order, continuing the chain from the head (which moves only once they are on disk).
+   * The clock is read once for the batch: it decides the month file they all go to.
    */
   private takeBatch(): { month: string; built: Built[] } | undefined {
     const now = this.clock.now();
-    const clockMonth = monthOf(now);
+    const clockMonth = this.monthAt(now);
     const month = clockMonth > this.month ? clockMonth : this.month;
     const built: Built[] = [];
     let head = this.head;
@@ -232,10 +370,15 @@ export class AuditLog {
     while (taken < this.pending.length && built.length < MAX_BATCH && bytes < MAX_BATCH_BYTES) {
       const pending = this.pending[taken] as Pending;
       taken += 1;
-      let record: AuditRecord;
+      let record: StoredRecord;
       try {
         const unhashed = build(pending, now, head);
-        record = { ...unhashed, hash: recordHash(unhashed) };
+        const hash = recordHash(unhashed);
+        record = {
+          ...unhashed,
+          hash,
+          ...(this.key !== undefined && { mac: recordMac(this.key, hash) }),
+        } as StoredRecord;
       } catch (err) {
         pending.reject(err);
         continue;
@@ -249,9 +392,22 @@ export class AuditLog {
     return built.length > 0 ? { month, built } : undefined;
   }
 
+  /** The month of `ms`, remembered with its bounds: one Date per month, not one per batch. */
+  private monthAt(ms: number): string {
+    const known = this.monthCache;
+    if (known && ms >= known.from && ms < known.to) return known.month;
+    const d = new Date(ms);
+    const from = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+    const to = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+    const month = Number.isNaN(from) ? monthOf(ms) : monthOf(from);
+    if (!Number.isNaN(from)) this.monthCache = { from, to, month };
+    return month;
+  }
+
   private async commit(month: string, built: readonly Built[]): Promise<void> {
     const name = monthFileName(month);
     const path = join(this.dir, name);
+    const last = (built[built.length - 1] as Built).record;
     let placed: Placed;
     try {
       placed = await this.writer.append(
@@ -268,55 +424,95 @@ export class AuditLog {
       }
       return;
     }
-    const last = (built[built.length - 1] as Built).record;
+    // Only now, with the lines durable, so the head is never ahead of the log (head.ts).
+    this.headWriter.note(last.seq, last.hash);
     this.head = { seq: last.seq, hash: last.hash };
     this.month = month;
     this.files.add(name);
     const file = this.index.fileId(path);
-    built.forEach(({ record }, k) => {
+    built.forEach(({ record, pending }, k) => {
+      const offset = placed.offsets[k] as number;
+      const length = placed.lengths[k] as number;
+      if (isIntent(record)) {
+        this.openIntents.set(record.seq, {
+          file,
+          offset,
+          length,
+          params: pending.params,
+          paramsSha256: pending.paramsSha256,
+        });
+        return;
+      }
+      if (record.intentSeq !== undefined) this.openIntents.delete(record.intentSeq);
       deepFreeze(record);
-      this.index.push(
-        record,
-        file,
-        placed.offsets[k] as number,
-        placed.lengths[k] as number,
-        hasPlainText(record), // the line is JSON.stringify(record): this log wrote it
-      );
+      // The line is JSON.stringify(record): this log wrote it.
+      this.index.push(record, file, offset, length, hasPlainText(record));
     });
     for (const { record, pending } of built) {
-      this.events.emit('append', record);
+      if (!isIntent(record)) this.events.emit('append', record);
       pending.resolve(record);
     }
   }
 }
 
-/** The record for `pending` as the next after `head`, exactly as a reader will parse it back. */
-function build(pending: Pending, now: number, head: { seq: number; hash: string }): UnhashedRecord {
+/** A finite, non-negative number of milliseconds, or undefined. */
+function ms(value: number | undefined): number | undefined {
+  return value !== undefined && Number.isFinite(value) ? Math.max(0, value) : undefined;
+}
+
+/**
+ * The record for `pending` as the next after `head`, exactly as a reader will parse it back.
+ * Every name and text from the call is cut to its stated length here (bounds.ts).
+ */
+function build(pending: Pending, now: number, head: { seq: number; hash: string }): Unhashed {
   const { entry } = pending;
-  const record: UnhashedRecord = {
+  const waitMs = ms(entry.waitMs);
+  const common = {
     seq: head.seq + 1,
     ts: normalizeTs(entry.ts, now),
-    connection: entry.connection,
-    ...(entry.connectionId !== undefined && { connectionId: entry.connectionId }),
-    dialect: entry.dialect,
-    callId: entry.callId,
-    service: entry.service,
+    ...(pending.intent && { phase: 'intent' as const }),
+    connection: cutName(entry.connection),
+    ...(entry.connectionId !== undefined && { connectionId: cutName(entry.connectionId) }),
+    dialect: cutName(entry.dialect) as AuditRecord['dialect'],
+    callId: cutName(entry.callId),
+    service: cutName(entry.service),
     params: pending.params,
     paramsSha256: pending.paramsSha256,
     decision: entry.decision,
-    outcome: entry.outcome,
-    ...(entry.error !== undefined && { error: entry.error }),
-    ...(entry.message !== undefined && { message: entry.message }),
-    durationMs: Number.isFinite(entry.durationMs) ? Math.max(0, entry.durationMs) : 0,
-    prevHash: head.hash,
   };
-  // Hash exactly what a reader will parse back from the line, so verify recomputes the same.
-  return JSON.parse(JSON.stringify(record)) as UnhashedRecord;
+  let record: Unhashed;
+  if (pending.intent) {
+    record = {
+      ...common,
+      phase: 'intent',
+      ...(waitMs !== undefined && { waitMs }),
+      prevHash: head.hash,
+    };
+  } else {
+    const e = entry as AuditEntry;
+    const runMs = ms(e.runMs);
+    record = {
+      ...common,
+      outcome: e.outcome,
+      ...(e.error !== undefined && { error: cutName(e.error) }),
+      ...(e.message !== undefined && { message: cutName(e.message, MAX_MESSAGE) }),
+      ...(waitMs !== undefined && { waitMs }),
+      ...(runMs !== undefined && { runMs }),
+      durationMs: ms(e.durationMs) ?? 0,
+      ...(e.intentSeq !== undefined && { intentSeq: e.intentSeq }),
+      prevHash: head.hash,
+    };
+  }
+  // Every value here is JSON already (strings, finite numbers, the redacted params, which are made
+  // of JSON values only), so the object hashes exactly as a reader will parse it back from the line.
+  return record;
 }
 
-function checkEntry(entry: AuditEntry): void {
+function checkEntry(entry: AuditEntry | IntentEntry, intent: boolean): void {
   const bad = (what: string): never => {
-    throw new TypeError(`audit entry for call ${JSON.stringify(entry.callId)}: ${what}`);
+    throw new TypeError(
+      `audit entry for call ${JSON.stringify(cutName(String(entry.callId), MAX_NAME))}: ${what}`,
+    );
   };
   for (const key of ['connection', 'callId', 'service', 'dialect'] as const) {
     if (typeof entry[key] !== 'string') bad(`${key} must be a string`);
@@ -324,12 +520,21 @@ function checkEntry(entry: AuditEntry): void {
   if (entry.connectionId !== undefined && typeof entry.connectionId !== 'string')
     bad('connectionId must be a string');
   if (!DECISIONS.includes(entry.decision))
-    bad(`unknown decision ${JSON.stringify(entry.decision)}`);
-  if (!OUTCOMES.includes(entry.outcome)) bad(`unknown outcome ${JSON.stringify(entry.outcome)}`);
+    bad(`unknown decision ${JSON.stringify(cutName(String(entry.decision)))}`);
+  if (intent) return;
+  const { outcome, intentSeq } = entry as AuditEntry;
+  if (!OUTCOMES.includes(outcome))
+    bad(`unknown outcome ${JSON.stringify(cutName(String(outcome)))}`);
+  if (intentSeq !== undefined && !Number.isSafeInteger(intentSeq)) bad('intentSeq must be a seq');
 }
+
+const CANONICAL_TS =
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
 
 /** The call's own time in canonical UTC form; the log's clock when the gate gave none usable. */
 function normalizeTs(ts: string | undefined, now: number): string {
-  const t = ts ? Date.parse(ts) : Number.NaN;
+  // What the gate sends (toISOString) is canonical already: no parse and format again.
+  if (typeof ts === 'string' && CANONICAL_TS.test(ts)) return ts;
+  const t = typeof ts === 'string' ? Date.parse(ts) : Number.NaN;
   return new Date(Number.isNaN(t) ? now : t).toISOString();
 }

@@ -4,14 +4,18 @@ import {
   type AuditRecord,
   auditHaystack,
 } from '../contract/audit.js';
-import { IdColumn, Interner, NumberColumn } from './columns.js';
-import { parseRecordLine } from './files.js';
+import { IdColumn, Interner, NumberColumn, OVERFLOW_ID } from './columns.js';
+import { type StoredRecord, isIntent, parseRecordLine } from './files.js';
 import type { ReadPlan } from './lines.js';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 /** Full records kept for the newest positions, so the newest page (the audit view) needs no read. */
 export const RECENT_RECORDS = 1000;
+/** …and at most about this many bytes of them (estimated as in `RecentRecords.bytes`). */
+export const RECENT_BYTES = 4 << 20;
+/** Bytes each of the service and connection name tables may hold (columns.ts Interner). */
+export const NAMES_BYTES = 1 << 20;
 /** Reads of lines close together are merged into one, up to this many bytes. */
 const MAX_READ = 1 << 20;
 /** …when no more than this many bytes of other lines lie between them. */
@@ -46,12 +50,20 @@ export class RecordIndex {
    * at load would cost a JSON.stringify per record on every start).
    */
   private readonly plain = new IdColumn();
-  private readonly services = new Interner();
-  private readonly connections = new Interner();
-  private readonly decisions = new Interner();
-  private readonly outcomes = new Interner();
+  private readonly services: Interner;
+  private readonly connections: Interner;
+  private readonly decisions: Interner;
+  private readonly outcomes: Interner;
   private readonly files = new Interner();
-  private readonly recent = new RecentRecords(RECENT_RECORDS);
+  private readonly recent = new RecentRecords(RECENT_RECORDS, RECENT_BYTES);
+
+  constructor(namesBytes = NAMES_BYTES) {
+    this.services = new Interner(namesBytes);
+    this.connections = new Interner(namesBytes);
+    // A log writes a handful of these, but one edited by hand may hold anything.
+    this.decisions = new Interner(namesBytes);
+    this.outcomes = new Interner(namesBytes);
+  }
 
   get size(): number {
     return this.n;
@@ -130,12 +142,13 @@ export class RecordIndex {
 
   /** Visits the positions matching `q`, in its order. */
   private *scan(q: AuditQuery, visit: (i: number) => void): ReadPlan<void> {
-    const match = this.matcher(q);
+    const matcher = this.matcher(q);
     const n = this.n; // appends made while this query reads are not part of it
     const needle = q.text ? q.text.toLowerCase() : '';
     const asc = q.order === 'asc';
-    if (!match) return;
-    if (needle === '') {
+    if (!matcher) return;
+    const { match, check } = matcher;
+    if (needle === '' && !check) {
       if (asc) {
         for (let i = 0; i < n; i++) if (match(i)) visit(i);
       } else {
@@ -143,13 +156,19 @@ export class RecordIndex {
       }
       return;
     }
-    const found = yield* this.search(needle, match, n);
+    const found = yield* this.search(needle, match, check, n);
     if (asc) for (const i of found) visit(i);
     else for (let k = found.length - 1; k >= 0; k--) visit(found[k] as number);
   }
 
-  /** The filters other than `text`, on the index alone; undefined when nothing can match. */
-  private matcher(q: AuditQuery): ((i: number) => boolean) | undefined {
+  /**
+   * The filters other than `text`, on the index alone; undefined when nothing can match. A wanted
+   * name the index had no room for (columns.ts) matches the records filed under OVERFLOW_ID, and
+   * `check` then decides on the record itself.
+   */
+  private matcher(
+    q: AuditQuery,
+  ): { match: (i: number) => boolean; check?: (r: AuditRecord) => boolean } | undefined {
     const from = parseBound('from', q.from);
     const to = parseBound('to', q.to);
     const service = wanted(this.services, q.service);
@@ -159,7 +178,12 @@ export class RecordIndex {
     if (service === NONE || connection === NONE || decision === NONE || outcome === NONE) {
       return undefined;
     }
-    return (i) => {
+    const onRecord: ((r: AuditRecord) => boolean)[] = [];
+    if (service === OVERFLOW_ID) onRecord.push((r) => r.service === q.service);
+    if (connection === OVERFLOW_ID) onRecord.push((r) => r.connection === q.connection);
+    if (decision === OVERFLOW_ID) onRecord.push((r) => r.decision === q.decision);
+    if (outcome === OVERFLOW_ID) onRecord.push((r) => r.outcome === q.outcome);
+    const match = (i: number): boolean => {
       if (service !== ANY && this.serviceIds.get(i) !== service) return false;
       if (decision !== ANY && this.decisionIds.get(i) !== decision) return false;
       if (outcome !== ANY && this.outcomeIds.get(i) !== outcome) return false;
@@ -173,33 +197,44 @@ export class RecordIndex {
       }
       return true;
     };
+    return onRecord.length === 0
+      ? { match }
+      : { match, check: (r) => onRecord.every((test) => test(r)) };
   }
 
   /**
-   * Positions (ascending) among the first `n` that pass `match` and whose text contains `needle`.
-   * Recent records are searched in memory; the rest stream from disk. A line this log wrote is
-   * ruled out cheaply when even its raw, lower-cased JSON lacks the needle (see
-   * `lineCanRuleOut`); everything else is decided on the parsed record, as the filter defines.
+   * Positions (ascending) among the first `n` that pass `match`, whose text contains `needle`
+   * (any, when empty) and that pass `check`. Recent records are searched in memory; the rest
+   * stream from disk. A line this log wrote is ruled out cheaply when even its raw, lower-cased
+   * JSON lacks the needle (see `lineCanRuleOut`); everything else is decided on the parsed record,
+   * as the filter defines.
    */
-  private *search(needle: string, match: (i: number) => boolean, n: number): ReadPlan<number[]> {
+  private *search(
+    needle: string,
+    match: (i: number) => boolean,
+    check: ((r: AuditRecord) => boolean) | undefined,
+    n: number,
+  ): ReadPlan<number[]> {
+    const wants = (r: AuditRecord): boolean =>
+      (needle === '' || auditHaystack(r).includes(needle)) && (!check || check(r));
     const found: number[] = [];
     const fromDisk: number[] = [];
     for (let i = 0; i < n; i++) {
       if (!match(i)) continue;
       const record = this.recent.get(i);
       if (!record) fromDisk.push(i);
-      else if (auditHaystack(record).includes(needle)) found.push(i);
+      else if (wants(record)) found.push(i);
     }
     const inMemory = found.length;
-    const quick = lineCanRuleOut(needle);
+    const quick = needle !== '' && lineCanRuleOut(needle);
     yield* this.readLines(fromDisk, (i, line) => {
       const text = line.toString('utf8');
       const plain = this.plain.get(i);
       if (quick && plain === PLAIN && !text.toLowerCase().includes(needle)) return;
-      const record = parseRecordLine(text);
+      const record = callRecord(parseRecordLine(text));
       if (!record || record.seq !== this.seqs.get(i)) return;
       if (plain === UNKNOWN) this.plain.set(i, isPlainLine(record, text) ? PLAIN : NOT_PLAIN);
-      if (auditHaystack(record).includes(needle)) found.push(i);
+      if (wants(record)) found.push(i);
     });
     // Memory holds the newest records, so those matched first belong after the ones from disk.
     return inMemory > 0 ? [...found.slice(inMemory), ...found.slice(0, inMemory)] : found;
@@ -216,7 +251,7 @@ export class RecordIndex {
     }
     fromDisk.sort((a, b) => a - b);
     yield* this.readLines(fromDisk, (i, line) => {
-      const record = parseRecordLine(line.toString('utf8'));
+      const record = callRecord(parseRecordLine(line.toString('utf8')));
       // A line that no longer holds its record (the file was changed behind the log) is left out.
       if (record && record.seq === this.seqs.get(i)) got.set(i, deepFreeze(record));
     });
@@ -299,6 +334,11 @@ function lineCanRuleOut(needle: string): boolean {
   return true;
 }
 
+/** A call's record (the index holds no intents: a line read back as one was changed since). */
+function callRecord(record: StoredRecord | undefined): AuditRecord | undefined {
+  return record && !isIntent(record) ? record : undefined;
+}
+
 const UNKNOWN = 0;
 const PLAIN = 1;
 const NOT_PLAIN = 2;
@@ -308,50 +348,53 @@ const NONE = -2;
 
 function wanted(names: Interner, value: string | undefined): number {
   if (value === undefined) return ANY;
-  return names.find(value) ?? NONE;
+  return names.find(value) ?? (names.overflowed ? OVERFLOW_ID : NONE);
 }
 
 /**
- * Full records for the newest positions, in a ring: a bounded cache, never a copy of the log.
+ * Full records for the newest positions: a cache bounded both in count and in bytes (a few large
+ * records must not hold more memory than many small ones), never a copy of the log. Positions
+ * only grow, so the map's insertion order is oldest first and eviction takes from the front.
  * Records are frozen when handed out: they are shared by every caller that asks for them.
  */
 class RecentRecords {
-  private readonly positions: Float64Array;
-  private readonly records: (AuditRecord | undefined)[];
-  private readonly lineBytes: Uint32Array;
-  private held = 0;
+  private readonly held = new Map<number, { record: AuditRecord; bytes: number }>();
   private heldBytes = 0;
 
-  constructor(private readonly capacity: number) {
-    this.positions = new Float64Array(capacity).fill(-1);
-    this.records = new Array<AuditRecord | undefined>(capacity).fill(undefined);
-    this.lineBytes = new Uint32Array(capacity);
-  }
+  constructor(
+    private readonly capacity: number,
+    private readonly maxBytes: number,
+  ) {}
 
   put(i: number, record: AuditRecord, lineBytes: number): void {
-    const slot = i % this.capacity;
-    if (this.positions[slot] === -1) this.held += 1;
-    this.heldBytes += lineBytes - (this.lineBytes[slot] as number);
-    this.positions[slot] = i;
-    this.records[slot] = record;
-    this.lineBytes[slot] = lineBytes;
+    const bytes = lineBytes + PER_RECORD;
+    if (bytes > this.maxBytes) return;
+    const old = this.held.get(i);
+    if (old) this.heldBytes -= old.bytes;
+    this.held.set(i, { record, bytes });
+    this.heldBytes += bytes;
+    while (this.held.size > this.capacity || this.heldBytes > this.maxBytes) {
+      const [oldest, entry] = this.held.entries().next().value as [number, { bytes: number }];
+      this.held.delete(oldest);
+      this.heldBytes -= entry.bytes;
+    }
   }
 
   get(i: number): AuditRecord | undefined {
-    const slot = i % this.capacity;
-    if (this.positions[slot] !== i) return undefined;
-    return deepFreeze(this.records[slot]);
+    return deepFreeze(this.held.get(i)?.record);
   }
 
   /**
-   * The ring itself, plus an estimate of the records as objects: their line's bytes (the strings)
-   * and 1 KiB each for the objects, property slots and string headers (measured: a record with a
-   * 420-byte line took 1.26 KB of heap, one with a 1252-byte line about 1.5 KB).
+   * An estimate of the records as objects: their line's bytes (the strings) and 1 KiB each for the
+   * objects, property slots and string headers (measured: a record with a 420-byte line took
+   * 1.26 KB of heap, one with a 1252-byte line about 1.5 KB), plus the map's own entry.
    */
   get bytes(): number {
-    return this.capacity * 20 + this.heldBytes + 1024 * this.held;
+    return this.heldBytes;
   }
 }
+
+const PER_RECORD = 1024 + 64;
 
 function parseBound(name: 'from' | 'to', value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;

@@ -20,6 +20,17 @@ export function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key);
 }
 
+/** Param keys: code units kept (what is cut carries the sha256 of the whole key). */
+export const MAX_KEY = 128;
+
+function cutKey(key: string): string {
+  if (key.length <= MAX_KEY) return key;
+  let keep = MAX_KEY;
+  const last = key.charCodeAt(keep - 1);
+  if (last >= 0xd800 && last <= 0xdbff) keep -= 1;
+  return `${key.slice(0, keep)}…(+${key.length - keep} chars, sha256 ${sha256Hex(key)})`;
+}
+
 /** Cuts a string to MAX_STRING code units without splitting a surrogate pair. */
 export function cutString(s: string, max = MAX_STRING): string {
   if (s.length <= max) return s;
@@ -88,7 +99,9 @@ export function redactParams(params: unknown): unknown {
         const child = safely(() => (value as Record<string, unknown>)[key]);
         const v = isSecretKey(key) ? MASK : visit(child, depth + 1);
         // defineProperty, not `out[key] =`: a `__proto__` key from JSON.parse must stay data.
-        if (v !== undefined) define(out, key, v);
+        // A key is a name like any other: cut, with the sha256 of the whole (two long keys that
+        // share their first MAX_KEY chars stay two keys).
+        if (v !== undefined) define(out, cutKey(key), v);
       }
       if (keys.length > n) define(out, '…', `(+${keys.length - n} keys)`);
       return out;
@@ -126,59 +139,112 @@ function readSafely(obj: object, key: string | number): unknown {
  * JSON with object keys sorted (by UTF-16 code units, as RFC 8785) at every level, so equal
  * values always give the same text and the same hash whatever order their keys were built in.
  * Follows JSON.stringify's rules for non-JSON values; cycles become "[Circular]" instead of throwing.
+ *
+ * Iterative, with its own stack: params nested 100 000 levels deep (a hostile server's) are hashed
+ * like any others instead of overflowing the call stack. verify() runs it once per record on disk,
+ * so it builds one string and no closure per value.
  */
 export function canonicalJson(value: unknown): string {
   const ancestors = new Set<object>();
+  const stack: Frame[] = [];
+  let out = '';
 
-  // String building without per-value closures: verify() runs this once per record on disk.
-  const write = (v: unknown, inArray: boolean): string | undefined => {
-    if (v === null) return 'null';
-    switch (typeof v) {
-      case 'string':
-        return JSON.stringify(v);
-      case 'number':
-        return Number.isFinite(v) ? String(v + 0) : 'null';
-      case 'boolean':
-        return v ? 'true' : 'false';
-      case 'bigint':
-        return JSON.stringify(v.toString());
-      case 'object':
-        break;
-      default:
-        return inArray ? 'null' : undefined;
+  /** Opens `obj` (a frame on the stack) or writes its cycle marker. */
+  const open = (obj: object): void => {
+    if (ancestors.has(obj)) {
+      out += '"[Circular]"';
+      return;
     }
-    const obj = v as Record<string, unknown>;
-    if (typeof obj.toJSON === 'function')
-      return write(
-        safely(() => toJsonValue(obj)),
-        inArray,
-      );
-    if (ancestors.has(obj)) return '"[Circular]"';
     ancestors.add(obj);
-    let out: string;
     if (Array.isArray(obj)) {
-      out = '[';
-      for (let i = 0; i < obj.length; i++) {
-        if (i > 0) out += ',';
-        out += write(readSafely(obj, i), true) ?? 'null';
-      }
-      out += ']';
+      stack.push({ obj, keys: undefined, i: 0, first: true });
+      out += '[';
     } else {
-      out = '{';
-      const keys = Object.keys(obj).sort();
-      for (const key of keys) {
-        const text = write(readSafely(obj, key), false);
-        if (text === undefined) continue;
-        if (out.length > 1) out += ',';
-        out += `${JSON.stringify(key)}:${text}`;
-      }
-      out += '}';
+      stack.push({ obj, keys: Object.keys(obj).sort(), i: 0, first: true });
+      out += '{';
     }
-    ancestors.delete(obj);
-    return out;
   };
 
-  return write(value, false) ?? 'null';
+  const root = jsonView(value);
+  if (isObject(root)) open(root);
+  else out += scalarJson(root, false) ?? 'null';
+
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1] as Frame;
+    const { obj, keys } = frame;
+    if (keys === undefined) {
+      const arr = obj as unknown[];
+      if (frame.i >= arr.length) {
+        out += ']';
+        ancestors.delete(obj);
+        stack.pop();
+        continue;
+      }
+      if (frame.i > 0) out += ',';
+      const child = jsonView(readSafely(obj, frame.i));
+      frame.i += 1;
+      if (isObject(child)) open(child);
+      else out += scalarJson(child, true) ?? 'null';
+      continue;
+    }
+    if (frame.i >= keys.length) {
+      out += '}';
+      ancestors.delete(obj);
+      stack.pop();
+      continue;
+    }
+    const key = keys[frame.i] as string;
+    frame.i += 1;
+    const child = jsonView(readSafely(obj, key));
+    const text = isObject(child) ? undefined : scalarJson(child, false);
+    if (!isObject(child) && text === undefined) continue; // undefined, functions: left out
+    if (!frame.first) out += ',';
+    frame.first = false;
+    out += `${JSON.stringify(key)}:`;
+    if (isObject(child)) open(child);
+    else out += text;
+  }
+  return out;
+}
+
+interface Frame {
+  obj: object;
+  /** Sorted keys of an object; undefined for an array. */
+  keys: string[] | undefined;
+  i: number;
+  first: boolean;
+}
+
+function isObject(v: unknown): v is object {
+  return typeof v === 'object' && v !== null;
+}
+
+/** What JSON.stringify would see: toJSON applied (a few times at most: each may return another). */
+function jsonView(v: unknown): unknown {
+  for (let n = 0; n < 8 && isObject(v); n++) {
+    const toJSON = safely(() => (v as { toJSON?: unknown }).toJSON);
+    if (typeof toJSON !== 'function') return v;
+    const obj = v;
+    v = safely(() => toJsonValue(obj));
+  }
+  return v;
+}
+
+/** A non-object value's JSON text; undefined where JSON.stringify leaves the value out. */
+function scalarJson(v: unknown, inArray: boolean): string | undefined {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isFinite(v) ? String(v + 0) : 'null';
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'bigint':
+      return JSON.stringify(v.toString());
+    default:
+      return inArray ? 'null' : undefined;
+  }
 }
 
 export function sha256Hex(text: string): string {

@@ -1,12 +1,20 @@
 import { join } from 'node:path';
-import type { AuditRecord, AuditVerifyResult } from '../contract/audit.js';
-import { GENESIS_HASH, recordHash } from './chain.js';
-import { classifyLine, listMonthFiles } from './files.js';
+import type { AuditKeyCheck, AuditVerifyResult } from '../contract/audit.js';
+import { GENESIS_HASH, headMac, recordHash, recordMac } from './chain.js';
+import { type StoredRecord, classifyLine, isIntent, listMonthFiles } from './files.js';
+import { type HeadRead, readHead } from './head.js';
 import { scanLines } from './lines.js';
 
 export interface ChainHead {
   seq: number;
   hash: string;
+}
+
+export interface VerifyOptions {
+  /** The chain's key (chain.ts); without it the MACs cannot be checked, and the result says so. */
+  key?: string;
+  /** The newest record a running log wrote (it may be newer than what a reader finds on disk). */
+  expected?: ChainHead;
 }
 
 interface Failure {
@@ -17,18 +25,36 @@ interface Failure {
 
 /**
  * Re-reads every month file from disk (never the memory cache: the point is to see what someone
- * may have changed there) in month order and checks each record's hash, the prevHash chain and seq
- * continuity across files. Lines that are not whole records are counted, not failed: a crash tears
- * a line, and if a real record was damaged the chain breaks at the next one anyway.
+ * may have changed there) in month order and checks each record's hash, the prevHash chain, seq
+ * continuity across files, each record's keyed MAC when the key is given, and the end of the
+ * chain against the head file (head.ts), so records cut off the end, or the newest replaced by
+ * junk, are caught by a reader that never saw the log run.
  *
- * `expected` is the newest record a running log wrote: without it, records cut off the end of the
- * last file would be indistinguishable from records never written.
+ * Lines that are not whole records are counted, not failed: a crash tears a line, and if a real
+ * record was damaged the chain breaks at the next one, or the head catches it at the end. A torn
+ * newest line with the chain reaching the head is what a crash mid-write leaves: reported as
+ * `tornTail`, not as tampering.
  */
-export async function verifyAudit(dir: string, expected?: ChainHead): Promise<AuditVerifyResult> {
+export async function verifyAudit(
+  dir: string,
+  options: VerifyOptions = {},
+): Promise<AuditVerifyResult> {
+  const { key, expected } = options;
   const names = await listMonthFiles(dir);
+  let headRead: HeadRead;
+  try {
+    headRead = await readHead(dir);
+  } catch {
+    headRead = { exists: true, slot: 1 };
+  }
+  const head = headRead.head;
   let records = 0;
   let tornLines = 0;
+  let lastLineTorn = false;
+  /** Some record carries a MAC: from there on every record must. */
+  let sawMac = false;
   let prev: ChainHead = { seq: 0, hash: GENESIS_HASH };
+  let hashAtHead: string | undefined;
   let failure: Failure | undefined;
   let lastPath = dir;
 
@@ -41,16 +67,24 @@ export async function verifyAudit(dir: string, expected?: ChainHead): Promise<Au
       if (record === 'blank') return;
       if (record === 'torn') {
         tornLines += 1;
+        lastLineTorn = true;
         return;
       }
-      records += 1;
+      lastLineTorn = false;
+      if (!isIntent(record)) records += 1;
       if (failure) return; // keep counting so the result describes the whole log
-      const reason = checkRecord(record, prev);
+      const reason = checkRecord(record, prev, key, sawMac);
+      if (record.mac !== undefined) sawMac = true;
       if (reason) failure = { firstBadSeq: record.seq, file: path, reason };
-      else prev = { seq: record.seq, hash: record.hash };
+      else {
+        prev = { seq: record.seq, hash: record.hash };
+        if (head && record.seq === head.seq) hashAtHead = record.hash;
+      }
     });
   }
 
+  const keyed = sawMac || head?.mac !== undefined;
+  if (!failure) failure = checkEnd(prev, head, headRead.exists, keyed, key, hashAtHead, lastPath);
   if (!failure && expected && (prev.seq !== expected.seq || prev.hash !== expected.hash)) {
     failure =
       prev.seq < expected.seq
@@ -66,18 +100,83 @@ export async function verifyAudit(dir: string, expected?: ChainHead): Promise<Au
           };
   }
 
-  const files = names.length;
-  return failure
-    ? { ok: false, records, files, tornLines, ...failure }
-    : { ok: true, records, files, tornLines };
+  const keyCheck: AuditKeyCheck = !keyed ? 'none' : key !== undefined ? 'checked' : 'no-key';
+  const common = {
+    records,
+    files: names.length,
+    tornLines,
+    tornTail: lastLineTorn && !failure,
+    keyCheck,
+  };
+  return failure ? { ok: false, ...common, ...failure } : { ok: true, ...common };
 }
 
-function checkRecord(record: AuditRecord, prev: ChainHead): string | undefined {
+/** The end of the chain against the head file. */
+function checkEnd(
+  last: ChainHead,
+  head: HeadRead['head'],
+  headExists: boolean,
+  keyed: boolean,
+  key: string | undefined,
+  hashAtHead: string | undefined,
+  file: string,
+): Failure | undefined {
+  if (!head) {
+    // Logs from before the head file have none; a keyed log always has one once it has records.
+    if (keyed && last.seq > 0) {
+      return {
+        firstBadSeq: last.seq,
+        file,
+        reason: headExists
+          ? 'the head file is damaged: the end of the log cannot be checked'
+          : 'the head file is missing: the end of the log cannot be checked',
+      };
+    }
+    return undefined;
+  }
+  if (key !== undefined && keyed && head.mac !== headMac(key, head.seq, head.hash)) {
+    return {
+      firstBadSeq: head.seq,
+      file,
+      reason: "the head's keyed MAC does not match (head rewritten by someone without the key)",
+    };
+  }
+  if (last.seq < head.seq) {
+    return {
+      firstBadSeq: last.seq + 1,
+      file,
+      reason: `records missing at the end (log cut: the last whole record on disk is seq ${last.seq}, the head says ${head.seq})`,
+    };
+  }
+  // A head behind the log is what a crash between the log's write and the head's leaves.
+  if (hashAtHead !== head.hash) {
+    return {
+      firstBadSeq: head.seq,
+      file,
+      reason: 'the chain does not match the head (records replaced)',
+    };
+  }
+  return undefined;
+}
+
+function checkRecord(
+  record: StoredRecord,
+  prev: ChainHead,
+  key: string | undefined,
+  keyed: boolean,
+): string | undefined {
   // Hash first: an edited record (seq included) is reported as edited, not as a gap.
   if (recordHash(record) !== record.hash) return 'hash mismatch (record edited)';
   if (record.prevHash !== prev.hash) return 'chain broken (record removed or reordered)';
   if (record.seq !== prev.seq + 1) {
     return `seq out of order (expected ${prev.seq + 1}, found ${record.seq})`;
+  }
+  if (record.mac === undefined) {
+    // Records before the log had a key carry none; once one did, every later one must.
+    return keyed ? 'keyed MAC missing (record re-chained by someone without the key)' : undefined;
+  }
+  if (key !== undefined && record.mac !== recordMac(key, record.hash)) {
+    return 'keyed MAC does not match (record re-chained by someone without the key, or written under another key)';
   }
   return undefined;
 }

@@ -4,6 +4,7 @@
  * late (a reloaded window, a second browser tab) gets the same history from a snapshot.
  */
 import type { AgentEvents } from '../agent.js';
+import { redactParams } from '../audit/redact.js';
 import type { Clock } from '../clock.js';
 import type { ChatItem, ToolItem } from '../contract/chat.js';
 import { Emitter } from '../events.js';
@@ -59,7 +60,9 @@ export class Timeline {
         connection: e.connection.id,
         service: e.service,
         callId: e.callId,
-        params: e.params,
+        // The card shows what the audit keeps (depth, size and strings bounded, secrets masked):
+        // the raw params are the server's, and a snapshot serialises every item of the timeline.
+        params: redactParams(e.params),
         state: 'running',
       });
     });

@@ -14,8 +14,12 @@ export const DECISIONS = [
 ] as const;
 export type Decision = (typeof DECISIONS)[number];
 
-export const OUTCOMES = ['ok', 'error', 'refused'] as const;
-/** ok: the service ran and succeeded; error: it ran and failed; refused: it never ran. */
+export const OUTCOMES = ['ok', 'error', 'refused', 'interrupted'] as const;
+/**
+ * ok: the service ran and succeeded; error: it ran and failed; refused: it never ran;
+ * interrupted: its intent was recorded and it was let run, but the agent stopped (a crash, a kill,
+ * a power loss) before its outcome was recorded, so whether it finished is unknown.
+ */
 export type Outcome = (typeof OUTCOMES)[number];
 
 /**
@@ -48,15 +52,28 @@ export interface AuditRecord {
   error?: string;
   /** The message the server was given when the outcome is not ok. */
   message?: string;
+  /** Time spent waiting for the user to answer the permission prompt (absent in older records). */
+  waitMs?: number;
+  /** Time the service itself ran (absent in older records and for calls that never ran). */
+  runMs?: number;
+  /** From the call's arrival to its reply: waiting, running and recording together. */
   durationMs: number;
+  /**
+   * For a call recorded ahead (write-ahead): the seq of its intent record, which reached the disk
+   * before the service ran. Intent records themselves are never shown: this record is the call's
+   * one row, carrying everything the intent said plus the outcome.
+   */
+  intentSeq?: number;
   prevHash: string;
   hash: string;
+  /** HMAC of `hash` under the log's key (absent in records written before the log had a key). */
+  mac?: string;
 }
 
 /** What the gate hands to the audit log; seq, ts-defaults and the hash chain are the log's job. */
 export type AuditEntry = Omit<
   AuditRecord,
-  'seq' | 'prevHash' | 'hash' | 'paramsSha256' | 'params'
+  'seq' | 'prevHash' | 'hash' | 'mac' | 'paramsSha256' | 'params'
 > & {
   params: unknown;
 };
@@ -86,17 +103,28 @@ export interface AuditPage {
 export const AUDIT_EXPORT_FORMATS = ['json', 'csv'] as const;
 export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number];
 
+/**
+ * Whether the keyed part of the chain was checked: `checked` (every keyed record's MAC and the
+ * head's), `no-key` (the log is keyed but the key was not available here, e.g. the terminal reading
+ * a folder whose key the desktop app keeps in the OS keychain: everything else was checked),
+ * `none` (the log has no keyed records: written before the log had a key).
+ */
+export type AuditKeyCheck = 'checked' | 'no-key' | 'none';
+
+interface AuditVerifyCommon {
+  /** Calls recorded (one per call: intent records are not counted). */
+  records: number;
+  files: number;
+  /** Lines that are not whole records, skipped. */
+  tornLines: number;
+  /** The newest line is a record cut short by a crash mid-write: expected after a crash, not tampering. */
+  tornTail: boolean;
+  keyCheck: AuditKeyCheck;
+}
+
 export type AuditVerifyResult =
-  | { ok: true; records: number; files: number; tornLines: number }
-  | {
-      ok: false;
-      records: number;
-      files: number;
-      tornLines: number;
-      firstBadSeq: number;
-      file: string;
-      reason: string;
-    };
+  | ({ ok: true } & AuditVerifyCommon)
+  | ({ ok: false; firstBadSeq: number; file: string; reason: string } & AuditVerifyCommon);
 
 /**
  * What the free-text filter searches, lower-cased: NUL between fields so a search never matches

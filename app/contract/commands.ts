@@ -65,7 +65,8 @@ export const PromptAnswerSchema = oneOf(PROMPT_ANSWERS);
 const Decision = oneOf(DECISIONS);
 export const AuditQuerySchema = Type.Object(
   {
-    service: Type.Optional(Type.String({ maxLength: 64 })),
+    // A stored name is at most MAX_NAME chars plus its cut marker and sha256 (app/audit/bounds.ts).
+    service: Type.Optional(Type.String({ maxLength: 256 })),
     decision: Type.Optional(Decision),
     outcome: Type.Optional(oneOf(OUTCOMES)),
     connection: Type.Optional(Type.String({ maxLength: 100 })),

@@ -18,6 +18,8 @@ export const ERROR_CODES = [
   'disk_full',
   'cancelled',
   'duplicate',
+  /** The audit log could not record the call before it would run, so it was not run. */
+  'audit_unavailable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

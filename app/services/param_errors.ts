@@ -18,22 +18,40 @@ function pointerSegments(pointer: string): string[] {
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-/** 'opts.mode', 'items[2].name': walks the data so array indices read as indices. */
+/**
+ * Paths and names in a sentence are cut to this many code units: they come from the server's
+ * data (a key may be megabytes, a path thousands of levels deep), the sentence goes back to it.
+ */
+const MAX_SHOWN = 120;
+
+/** `s`, or its start and end around an ellipsis that says how much was left out. */
+function clip(s: string, max = MAX_SHOWN): string {
+  if (s.length <= max) return s;
+  const head = Math.floor(max / 2);
+  const tail = max - head;
+  return `${s.slice(0, head)}…(${s.length - max} chars)…${s.slice(s.length - tail)}`;
+}
+
+/**
+ * 'opts.mode', 'items[2].name': walks the data so array indices read as indices. A loop over the
+ * pointer's segments (however deep the data), each segment and the whole path cut for the sentence.
+ */
 function paramPath(instancePath: string, data: unknown, child?: string): string {
   const segments = pointerSegments(instancePath);
   if (child !== undefined) segments.push(child);
-  let out = '';
+  const parts: string[] = [];
   let current: unknown = data;
-  for (const segment of segments) {
+  for (const raw of segments) {
+    const segment = clip(raw, 40);
     if (Array.isArray(current)) {
-      out += `[${segment}]`;
-      current = current[Number(segment)];
+      parts.push(`[${segment}]`);
+      current = current[Number(raw)];
     } else {
-      out += out === '' ? segment : `.${segment}`;
-      current = isRecord(current) ? current[segment] : undefined;
+      parts.push(parts.length === 0 ? segment : `.${segment}`);
+      current = isRecord(current) ? current[raw] : undefined;
     }
   }
-  return out;
+  return clip(parts.join(''));
 }
 
 function subject(path: string): string {
@@ -55,8 +73,9 @@ function typeList(types: unknown): string {
   return list.map((t) => TYPE_NAMES[t] ?? t).join(' or ');
 }
 
+/** A schema's value in a sentence (schemas of imported tools are not ours either: cut too). */
 function show(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  return clip(typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)));
 }
 
 function plural(n: unknown, one: string, many = `${one}s`): string {
@@ -92,7 +111,7 @@ export function describeParamError(
     case 'unevaluatedProperties':
       return `unexpected parameter '${paramPath(error.instancePath, data, String(p.unevaluatedProperty))}'`;
     case 'propertyNames':
-      return `${subj} has a property name that is not allowed: '${String(p.propertyName)}'`;
+      return `${subj} has a property name that is not allowed: '${clip(String(p.propertyName))}'`;
     case 'type':
       return `${subj} must be ${typeList(p.type)}`;
     case 'enum':

@@ -70,3 +70,31 @@ export function systemPathInputs(): PathInputs {
 
 export const systemDataDir = (): string => defaultDataDir(systemPathInputs());
 export const systemFilesRoot = (): string => defaultFilesRoot(systemPathInputs());
+
+/**
+ * Makes an existing data folder private to its user (0700): it holds the audit log, settings and
+ * possibly a secrets file, and a folder made earlier by hand (or by an older version) may be
+ * readable by everyone. Returns a sentence for the user when it changed the mode or could not;
+ * nothing on Windows, where ACLs, not mode bits, protect the profile folder.
+ */
+export async function makeDataDirPrivate(
+  dir: string,
+  platform: NodeJS.Platform = process.platform,
+): Promise<string | undefined> {
+  if (platform === 'win32') return undefined;
+  const { chmod, stat } = await import('node:fs/promises');
+  let mode: number;
+  try {
+    mode = (await stat(dir)).mode & 0o777;
+  } catch {
+    return undefined; // not there: whoever creates it creates it 0700
+  }
+  if ((mode & 0o077) === 0) return undefined;
+  const was = mode.toString(8).padStart(4, '0');
+  try {
+    await chmod(dir, 0o700);
+    return `the data folder ${dir} was open to other users (mode ${was}); it is now 0700`;
+  } catch (err) {
+    return `the data folder ${dir} is open to other users (mode ${was}) and could not be made private (${(err as Error).message}); change it with: chmod 700 "${dir}"`;
+  }
+}

@@ -1,26 +1,58 @@
 /** `advent-agent audit`: read the audit log of a data dir. */
 import path from 'node:path';
 import { AuditLog } from '../../app/audit/log.js';
+import { AUDIT_KEY_SECRET } from '../../app/audit/chain.js';
+import { FileSecretStore } from '../../app/settings/secrets.js';
+import type { AuditVerifyResult } from '../../app/contract/audit.js';
 import type { AuditArgs } from './args.js';
 import type { CliIo } from './io.js';
 import { formatAuditLine } from './printer.js';
 
+/**
+ * The audit chain's key, when this folder's secrets are the terminal's file. The desktop app keeps
+ * its secrets in the OS keychain, out of the terminal's reach: then there is none, and verify says
+ * the keyed check was not possible.
+ */
+async function folderKey(dataDir: string): Promise<string | undefined> {
+  try {
+    const secrets = await FileSecretStore.open(path.join(dataDir, 'secrets.json'));
+    return await secrets.get(AUDIT_KEY_SECRET);
+  } catch {
+    return undefined;
+  }
+}
+
+export function verifyReport(v: AuditVerifyResult): string {
+  const lines: string[] = [];
+  if (v.ok) {
+    lines.push(
+      `✓ audit log intact: ${v.records} record(s) in ${v.files} file(s)${v.tornLines ? `, ${v.tornLines} torn line(s) skipped` : ''}${v.keyCheck === 'checked' ? ', keyed chain checked' : ''}`,
+    );
+  } else {
+    lines.push(`✗ audit log damaged at record #${v.firstBadSeq} in ${v.file}: ${v.reason}`);
+  }
+  if (v.tornTail) {
+    lines.push(
+      '  the newest line was cut short by a crash while it was being written (not tampering)',
+    );
+  }
+  if (v.keyCheck === 'no-key') {
+    lines.push(
+      "! the keyed check was not possible: this folder's audit key is not available here (the desktop app keeps it in the system keychain); everything else was checked",
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 export async function auditCommand(args: AuditArgs, io: CliIo): Promise<number> {
-  const dir = path.join(path.resolve(args.dataDir ?? io.dataDir()), 'audit');
-  const log = await AuditLog.open({ dir });
+  const dataDir = path.resolve(args.dataDir ?? io.dataDir());
+  const dir = path.join(dataDir, 'audit');
+  const log = await AuditLog.open({ dir, key: args.verify ? await folderKey(dataDir) : undefined });
   try {
     if (args.verify) {
       const v = await log.verify();
-      if (v.ok) {
-        io.stdout.write(
-          `✓ audit log intact: ${v.records} record(s) in ${v.files} file(s)${v.tornLines ? `, ${v.tornLines} torn line(s) skipped` : ''}\n`,
-        );
-        return 0;
-      }
-      io.stdout.write(
-        `✗ audit log damaged at record #${v.firstBadSeq} in ${v.file}: ${v.reason}\n`,
-      );
-      return 1;
+      io.stdout.write(verifyReport(v));
+      return v.ok ? 0 : 1;
     }
     const records = await log.selectAsync({ service: args.service, order: 'asc' });
     for (const r of records)

@@ -40,8 +40,9 @@ export function decisionTone(d: Decision): Tone {
   }
 }
 
+/** An interrupted call may have half-done its work: it reads as a failure until someone looks. */
 export function outcomeTone(o: Outcome): Tone {
-  return o === 'ok' ? 'good' : o === 'error' ? 'bad' : 'warn';
+  return o === 'ok' ? 'good' : o === 'error' || o === 'interrupted' ? 'bad' : 'warn';
 }
 
 export function riskTone(r: Risk): Tone {

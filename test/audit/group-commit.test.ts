@@ -129,7 +129,14 @@ describe('AuditLog group commit', () => {
     expectChained([first, ...results], 1);
     const onDisk = (await readFile(join(dir, '2026-11.jsonl'), 'utf8')).split('\n');
     expect(onDisk).toEqual([first, ...results].map((r) => JSON.stringify(r)).concat(''));
-    expect(await log.verify()).toEqual({ ok: true, records: 101, files: 1, tornLines: 0 });
+    expect(await log.verify()).toEqual({
+      ok: true,
+      records: 101,
+      files: 1,
+      tornLines: 0,
+      tornTail: false,
+      keyCheck: 'none',
+    });
   });
 
   it('batches appends that arrive during an fsync into the next single write + fsync', async () => {
@@ -165,7 +172,14 @@ describe('AuditLog group commit', () => {
     expect(disk.syncs()).toBe(2);
     expect(resolved).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
     expectChained(records, 1);
-    expect(await log.verify()).toEqual({ ok: true, records: 21, files: 1, tornLines: 0 });
+    expect(await log.verify()).toEqual({
+      ok: true,
+      records: 21,
+      files: 1,
+      tornLines: 0,
+      tornTail: false,
+      keyCheck: 'none',
+    });
   });
 
   it('rejects every append of a failed batch, rolls the file back and chains the next append on', async () => {
@@ -208,7 +222,14 @@ describe('AuditLog group commit', () => {
       'b',
       'c',
     ]);
-    expect(await log.verify()).toEqual({ ok: true, records: 3, files: 1, tornLines: 0 });
+    expect(await log.verify()).toEqual({
+      ok: true,
+      records: 3,
+      files: 1,
+      tornLines: 0,
+      tornTail: false,
+      keyCheck: 'none',
+    });
   });
 
   it('rejects a bad entry in a batch alone and keeps the others chained', async () => {
@@ -228,7 +249,14 @@ describe('AuditLog group commit', () => {
     ]);
     const records = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     expectChained(records, 1);
-    expect(await log.verify()).toEqual({ ok: true, records: 2, files: 1, tornLines: 0 });
+    expect(await log.verify()).toEqual({
+      ok: true,
+      records: 2,
+      files: 1,
+      tornLines: 0,
+      tornTail: false,
+      keyCheck: 'none',
+    });
   });
 
   it('splits a batch at a month change, each part into its own file', async () => {
@@ -249,7 +277,14 @@ describe('AuditLog group commit', () => {
       JSON.stringify(records[2]),
       '',
     ]);
-    expect(await log.verify()).toEqual({ ok: true, records: 3, files: 2, tornLines: 0 });
+    expect(await log.verify()).toEqual({
+      ok: true,
+      records: 3,
+      files: 2,
+      tornLines: 0,
+      tornTail: false,
+      keyCheck: 'none',
+    });
   });
 
   it('close waits for the batch in flight and refuses what comes after', async () => {

@@ -337,7 +337,7 @@ describe('AuditLog query over the compact index', () => {
     // What the old index would have loaded: every record of every file, in order.
     const records: AuditRecord[] = [];
     for (const name of await listMonthFiles(dir))
-      records.push(...(await readMonthFile(dir, name)).records);
+      records.push(...((await readMonthFile(dir, name)).records as AuditRecord[]));
     expect(records).toHaveLength(2700);
 
     const fixed: AuditQuery[] = [

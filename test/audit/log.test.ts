@@ -14,6 +14,11 @@ async function lines(path: string): Promise<string[]> {
   return (await readFile(path, 'utf8')).split('\n');
 }
 
+/** The month files in `dir` (the head file beside them is written a moment later: head.ts). */
+async function monthFiles(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((n) => n.endsWith('.jsonl')).sort();
+}
+
 describe('AuditLog append', () => {
   it('starts the chain at seq 1 from the genesis hash and hashes the record without its hash', async () => {
     const dir = await tempDir();
@@ -35,11 +40,18 @@ describe('AuditLog append', () => {
     clock.set('2026-12-01T00:00:00.100Z');
     const dec = await log.append(entry({ callId: 'dec' }));
 
-    expect(await readdir(dir)).toEqual(['2026-11.jsonl', '2026-12.jsonl']);
+    expect(await monthFiles(dir)).toEqual(['2026-11.jsonl', '2026-12.jsonl']);
     expect(dec.seq).toBe(nov.seq + 1);
     expect(dec.prevHash).toBe(nov.hash);
     expect(await lines(join(dir, '2026-12.jsonl'))).toEqual([JSON.stringify(dec), '']);
-    expect(await log.verify()).toEqual({ ok: true, records: 2, files: 2, tornLines: 0 });
+    expect(await log.verify()).toEqual({
+      ok: true,
+      records: 2,
+      files: 2,
+      tornLines: 0,
+      tornTail: false,
+      keyCheck: 'none',
+    });
   });
 
   it('never moves back to an older month file when the clock is set back', async () => {
@@ -49,7 +61,7 @@ describe('AuditLog append', () => {
     await log.append(entry());
     clock.set('2026-11-30T23:59:00Z');
     await log.append(entry());
-    expect(await readdir(dir)).toEqual(['2026-12.jsonl']);
+    expect(await monthFiles(dir)).toEqual(['2026-12.jsonl']);
     expect((await log.verify()).ok).toBe(true);
   });
 
@@ -96,7 +108,14 @@ describe('AuditLog append', () => {
     expect(text[3]).toBe(JSON.stringify(c));
     const third = await openLog({ dir, clock });
     expect(third.stats()).toEqual({ records: 3, files: 1, tornLines: 1 });
-    expect(await third.verify()).toEqual({ ok: true, records: 3, files: 1, tornLines: 1 });
+    expect(await third.verify()).toEqual({
+      ok: true,
+      records: 3,
+      files: 1,
+      tornLines: 1,
+      tornTail: false,
+      keyCheck: 'none',
+    });
   });
 
   it('keeps a record whose newline was lost in the crash and chains after it', async () => {
@@ -111,7 +130,14 @@ describe('AuditLog append', () => {
     const second = await openLog({ dir, clock });
     expect(second.stats()).toMatchObject({ records: 1, tornLines: 0 });
     await second.append(entry());
-    expect(await second.verify()).toEqual({ ok: true, records: 2, files: 1, tornLines: 0 });
+    expect(await second.verify()).toEqual({
+      ok: true,
+      records: 2,
+      files: 1,
+      tornLines: 0,
+      tornTail: false,
+      keyCheck: 'none',
+    });
   });
 
   it('never rewrites what is already in the file', async () => {
@@ -245,7 +271,14 @@ describe('AuditLog write failures', () => {
     await rmdir(blocked);
     const next = await log.append(entry({ callId: 'next' }));
     expect(next).toMatchObject({ seq: 2, prevHash: nov.hash });
-    expect(await log.verify()).toEqual({ ok: true, records: 2, files: 2, tornLines: 0 });
+    expect(await log.verify()).toEqual({
+      ok: true,
+      records: 2,
+      files: 2,
+      tornLines: 0,
+      tornTail: false,
+      keyCheck: 'none',
+    });
   });
 
   it('rolls back a half-written record when the disk fills, then chains on', async () => {
@@ -274,7 +307,14 @@ describe('AuditLog write failures', () => {
 
     const b = await log.append(entry());
     expect(b).toMatchObject({ seq: 2, prevHash: a.hash });
-    expect(await log.verify()).toEqual({ ok: true, records: 2, files: 1, tornLines: 0 });
+    expect(await log.verify()).toEqual({
+      ok: true,
+      records: 2,
+      files: 1,
+      tornLines: 0,
+      tornTail: false,
+      keyCheck: 'none',
+    });
   });
 
   it('isolates a fragment it could not roll back on its own line', async () => {
@@ -301,7 +341,14 @@ describe('AuditLog write failures', () => {
     const text = await lines(join(dir, '2026-11.jsonl'));
     expect(text).toHaveLength(4); // a, fragment, b, ''
     expect(text[2]).toBe(JSON.stringify(b));
-    expect(await log.verify()).toEqual({ ok: true, records: 2, files: 1, tornLines: 1 });
+    expect(await log.verify()).toEqual({
+      ok: true,
+      records: 2,
+      files: 1,
+      tornLines: 1,
+      tornTail: false,
+      keyCheck: 'none',
+    });
   });
 
   it('refuses to open under a path that is a file, saying why', async () => {

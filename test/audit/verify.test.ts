@@ -33,17 +33,33 @@ const patch = (line: string, change: Partial<AuditRecord>): string =>
 describe('verifyAudit', () => {
   it('accepts an untouched log across month files', async () => {
     const { dir } = await twoMonths();
-    expect(await verifyAudit(dir)).toEqual({ ok: true, records: 5, files: 2, tornLines: 0 });
+    expect(await verifyAudit(dir)).toEqual({
+      ok: true,
+      records: 5,
+      files: 2,
+      tornLines: 0,
+      tornTail: false,
+      keyCheck: 'none',
+    });
   });
 
   it('accepts an empty or missing directory', async () => {
     const dir = await tempDir();
-    expect(await verifyAudit(dir)).toEqual({ ok: true, records: 0, files: 0, tornLines: 0 });
+    expect(await verifyAudit(dir)).toEqual({
+      ok: true,
+      records: 0,
+      files: 0,
+      tornLines: 0,
+      tornTail: false,
+      keyCheck: 'none',
+    });
     expect(await verifyAudit(join(dir, 'none'))).toEqual({
       ok: true,
       records: 0,
       files: 0,
       tornLines: 0,
+      tornTail: false,
+      keyCheck: 'none',
     });
   });
 
@@ -59,6 +75,8 @@ describe('verifyAudit', () => {
       records: 5,
       files: 2,
       tornLines: 0,
+      tornTail: false,
+      keyCheck: 'none',
       firstBadSeq: 4,
       file: dec,
       reason: 'hash mismatch (record edited)',
@@ -118,10 +136,17 @@ describe('verifyAudit', () => {
     expect(await verifyAudit(dir)).toMatchObject({ ok: false, tornLines: 1, firstBadSeq: 3 });
   });
 
-  it('does not fail on a torn final line, but counts it', async () => {
+  it('does not fail on a torn final line, but counts it and says it is torn', async () => {
     const { dir, dec } = await twoMonths();
     await appendFile(dec, '{"seq":6,"ts":"2026-12');
-    expect(await verifyAudit(dir)).toEqual({ ok: true, records: 5, files: 2, tornLines: 1 });
+    expect(await verifyAudit(dir)).toEqual({
+      ok: true,
+      records: 5,
+      files: 2,
+      tornLines: 1,
+      tornTail: true,
+      keyCheck: 'none',
+    });
   });
 
   it('reads the disk, not the memory cache, and notices records cut off the end', async () => {

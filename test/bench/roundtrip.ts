@@ -24,6 +24,7 @@ import {
   whenReady,
 } from './rig.js';
 import { type Latency, type Memory, latency, memory, nowMs } from './stats.js';
+import { bareMcpRoundTrip, benchWriteService, fsyncAlone } from './gate.js';
 
 export { type Medium, media } from './rig.js';
 
@@ -280,6 +281,8 @@ async function componentsOn(medium: Medium, n: number): Promise<Component[]> {
       dataDir: path.join(dir, 'data'),
       defaultFilesRoot: path.join(dir, 'files'),
       secrets: new MemorySecretStore(),
+      services: [benchWriteService],
+      overrides: { policies: { [benchWriteService.name]: 'allow' } },
     });
     const dispatch = (i: number) =>
       agent.dispatch({
@@ -298,7 +301,29 @@ async function componentsOn(medium: Medium, n: number): Promise<Component[]> {
         if (!r.ok) throw new Error(`dispatch failed: ${r.message}`);
       }),
     });
+    const write = (i: number) =>
+      agent.dispatch({
+        connection: { id: 'bench', name: 'Bench' },
+        dialect: 'advent',
+        callId: `w-${i}`,
+        service: benchWriteService.name,
+        params: { n: i },
+      });
+    for (let i = 0; i < 200; i++) await write(i);
+    out.push({
+      label: 'gate (write-ahead): agent.dispatch of a no-op write service (intent + outcome)',
+      medium: medium.name,
+      latency: await timeAsync(n, async (i) => {
+        const r = await write(i);
+        if (!r.ok) throw new Error(`dispatch failed: ${r.message}`);
+      }),
+    });
     await agent.close();
+    out.push({
+      label: 'fsync: one 200 B line written + fdatasync',
+      medium: medium.name,
+      latency: await fsyncAlone(medium, n),
+    });
     // The audit append alone (build, hash, one line written + fsync'd), in a log of its own.
     const log = await AuditLog.open({ dir: path.join(dir, 'audit-only') });
     out.push({
@@ -363,7 +388,13 @@ export async function runRoundTripBench(
   }
 
   log('  components');
-  const components: Component[] = [await serviceAlone(opts.components)];
+  const components: Component[] = [
+    await serviceAlone(opts.components),
+    {
+      label: 'bare MCP SDK: Client.callTool → McpServer tool (in-memory transport), no gate',
+      latency: await bareMcpRoundTrip(opts.components),
+    },
+  ];
   for (const medium of available) components.push(...(await componentsOn(medium, opts.components)));
   return { rows, components, memory: mem };
 }

@@ -40,4 +40,23 @@ describe('the conversation timeline', () => {
       state: 'done',
     });
   });
+
+  it("keeps a bounded copy of a call's params, so 100 000 levels cannot break a snapshot", () => {
+    const { events, timeline, item } = setup();
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    events.emit('callStarted', {
+      key: 'k1',
+      connection: { id: 'srv', name: 'srv' },
+      dialect: 'advent',
+      callId: 'c1',
+      service: 'create_file',
+      params: { deep, content: 'x'.repeat(1 << 20), token: 'secret-value' },
+      at: 1000,
+    });
+    const snapshot = JSON.stringify(timeline.list());
+    expect(snapshot.length).toBeLessThan(4096);
+    expect(snapshot).not.toContain('secret-value');
+    expect(item('t:k1')).toMatchObject({ kind: 'tool', service: 'create_file' });
+  });
 });

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -55,4 +55,50 @@ describe('data folder lock', () => {
     await lock.release();
     expect(existsSync(path.join(dir, 'agent.lock'))).toBe(true);
   });
+
+  it('lets exactly one of many simultaneous takeovers of a stale lock win', async () => {
+    // Each round: a stale lock, then 16 agents (distinct pids, all alive) start at once.
+    const pids = [process.pid, process.ppid, 1];
+    for (let round = 0; round < 15; round++) {
+      await writeFile(path.join(dir, 'agent.lock'), `${deadPid()} stale\n`);
+      // Staggered by up to 2 ms so the contenders' steps interleave in every order.
+      const tries = Array.from({ length: 16 }, async (_, k) => {
+        await new Promise((r) => setTimeout(r, Math.random() * 2));
+        return lockDataDir(dir, pids[k % pids.length]).then(
+          (lock) => ({ lock }),
+          (err: Error) => ({ err }),
+        );
+      });
+      const outcomes = await Promise.all(tries);
+      const winners = outcomes.filter((o) => 'lock' in o);
+      expect(winners).toHaveLength(1);
+      for (const o of outcomes)
+        if ('err' in o) expect(o.err.message).toMatch(/already using|keeps changing/);
+      await (winners[0] as { lock: { release(): Promise<void> } }).lock.release();
+      // Nothing of the takeover is left behind but the folder itself.
+      expect((await readdir(dir)).filter((n) => n.startsWith('agent.lock'))).toEqual([]);
+    }
+  });
+});
+
+describe('data folder mode', () => {
+  it.runIf(process.platform !== 'win32')(
+    'tightens an existing data folder readable by others to 0700 and says so',
+    async () => {
+      const data = path.join(dir, 'data');
+      await mkdir(data);
+      await chmod(data, 0o755);
+      const agent = await Agent.open({
+        dataDir: data,
+        defaultFilesRoot: path.join(dir, 'files'),
+        secrets: new MemorySecretStore(),
+      });
+      try {
+        expect((await stat(data)).mode & 0o777).toBe(0o700);
+        expect(agent.startupNotices.join('\n')).toMatch(/0755.*0700/);
+      } finally {
+        await agent.close();
+      }
+    },
+  );
 });

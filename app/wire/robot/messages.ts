@@ -163,6 +163,7 @@ export const ROBOT_ERROR_CODES: Record<ErrorCode, number> = {
   service_error: -32004,
   service_timeout: -32004,
   cancelled: -32004,
+  audit_unavailable: -32004,
   disabled: -32005,
   duplicate: -32006,
   path_outside_roots: -32007,

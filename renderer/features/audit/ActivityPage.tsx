@@ -41,8 +41,17 @@ function VerifyResult({ result }: { result: AuditVerifyResult }) {
           })}
         </strong>
       )}
+      {result.keyCheck === 'checked' && (
+        <span className="muted"> · {t('activity.verifyKeyed')}</span>
+      )}
       {result.tornLines > 0 && (
         <span className="muted"> · {t('activity.verifyTorn', { count: result.tornLines })}</span>
+      )}
+      {result.tornTail && <span className="muted"> · {t('activity.verifyTornTail')}</span>}
+      {result.keyCheck === 'no-key' && (
+        <p className="small" data-testid="audit-verify-nokey">
+          {t('activity.verifyNoKey')}
+        </p>
       )}
     </div>
   );

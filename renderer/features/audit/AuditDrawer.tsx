@@ -102,8 +102,26 @@ export function AuditDrawer({ record, onClose }: { record: AuditRecord; onClose:
             </dd>
           </>
         )}
+        {record.waitMs !== undefined && (
+          <>
+            <dt>{f('waitMs')}</dt>
+            <dd>{t('common.ms', { value: record.waitMs })}</dd>
+          </>
+        )}
+        {record.runMs !== undefined && (
+          <>
+            <dt>{f('runMs')}</dt>
+            <dd>{t('common.ms', { value: record.runMs })}</dd>
+          </>
+        )}
         <dt>{f('durationMs')}</dt>
         <dd>{t('common.ms', { value: record.durationMs })}</dd>
+        {record.intentSeq !== undefined && (
+          <>
+            <dt>{f('intentSeq')}</dt>
+            <dd>#{record.intentSeq}</dd>
+          </>
+        )}
       </dl>
       <h3 className="drawer-sub">{f('params')}</h3>
       <pre className="drawer-pre" data-testid="audit-drawer-params">
@@ -122,6 +140,14 @@ export function AuditDrawer({ record, onClose }: { record: AuditRecord; onClose:
         <dd>
           <code className="hash">{record.hash}</code>
         </dd>
+        {record.mac !== undefined && (
+          <>
+            <dt>{f('mac')}</dt>
+            <dd>
+              <code className="hash">{record.mac}</code>
+            </dd>
+          </>
+        )}
       </dl>
     </section>
   );

@@ -1,4 +1,7 @@
-/** Two small SVG charts over the loaded records: calls per service, and a latency histogram. */
+/**
+ * Two small SVG charts over the loaded records: calls per service, and a histogram of the services'
+ * run time (not the time the user took to decide: stats.ts).
+ */
 import { useDeferredValue, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAudit } from '../../store/audit.js';

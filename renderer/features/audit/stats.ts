@@ -28,10 +28,22 @@ export function latencyLabel(i: number): string {
   return `<${fmt(hi)}`;
 }
 
+/**
+ * How long the service itself ran: `runMs`, apart from the time the user took to decide (which
+ * would skew the chart by seconds). Records from before `runMs` was kept show their `durationMs`;
+ * a call that never ran (refused, or interrupted before its outcome) has no run time.
+ */
+export function runTimeOf(r: AuditRecord): number | undefined {
+  if (r.runMs !== undefined) return Number.isFinite(r.runMs) ? Math.max(0, r.runMs) : 0;
+  if (r.outcome === 'refused' || r.outcome === 'interrupted') return undefined;
+  return Number.isFinite(r.durationMs) ? Math.max(0, r.durationMs) : 0;
+}
+
 export function latencyHistogram(records: Iterable<AuditRecord>): Bar[] {
   const counts = new Array<number>(LATENCY_BOUNDS.length + 1).fill(0);
   for (const r of records) {
-    const ms = Number.isFinite(r.durationMs) ? Math.max(0, r.durationMs) : 0;
+    const ms = runTimeOf(r);
+    if (ms === undefined) continue;
     let i = LATENCY_BOUNDS.findIndex((b) => ms < b);
     if (i < 0) i = LATENCY_BOUNDS.length;
     counts[i] = (counts[i] ?? 0) + 1;

@@ -369,7 +369,14 @@ describe('advent-agent command line', () => {
 
     const verify = start(['audit', '--data-dir', path.join(dir, 'data'), '--verify']);
     expect(await verify.exit).toBe(0);
-    expect(verify.stdout.text).toMatch(/audit log intact: 2 record\(s\)/);
+    expect(verify.stdout.text).toMatch(/audit log intact: 2 record\(s\).*keyed chain checked/);
+
+    // Where the key is out of reach (the desktop app's keychain), everything else is still checked.
+    await rm(path.join(dir, 'data', 'secrets.json'));
+    const keyless = start(['audit', '--data-dir', path.join(dir, 'data'), '--verify']);
+    expect(await keyless.exit).toBe(0);
+    expect(keyless.stdout.text).toMatch(/audit log intact: 2 record\(s\)/);
+    expect(keyless.stdout.text).toMatch(/keyed check was not possible/);
   });
 
   it('the installed bin runs as a real process: --help, then a session ended by EOF with exit 0', async () => {

@@ -1,0 +1,118 @@
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { recordHash } from '../../app/audit/chain.js';
+import { formatHeadSlot, readHead } from '../../app/audit/head.js';
+import { verifyAudit } from '../../app/audit/verify.js';
+import type { AuditRecord } from '../../app/contract/audit.js';
+import { entry, manualClock, useLogs, useTempDirs } from './helpers.js';
+
+const tempDir = useTempDirs();
+const openLog = useLogs();
+const KEY = 'k'.repeat(64);
+
+/** Four records written by a keyed log, which is then closed (as the terminal finds a log). */
+async function written(key: string | undefined = KEY): Promise<{ dir: string; file: string }> {
+  const dir = await tempDir();
+  const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z'), key });
+  for (let i = 1; i <= 4; i++) await log.append(entry({ callId: `c${i}`, params: { n: i } }));
+  await log.close();
+  return { dir, file: join(dir, '2026-11.jsonl') };
+}
+
+async function lines(file: string): Promise<string[]> {
+  return (await readFile(file, 'utf8')).split('\n').filter(Boolean);
+}
+
+describe('verify against the durable head', () => {
+  it('reports an untouched keyed log intact, keyed check done', async () => {
+    const { dir } = await written();
+    expect(await verifyAudit(dir, { key: KEY })).toEqual({
+      ok: true,
+      records: 4,
+      files: 1,
+      tornLines: 0,
+      tornTail: false,
+      keyCheck: 'checked',
+    });
+  });
+
+  it('catches the newest record deleted, even by a reader that never saw the log run', async () => {
+    const { dir, file } = await written();
+    await writeFile(file, `${(await lines(file)).slice(0, 3).join('\n')}\n`);
+    expect(await verifyAudit(dir, { key: KEY })).toMatchObject({
+      ok: false,
+      records: 3,
+      firstBadSeq: 4,
+      reason: expect.stringMatching(/^records missing at the end/),
+    });
+    // Without the key the cut is still seen: seq and hash of the head need no key.
+    expect(await verifyAudit(dir)).toMatchObject({ ok: false, firstBadSeq: 4, keyCheck: 'no-key' });
+  });
+
+  it('catches the newest record replaced by a junk line, and does not call it torn', async () => {
+    const { dir, file } = await written();
+    const kept = (await lines(file)).slice(0, 3);
+    await writeFile(file, `${kept.join('\n')}\n{"seq":4,"junk":true}\n`);
+    const result = await verifyAudit(dir, { key: KEY });
+    expect(result).toMatchObject({ ok: false, firstBadSeq: 4, tornTail: false });
+    expect(!result.ok && result.reason).toMatch(/records missing at the end/);
+  });
+
+  it('reports a final line torn by a crash mid-write as torn, not as tampering', async () => {
+    const { dir, file } = await written();
+    const next = JSON.stringify({ seq: 5, ts: '2026-11-15T10:00:00.000Z', connection: 'home' });
+    await appendFile(file, next.slice(0, 40)); // the write the crash cut short
+    expect(await verifyAudit(dir, { key: KEY })).toEqual({
+      ok: true,
+      records: 4,
+      files: 1,
+      tornLines: 1,
+      tornTail: true,
+      keyCheck: 'checked',
+    });
+  });
+
+  it('catches records re-chained by someone without the key', async () => {
+    const { dir, file } = await written();
+    // Edit record 2 and recompute every hash after it, head included, as a careful forger would.
+    const records = (await lines(file)).map((l) => JSON.parse(l) as AuditRecord);
+    let prev = (records[0] as AuditRecord).hash;
+    const forged = records.map((r, k) => {
+      if (k === 0) return r;
+      const {
+        hash: _h,
+        mac: _m,
+        ...rest
+      } = { ...r, prevHash: prev } as AuditRecord & {
+        mac?: string;
+      };
+      const edited = k === 1 ? { ...rest, service: 'forged' } : rest;
+      const hash = recordHash(edited as AuditRecord);
+      prev = hash;
+      return { ...edited, hash };
+    });
+    await writeFile(file, `${forged.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    const last = forged[forged.length - 1] as AuditRecord;
+    // The head's own checksum needs no key either: the forger recomputes it too.
+    const head = (await readHead(dir)).head as { seq: number; hash: string; mac?: string };
+    await writeFile(join(dir, 'head'), formatHeadSlot({ ...head, hash: last.hash }));
+
+    const keyed = await verifyAudit(dir, { key: KEY });
+    expect(keyed).toMatchObject({ ok: false, firstBadSeq: 2, keyCheck: 'checked' });
+    expect(!keyed.ok && keyed.reason).toMatch(/keyed/);
+    // Without the key the forgery is invisible to the chain, and verify says what it could not do.
+    expect(await verifyAudit(dir)).toMatchObject({ keyCheck: 'no-key' });
+  });
+
+  it('a log reopened after a crash between the log write and the head write still verifies', async () => {
+    const { dir } = await written();
+    const headFile = join(dir, 'head');
+    const before = await readFile(headFile);
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T11:00:00Z'), key: KEY });
+    await log.append(entry({ callId: 'c5' }));
+    await log.close();
+    await writeFile(headFile, before); // the head write never reached the disk
+    expect(await verifyAudit(dir, { key: KEY })).toMatchObject({ ok: true, records: 5 });
+  });
+});
