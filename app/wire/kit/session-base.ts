@@ -6,10 +6,16 @@
  */
 import type { ConnectionRef, RegistrationState } from '../../contract/connection.js';
 import { Emitter } from '../../events.js';
+import { DisposableStore } from '../../lifecycle.js';
 import type { SessionEvents } from '../session.js';
 
 export abstract class SessionBase {
   readonly events = new Emitter<SessionEvents>();
+  /**
+   * What the session holds — its subscriptions to its link and turns, its timers — disposed when
+   * it stops (after the link's last state has been told).
+   */
+  protected readonly store = new DisposableStore();
   /** Nothing is registered until the server has been told (or has asked) on a live link. */
   private registration: RegistrationState = { state: 'registering' };
 

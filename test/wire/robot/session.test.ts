@@ -374,7 +374,7 @@ describe('Robot session: tool calls', () => {
 });
 
 describe('Robot session: chat', () => {
-  it('streams chunks as deltas, ends with the whole final, and shows thoughts, on the text turn', async () => {
+  it('streams chunks as deltas, ends with the whole final (its extra text a last delta), and shows thoughts, on the text turn', async () => {
     h = await start();
     await registered(h);
     const deltas = h.record('replyDelta');
@@ -393,6 +393,8 @@ describe('Robot session: chat', () => {
     expect(deltas).toEqual([
       { taskId, text: 'Hello ' },
       { taskId, text: 'there' },
+      // The final is the reply: what the chunks did not show goes out too.
+      { taskId, text: '!' },
     ]);
     expect(thoughts).toEqual([{ taskId, text: 'The user greets me.' }]);
     // GUESS (no documented text input): the turn goes out as mcp/user/message.
@@ -534,7 +536,11 @@ describe('Robot session: voice', () => {
     expect(next.text).toBe('Next.');
     expect(next.taskId).not.toBe(taskId);
     await until(() => audio.length > 1, 'the next reply’s audio');
-    expect(deltas).toHaveLength(1);
+    // Nothing more of the interrupted reply; the next one (final only) is shown as its text.
+    expect(deltas).toEqual([
+      { taskId, text: 'Once upon' },
+      { taskId: next.taskId, text: 'Next.' },
+    ]);
     expect(audio.slice(1).every((a) => a.taskId === next.taskId)).toBe(true);
   });
 });
@@ -590,7 +596,7 @@ describe('Robot session: robustness', () => {
     await h.sim.waitForRegistration((r) => r.conn === 2);
     answer();
     await until(
-      () => h!.logs.some((l) => /was not sent: the connection was lost/.test(l.message)),
+      () => h!.logs.some((l) => /was not sent: the connection it came on is gone/.test(l.message)),
       'the drop note',
     );
     expect(h.sim.responses).toHaveLength(0);

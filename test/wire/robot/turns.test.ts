@@ -22,10 +22,17 @@ describe('Turns: replies without turn ids', () => {
     turns.audioFrame(Buffer.alloc(4));
     turns.endAudio();
     turns.chunk('Later');
-    expect(seen.map(([n]) => n)).toEqual(['replyDelta', 'replyDone', 'audio', 'replyDelta']);
-    expect((seen[1]![1] as { taskId: string; text: string }).text).toBe('Hi!');
-    expect(seen.slice(0, 3).every(([, p]) => (p as { taskId: string }).taskId === t)).toBe(true);
-    expect((seen[3]![1] as { taskId: string }).taskId).not.toBe(t);
+    expect(seen.map(([n]) => n)).toEqual([
+      'replyDelta',
+      'replyDelta',
+      'replyDone',
+      'audio',
+      'replyDelta',
+    ]);
+    expect((seen[1]![1] as { text: string }).text).toBe('!');
+    expect((seen[2]![1] as { taskId: string; text: string }).text).toBe('Hi!');
+    expect(seen.slice(0, 4).every(([, p]) => (p as { taskId: string }).taskId === t)).toBe(true);
+    expect((seen[4]![1] as { taskId: string }).taskId).not.toBe(t);
   });
 
   it('a reply with thoughts waits for its final even when its audio ends first', () => {

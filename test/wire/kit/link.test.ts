@@ -3,14 +3,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ConnectionState } from '../../../app/contract/connection.js';
 import { seededIds } from '../../../app/ids.js';
+import { type LinkOptions, ReconnectingLink } from '../../../app/wire/kit/link.js';
 import {
   LinkConfigError,
-  WsLink,
-  type WsLinkOptions,
+  WsDialer,
+  type WsMessage,
   type WsTiming,
   redactText,
   redactUrl,
-} from '../../../app/wire/kit/ws-link.js';
+} from '../../../app/wire/kit/ws-dialer.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { nextEvent, until } from '../../helpers/wait.js';
 
@@ -28,6 +29,7 @@ interface TestServer {
 }
 
 const servers: TestServer[] = [];
+type WsLink = ReconnectingLink<WsMessage>;
 const links: WsLink[] = [];
 
 afterEach(async () => {
@@ -89,11 +91,11 @@ interface Watched {
 function makeLink(
   url: string | (() => string | Promise<string>),
   timing: Partial<WsTiming> = {},
-  extra: Partial<WsLinkOptions> = {},
+  extra: Partial<LinkOptions<WsMessage>> = {},
 ): Watched {
   const clock = new FakeClock(1_000_000);
-  const link = new WsLink({
-    url: typeof url === 'string' ? () => url : url,
+  const link = new ReconnectingLink<WsMessage>({
+    dialer: new WsDialer({ url: typeof url === 'string' ? () => url : url }),
     clock,
     ids: seededIds(7),
     timing: { jitter: 0, pingIntervalMs: 0, ...timing },
@@ -110,7 +112,7 @@ const reached = (w: Watched, status: ConnectionState['status']) =>
     ? Promise.resolve(w.link.state)
     : nextEvent(w.link.events, 'state', (s) => s.status === status);
 
-describe('WsLink: connecting', () => {
+describe('ReconnectingLink over WebSocket: connecting', () => {
   it('dials, becomes ready on open, and carries text both ways', async () => {
     const server = await startServer({
       onConnection: (ws) => ws.on('message', (d) => ws.send(`echo ${String(d)}`)),
@@ -122,9 +124,9 @@ describe('WsLink: connecting', () => {
     await reached(w, 'ready');
     expect(w.states.map((s) => s.status)).toEqual(['connecting', 'ready']);
     expect(w.states[0]).toEqual({ status: 'connecting', attempt: 1 });
-    const echoed = nextEvent(w.link.events, 'text');
-    expect(w.link.sendText('hello')).toBe(true);
-    expect(await echoed).toBe('echo hello');
+    const echoed = nextEvent(w.link.events, 'message');
+    expect(w.link.send('hello')).toBe(true);
+    expect((await echoed).data).toEqual({ kind: 'text', text: 'echo hello' });
   });
 
   it('with awaitReady waits in authenticating until the dialect says the greeting worked', async () => {
@@ -155,7 +157,7 @@ describe('WsLink: connecting', () => {
   });
 });
 
-describe('WsLink: reconnecting', () => {
+describe('ReconnectingLink over WebSocket: reconnecting', () => {
   it('reconnects with a growing delay that stops at the cap, and says why', async () => {
     const port = await deadPort();
     const w = makeLink(`ws://127.0.0.1:${port}/?token=${TOKEN}`, {
@@ -273,12 +275,12 @@ describe('WsLink: reconnecting', () => {
     expect(w.states.filter((s) => s.status === 'reconnecting')).toEqual([]);
   });
 
-  it('reconnectNow drops the socket and dials again at once', async () => {
+  it('reconnect() drops the socket and dials again at once', async () => {
     const server = await startServer();
     const w = makeLink(server.url, { backoffInitialMs: 60_000 });
     w.link.start();
     await reached(w, 'ready');
-    w.link.reconnectNow('the dialect wants a fresh start');
+    w.link.reconnect('the dialect wants a fresh start');
     expect(w.states.at(-2)).toMatchObject({
       status: 'reconnecting',
       lastError: 'the dialect wants a fresh start',
@@ -289,7 +291,7 @@ describe('WsLink: reconnecting', () => {
   });
 });
 
-describe('WsLink: giving up', () => {
+describe('ReconnectingLink over WebSocket: giving up', () => {
   it.each([401, 403])('goes offline on HTTP %i without ever retrying', async (status) => {
     const server = await startServer({ refuse: status });
     const w = makeLink(server.url);
@@ -356,7 +358,7 @@ describe('WsLink: giving up', () => {
   });
 });
 
-describe('WsLink: stop', () => {
+describe('ReconnectingLink over WebSocket: stop', () => {
   it('closes the socket, ends offline "stopped", and leaves no timer or redial behind', async () => {
     const server = await startServer();
     const w = makeLink(server.url, { pingIntervalMs: 1000 });
@@ -369,7 +371,7 @@ describe('WsLink: stop', () => {
     expect(w.clock.pendingTimers()).toBe(0);
     w.clock.advance(10 * 60_000);
     expect(server.attempts).toBe(1);
-    expect(w.link.sendText('late')).toBe(false);
+    expect(w.link.send('late')).toBe(false);
   });
 
   it('stops cleanly while waiting to reconnect', async () => {
