@@ -262,6 +262,9 @@ describe('XiaoZhi MCP endpoint session against the simulated endpoint server', (
     const tools = await f.sim.waitForTools((t) => t.length === 1);
     expect(names(tools)).toEqual(['get_current_time']);
     expect(f.sim.connections).toBe(2);
+    // The old link ended with a close frame (normal closure), not a cut socket (1006).
+    await until(() => f.sim.closeCodes.has(1), 'the first link to close');
+    expect(f.sim.closeCodes.get(1)).toBe(1000);
     await until(() => f.session.registrationState.state === 'registered', 'registered again');
     expect(f.sim.violations).toEqual([]);
   });

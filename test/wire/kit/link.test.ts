@@ -1,9 +1,16 @@
-import { type AddressInfo, createServer as createTcpServer } from 'node:net';
+import { type AddressInfo, type Socket, createServer as createTcpServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ConnectionState } from '../../../app/contract/connection.js';
 import { seededIds } from '../../../app/ids.js';
-import { type LinkOptions, ReconnectingLink } from '../../../app/wire/kit/link.js';
+import { toDisposable } from '../../../app/lifecycle.js';
+import {
+  type Channel,
+  type LinkOptions,
+  type LinkTiming,
+  ReconnectingLink,
+} from '../../../app/wire/kit/link.js';
+import { TcpDialer } from '../../../app/wire/kit/tcp-dialer.js';
 import {
   LinkConfigError,
   WsDialer,
@@ -30,7 +37,7 @@ interface TestServer {
 
 const servers: TestServer[] = [];
 type WsLink = ReconnectingLink<WsMessage>;
-const links: WsLink[] = [];
+const links: Array<{ stop(): Promise<void> }> = [];
 
 afterEach(async () => {
   await Promise.all(links.splice(0).map((l) => l.stop()));
@@ -444,4 +451,366 @@ describe('redactUrl / redactText', () => {
     expect(all.length).toBeGreaterThan(4);
     expect(JSON.stringify(all)).not.toContain(TOKEN);
   });
+});
+
+// --- the same machine over TCP, and what both dialers share ----------------------------------
+
+interface TcpTestServer {
+  port: number;
+  /** Server-side sockets, newest last. */
+  sockets: Socket[];
+  /** What each socket received, by socket index. */
+  received: Buffer[][];
+  close(): Promise<void>;
+}
+
+async function startTcpServer(onConnection?: (socket: Socket) => void): Promise<TcpTestServer> {
+  const srv = createTcpServer((socket) => {
+    socket.on('error', () => undefined);
+    const index = server.sockets.push(socket) - 1;
+    server.received[index] = [];
+    socket.on('data', (d) => server.received[index]!.push(d));
+    onConnection?.(socket);
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const server: TcpTestServer = {
+    port: (srv.address() as AddressInfo).port,
+    sockets: [],
+    received: [],
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of server.sockets) socket.destroy();
+        srv.close(() => resolve());
+      }),
+  };
+  servers.push(server as unknown as TestServer);
+  return server;
+}
+
+/** Counts what the link holds the process with (the real hold is a referenced timer). */
+function holdCounter() {
+  const holds = { active: 0, taken: 0 };
+  const holdProcess = () => {
+    holds.active += 1;
+    holds.taken += 1;
+    return toDisposable(() => (holds.active -= 1));
+  };
+  return { holds, holdProcess };
+}
+
+function makeTcpLink(
+  port: number,
+  timing: Partial<LinkTiming> = {},
+  extra: Partial<LinkOptions<Buffer>> = {},
+) {
+  const clock = new FakeClock(1_000_000);
+  const { holds, holdProcess } = holdCounter();
+  const link = new ReconnectingLink<Buffer>({
+    dialer: new TcpDialer(() => ({ host: '127.0.0.1', port })),
+    clock,
+    ids: seededIds(7),
+    timing: { jitter: 0, pingIntervalMs: 0, backoffInitialMs: 100, ...timing },
+    holdProcess,
+    ...extra,
+  });
+  const states: ConnectionState[] = [];
+  link.events.on('state', (st) => states.push(st));
+  links.push(link);
+  const reachedTcp = (status: ConnectionState['status']) =>
+    link.state.status === status
+      ? Promise.resolve(link.state)
+      : nextEvent(link.events, 'state', (st) => st.status === status);
+  return { link, states, clock, holds, reached: reachedTcp };
+}
+
+const text = (chunks: Buffer[] | undefined) => Buffer.concat(chunks ?? []).toString('utf8');
+
+describe('ReconnectingLink over TCP', () => {
+  it('dials, is ready on open, and hands over what arrives with the channel it came on', async () => {
+    const server = await startTcpServer((socket) =>
+      socket.on('data', (d) => socket.write(`echo:${d.toString('utf8')}`)),
+    );
+    const t = makeTcpLink(server.port);
+    t.link.start();
+    await t.reached('ready');
+    expect(t.states.map((st) => st.status)).toEqual(['connecting', 'ready']);
+    const got = nextEvent(t.link.events, 'message');
+    expect(t.link.send('hello')).toBe(true);
+    const { channel, data } = await got;
+    expect(data.toString('utf8')).toBe('echo:hello');
+    expect(channel).toBe(t.link.openChannel);
+    expect(channel.id).toBe(1);
+  });
+
+  it('dials again after a drop with a growing backoff, holding the process while it waits', async () => {
+    const server = await startTcpServer();
+    const t = makeTcpLink(server.port, { backoffInitialMs: 100, backoffFactor: 2 });
+    t.link.start();
+    await t.reached('ready');
+    const waits: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const next = nextEvent(t.link.events, 'state', (st) => st.status === 'reconnecting');
+      server.sockets.at(-1)!.destroy();
+      const st = await next;
+      if (st.status !== 'reconnecting') throw new Error('unreachable');
+      expect(st.lastError).toMatch(/closed by the server|reset/);
+      waits.push(st.nextAt - t.clock.now());
+      // Between two sockets nothing else keeps Node running: the link does.
+      expect(t.holds.active).toBe(1);
+      t.clock.advance(st.nextAt - t.clock.now());
+      await t.reached('ready');
+    }
+    expect(waits).toEqual([100, 200]);
+    expect(server.sockets).toHaveLength(3);
+  });
+
+  it('goes offline for good on a close the dialect reads as a refusal, and lets the process go', async () => {
+    const server = await startTcpServer((socket) => socket.end());
+    const t = makeTcpLink(
+      server.port,
+      {},
+      {
+        closed: () => ({ reason: 'auth_failed', message: 'the server hung up on our login' }),
+      },
+    );
+    t.link.start();
+    const offline = await t.reached('offline');
+    expect(offline).toEqual({
+      status: 'offline',
+      reason: 'auth_failed',
+      message: 'the server hung up on our login',
+    });
+    t.clock.advance(10 * 60_000);
+    expect(server.sockets).toHaveLength(1);
+    expect(t.clock.pendingTimers()).toBe(0);
+    expect(t.holds.active).toBe(0);
+  });
+
+  it('pings after a quiet spell when idle-driven; any byte answers, silence drops the link', async () => {
+    let answer = true;
+    const server = await startTcpServer((socket) =>
+      socket.on('data', (d) => {
+        if (answer && d.toString('utf8').includes('PING')) socket.write('PONG');
+      }),
+    );
+    const t = makeTcpLink(
+      server.port,
+      { pingIntervalMs: 1000, pongTimeoutMs: 500 },
+      { heartbeat: 'idle', ping: (channel) => channel.send('PING') },
+    );
+    t.link.start();
+    await t.reached('ready');
+    // Sending resets the idle wait: no ping yet after 1.5 s with a send in the middle.
+    t.clock.advance(800);
+    t.link.send('work');
+    t.clock.advance(700);
+    await until(() => text(server.received[0]).length > 0, 'the work to arrive');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(text(server.received[0])).toBe('work');
+    t.clock.advance(300);
+    await until(() => text(server.received[0]).endsWith('PING'), 'the ping');
+    await until(() => t.clock.pendingTimers() === 2, 'the pong to clear the deadline');
+    answer = false;
+    t.clock.advance(1000);
+    await until(() => text(server.received[0]).endsWith('PINGPING'), 'the second ping');
+    const next = nextEvent(t.link.events, 'state', (st) => st.status === 'reconnecting');
+    t.clock.advance(500);
+    const st = await next;
+    expect(st.status === 'reconnecting' && st.lastError).toMatch(/stopped answering pings/);
+  });
+
+  it('stop closes the socket and leaves no timer, socket or hold behind', async () => {
+    const server = await startTcpServer();
+    const t = makeTcpLink(server.port, { pingIntervalMs: 1000 });
+    t.link.start();
+    await t.reached('ready');
+    const ended = new Promise<void>((r) => server.sockets[0]!.once('end', () => r()));
+    await t.link.stop();
+    await ended;
+    expect(t.link.state).toEqual({ status: 'offline', reason: 'stopped', message: 'disconnected' });
+    expect(t.clock.pendingTimers()).toBe(0);
+    expect(t.link.liveSockets).toBe(0);
+    expect(t.holds.active).toBe(0);
+    expect(t.link.send('late')).toBe(false);
+    t.clock.advance(10 * 60_000);
+    expect(server.sockets).toHaveLength(1);
+  });
+
+  it('says goodbye before closing only on a socket that has spoken, within closeWaitMs', async () => {
+    const server = await startTcpServer((socket) =>
+      socket.on('data', (d) => {
+        if (d.toString('utf8').includes('BYE')) socket.end('OK-BYE');
+      }),
+    );
+    let saidBye = 0;
+    const goodbye = (channel: Channel) => {
+      saidBye += 1;
+      channel.send('BYE');
+      return new Promise<void>((resolve) => {
+        t.link.events.on('message', ({ data }) => {
+          if (data.toString('utf8') === 'OK-BYE') resolve();
+        });
+      });
+    };
+    const t = makeTcpLink(server.port, {}, { goodbye });
+    t.link.start();
+    await t.reached('ready');
+    t.link.send('hello');
+    await t.link.stop();
+    expect(saidBye).toBe(1);
+    await until(() => text(server.received[0]) === 'helloBYE', 'the goodbye');
+    // A link that never spoke stops without one.
+    const quiet = makeTcpLink(server.port, {}, { goodbye });
+    quiet.link.start();
+    await quiet.reached('ready');
+    await quiet.link.stop();
+    expect(saidBye).toBe(1);
+  });
+});
+
+describe('ReconnectingLink: the reply channel', () => {
+  it.each(['tcp', 'ws'] as const)(
+    'over %s, an answer computed for an old socket is never sent on the new one',
+    async (kind) => {
+      let link: ReconnectingLink<unknown>;
+      let dropFirst: () => void;
+      let receivedOnSecond: () => string;
+      let clock: FakeClock;
+      if (kind === 'tcp') {
+        const server = await startTcpServer((socket) => socket.write('call-1'));
+        const t = makeTcpLink(server.port);
+        link = t.link as ReconnectingLink<unknown>;
+        clock = t.clock;
+        dropFirst = () => server.sockets[0]!.destroy();
+        receivedOnSecond = () => text(server.received[1]);
+      } else {
+        const seen: string[] = [];
+        const server = await startServer({
+          onConnection: (ws) => {
+            if (server.sockets.length === 2) ws.on('message', (d) => seen.push(String(d)));
+            ws.send('call-1');
+          },
+        });
+        const w = makeLink(server.url, { backoffInitialMs: 100 });
+        link = w.link as ReconnectingLink<unknown>;
+        clock = w.clock;
+        dropFirst = () => server.sockets[0]!.terminate();
+        receivedOnSecond = () => seen.join('');
+      }
+      const first = nextEvent(link.events, 'message');
+      link.start();
+      const { channel: old } = await first;
+      expect(old.open).toBe(true);
+      const reconnecting = nextEvent(link.events, 'state', (st) => st.status === 'reconnecting');
+      dropFirst();
+      await reconnecting;
+      clock.advance(100);
+      await until(() => link.isReady, 'the second socket');
+      // The call came on the first socket; its answer is ready only now.
+      expect(old.open).toBe(false);
+      expect(old.send('answer-1')).toBe(false);
+      const fresh = link.openChannel!;
+      expect(fresh).not.toBe(old);
+      expect(fresh.send('hello-2')).toBe(true);
+      await until(() => receivedOnSecond().includes('hello-2'), 'the second socket to hear us');
+      expect(receivedOnSecond()).not.toContain('answer-1');
+    },
+  );
+});
+
+describe('ReconnectingLink: deliberate reconnects', () => {
+  it('close the old socket with a close frame and do not grow the backoff of a real outage', async () => {
+    const codes: number[] = [];
+    const server = await startServer({
+      onConnection: (ws) => ws.on('close', (code) => codes.push(code)),
+    });
+    const w = makeLink(server.url, { backoffInitialMs: 1000, backoffMaxMs: 60_000 });
+    w.link.start();
+    await reached(w, 'ready');
+    for (let i = 2; i <= 3; i++) {
+      expect(w.link.reconnect('the services changed')).toBe(true);
+      await until(() => server.sockets.length === i && w.link.isReady, `socket ${i}`);
+    }
+    await until(() => codes.length === 2, 'the replaced sockets to close');
+    expect(codes).toEqual([1000, 1000]);
+    const next = nextEvent(w.link.events, 'state', (st) => st.status === 'reconnecting');
+    server.sockets.at(-1)!.terminate();
+    const st = await next;
+    expect(st).toMatchObject({ status: 'reconnecting', attempt: 2 });
+    expect(st.status === 'reconnecting' && st.nextAt - w.clock.now()).toBe(1000);
+  });
+
+  it('does nothing without an open socket', async () => {
+    const port = await deadPort();
+    const w = makeLink(`ws://127.0.0.1:${port}/`);
+    expect(w.link.reconnect('not started')).toBe(false);
+    w.link.start();
+    await reached(w, 'reconnecting');
+    expect(w.link.reconnect('not open')).toBe(false);
+  });
+});
+
+describe('ReconnectingLink: backpressure', () => {
+  it.each(['tcp', 'ws'] as const)(
+    'over %s, stops reading from a server that does not read, resumes when it does, drops it past the limit',
+    async (kind) => {
+      const limits = { writeHighWaterBytes: 256 * 1024, writeMaxBufferedBytes: 64 * 1024 * 1024 };
+      let link: ReconnectingLink<unknown>;
+      let serverSocket: () => Socket;
+      let serverSend: (t: string) => void;
+      if (kind === 'tcp') {
+        const server = await startTcpServer((socket) => socket.pause());
+        const t = makeTcpLink(server.port, {}, limits);
+        link = t.link as ReconnectingLink<unknown>;
+        serverSocket = () => server.sockets[0]!;
+        serverSend = (m) => server.sockets[0]!.write(m);
+      } else {
+        let raw: Socket | undefined;
+        const server = await startServer();
+        server.wss.on('connection', (_ws, req) => {
+          raw = req.socket as Socket;
+          raw.pause();
+        });
+        const w = makeLink(server.url, {}, limits);
+        link = w.link as ReconnectingLink<unknown>;
+        serverSocket = () => raw!;
+        serverSend = (m) => server.sockets[0]!.send(m);
+      }
+      const issues: string[] = [];
+      link.events.on('issue', ({ message }) => issues.push(message));
+      const messages: number[] = [];
+      link.events.on('message', () => messages.push(Date.now()));
+      link.start();
+      await until(() => link.isReady, 'ready');
+      const channel = link.openChannel!;
+      const chunk = Buffer.alloc(256 * 1024, 0x61);
+      for (let i = 0; i < 400 && !channel.paused; i++) {
+        channel.send(chunk);
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(channel.paused).toBe(true);
+      expect(issues.join('\n')).toMatch(/the server is not reading .* taking no new messages/);
+      // While paused, what the server sends is not read.
+      serverSend('a new call');
+      await new Promise((r) => setTimeout(r, 100));
+      expect(messages).toHaveLength(0);
+      // The server reads again: the link drains, resumes and gets the call.
+      serverSocket().resume();
+      await until(() => !channel.paused, 'the link to resume');
+      await until(() => messages.length > 0, 'the call held back');
+      expect(issues.join('\n')).toMatch(/reads again/);
+      // A server that never reads at all is dropped once the limit is passed.
+      serverSocket().pause();
+      const dropped = nextEvent(link.events, 'state', (st) => st.status === 'reconnecting', 20_000);
+      for (let i = 0; i < 2000 && link.openChannel === channel; i++) {
+        channel.send(chunk);
+        if (i % 16 === 0) await new Promise((r) => setImmediate(r));
+      }
+      const st = await dropped;
+      expect(st.status === 'reconnecting' && st.lastError).toMatch(
+        /does not read what it asked for \(\d+ bytes waiting to be sent\)/,
+      );
+      expect(channel.open).toBe(false);
+    },
+  );
 });
