@@ -409,6 +409,31 @@ describe('Robot session: chat', () => {
     });
   });
 
+  it('shows a reply that comes only as a final: its text is the reply (issue 14 item 15)', async () => {
+    h = await start();
+    await registered(h);
+    const deltas = h.record('replyDelta');
+    h.sim.onText((_text, conn) => conn.aiMessage('final', 'Only the final.'));
+    const done = nextEvent(h.session.events, 'replyDone');
+    const sent = h.session.sendText('hi');
+    const taskId = sent.ok ? sent.taskId : '';
+    expect(await done).toEqual({ taskId, text: 'Only the final.' });
+    // A host that prints deltas (the terminal) prints it too.
+    expect(deltas).toEqual([{ taskId, text: 'Only the final.' }]);
+  });
+
+  it('takes a final that differs from the chunks as the reply', async () => {
+    h = await start();
+    await registered(h);
+    h.sim.onText((_text, conn) => {
+      conn.aiMessage('chunk', 'It is 3 pm');
+      conn.aiMessage('final', 'It is 3:05 pm.');
+    });
+    const done = nextEvent(h.session.events, 'replyDone');
+    h.session.sendText('time?');
+    expect((await done).text).toBe('It is 3:05 pm.');
+  });
+
   it('gives a reply the server starts on its own a fresh task, and reads events encoded twice', async () => {
     h = await start({ sim: { doubleEncodeEvents: true } });
     await registered(h);
