@@ -393,13 +393,16 @@ export class AdventSession extends SessionBase implements LiveSession {
     ledger.begin(callId);
     let result: DispatchResult;
     try {
-      result = await this.options.gate.dispatch({
-        connection: this.ref,
-        dialect: 'advent',
-        callId,
-        service: call.method,
-        params: call.params,
-      });
+      // Counted against its socket: a server cannot queue more calls than run at once.
+      result = await channel.track(
+        this.options.gate.dispatch({
+          connection: this.ref,
+          dialect: 'advent',
+          callId,
+          service: call.method,
+          params: call.params,
+        }),
+      );
     } catch (err) {
       // The gate never throws; if it ever does, the call still gets its one answer.
       result = {

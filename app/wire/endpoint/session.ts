@@ -244,10 +244,13 @@ export class EndpointSession extends SessionBase implements LiveSession {
     const isCall = msg.kind === 'request' && msg.method === 'tools/call';
     if (isCall) this.inFlight.set(channel, (this.inFlight.get(channel) ?? 0) + 1);
     try {
-      await this.server.serve(
-        msg,
-        (response) => this.reply(channel, response),
-        ({ level, message }) => this.log(level, message),
+      // Counted against its socket: a server cannot queue more calls than run at once.
+      await channel.track(
+        this.server.serve(
+          msg,
+          (response) => this.reply(channel, response),
+          ({ level, message }) => this.log(level, message),
+        ),
       );
     } finally {
       if (isCall) this.inFlight.set(channel, (this.inFlight.get(channel) ?? 1) - 1);

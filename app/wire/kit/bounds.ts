@@ -8,7 +8,8 @@
  * - names and ids the server chooses (a method, a tool name, a call id) are cut to
  *   `MAX_NAME_CHARS` / `MAX_ID_CHARS` before anything keeps them (maps, sets, the gate's call).
  * - what we write: past `WRITE_HIGH_WATER_BYTES` waiting in a socket's write buffer the link
- *   stops reading (no new calls come in), and past `WRITE_MAX_BUFFERED_BYTES` it drops the socket.
+ *   stops reading (no new calls come in), and past `WRITE_MAX_BUFFERED_BYTES` it drops the socket;
+ *   with `MAX_CALLS_IN_FLIGHT` calls running for a socket, it stops reading too.
  */
 
 /** One reply's text, in UTF-16 code units (a long spoken answer is a few thousand). */
@@ -19,6 +20,8 @@ export const MAX_OPEN_REPLIES = 8;
 export const MAX_NAME_CHARS = 256;
 /** Call ids and JSON-RPC request ids. */
 export const MAX_ID_CHARS = 256;
+/** Calls answered at once per socket; past this the link reads no more until half have ended. */
+export const MAX_CALLS_IN_FLIGHT = 64;
 /** Bytes waiting to be written to one socket before the link stops reading from it. */
 export const WRITE_HIGH_WATER_BYTES = 1024 * 1024;
 /** …and before it gives up on a server that does not read what it asked for. */

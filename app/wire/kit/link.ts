@@ -19,7 +19,8 @@
  *   the same by capturing its transport per request).
  * - Backpressure: past `writeHighWaterBytes` waiting to be written, the link stops reading that
  *   socket (the server can send no new calls) until it drains; past `writeMaxBufferedBytes` it
- *   drops the socket, saying why.
+ *   drops the socket, saying why. Work a dialect runs for a socket (`Channel.track`) is bounded
+ *   the same way: with `maxCallsInFlight` calls running, reading waits until half have ended.
  * - `reconnect()` is a deliberate redial (the dialect wants the server to start over): the old
  *   socket is closed politely (a WebSocket close frame, code 1000) and the backoff is not grown.
  * - `stop()` says the dialect's goodbye when the link has spoken (Advent `##DISCONNECT`), closes
@@ -31,7 +32,7 @@ import { Emitter } from '../../events.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
 import type { Disposable } from '../../lifecycle.js';
 import { backoffDelay } from './backoff.js';
-import { WRITE_HIGH_WATER_BYTES, WRITE_MAX_BUFFERED_BYTES } from './bounds.js';
+import { MAX_CALLS_IN_FLIGHT, WRITE_HIGH_WATER_BYTES, WRITE_MAX_BUFFERED_BYTES } from './bounds.js';
 import { holdProcess } from './process-hold.js';
 import { NamedTimers } from './timers.js';
 
@@ -121,6 +122,9 @@ export interface Dialer<In> {
   dial(events: SocketEvents<In>): Promise<LinkSocket>;
 }
 
+/** Why a channel stopped reading: its writes are not drained, or too many of its calls run. */
+export type PauseReason = 'writes' | 'calls';
+
 /**
  * One socket's channel: what arrived on it is answered through it. It refuses to send once its
  * socket is closed, replaced or stopped.
@@ -129,7 +133,8 @@ export class Channel {
   #socket: LinkSocket | undefined;
   #state: 'dialing' | 'open' | 'closing' | 'closed' = 'dialing';
   #spoken = false;
-  #paused = false;
+  readonly #pausedBy = new Set<PauseReason>();
+  #inFlight = 0;
   #closedResolve!: () => void;
   /** Resolves once the socket has closed (or was cut). */
   readonly closed: Promise<void>;
@@ -139,6 +144,7 @@ export class Channel {
     /** 1 for the first socket of a link, 2 for the next… (for log lines). */
     readonly id: number,
     private readonly onSent: (channel: Channel) => void,
+    private readonly maxInFlight = MAX_CALLS_IN_FLIGHT,
   ) {
     this.closed = new Promise((resolve) => (this.#closedResolve = resolve));
   }
@@ -157,8 +163,34 @@ export class Channel {
     return this.#socket?.bufferedBytes ?? 0;
   }
 
+  /** Not reading from its socket (see `pausedBy`). */
   get paused(): boolean {
-    return this.#paused;
+    return this.#pausedBy.size > 0;
+  }
+
+  pausedBy(reason: PauseReason): boolean {
+    return this.#pausedBy.has(reason);
+  }
+
+  /** Work running for this socket (calls being answered). */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /**
+   * Count `work` (a call being answered) against this socket: while `maxCallsInFlight` run, the
+   * socket is not read, so a server cannot queue unbounded work by sending calls faster than they
+   * end. Resolves as `work` does.
+   */
+  async track<T>(work: Promise<T>): Promise<T> {
+    this.#inFlight += 1;
+    if (this.#inFlight >= this.maxInFlight) this.pause('calls');
+    try {
+      return await work;
+    } finally {
+      this.#inFlight -= 1;
+      if (this.#inFlight <= this.maxInFlight / 2) this.resume('calls');
+    }
   }
 
   /** Send on this socket; false (nothing sent) once it is gone. */
@@ -178,16 +210,15 @@ export class Channel {
     if (this.#state === 'dialing') this.#state = 'open';
   }
 
-  /** @internal */ pause(): void {
-    if (this.#paused) return;
-    this.#paused = true;
-    this.#socket?.pause();
+  /** @internal */ pause(reason: PauseReason): void {
+    if (this.#pausedBy.has(reason)) return;
+    this.#pausedBy.add(reason);
+    if (this.#pausedBy.size === 1 && this.#state !== 'closed') this.#socket?.pause();
   }
 
-  /** @internal */ resume(): void {
-    if (!this.#paused) return;
-    this.#paused = false;
-    this.#socket?.resume();
+  /** @internal */ resume(reason: PauseReason): void {
+    if (!this.#pausedBy.delete(reason)) return;
+    if (this.#pausedBy.size === 0 && this.#state !== 'closed') this.#socket?.resume();
   }
 
   /** @internal */ ping(): void {
@@ -207,7 +238,7 @@ export class Channel {
   cut(): void {
     if (this.#state === 'closed') return;
     this.#state = 'closed';
-    this.#paused = false;
+    this.#pausedBy.clear();
     this.#socket?.destroy();
     this.#closedResolve();
   }
@@ -216,7 +247,7 @@ export class Channel {
   markClosed(): boolean {
     if (this.#state === 'closed') return false;
     this.#state = 'closed';
-    this.#paused = false;
+    this.#pausedBy.clear();
     this.#closedResolve();
     return true;
   }
@@ -247,6 +278,8 @@ export interface LinkOptions<In> {
   holdProcess?: () => Disposable;
   writeHighWaterBytes?: number;
   writeMaxBufferedBytes?: number;
+  /** Calls running per socket before the link stops reading it (see `Channel.track`). */
+  maxCallsInFlight?: number;
 }
 
 export type LinkEvents<In> = {
@@ -422,7 +455,11 @@ export class ReconnectingLink<In> {
     if (!this.running) return;
     this.attempt += 1;
     this.setState({ status: 'connecting', attempt: this.attempt });
-    const channel = new Channel(++this.channelSeq, (ch) => this.onSent(ch));
+    const channel = new Channel(
+      ++this.channelSeq,
+      (ch) => this.onSent(ch),
+      this.options.maxCallsInFlight,
+    );
     this.channel = channel;
     let socket: LinkSocket;
     try {
@@ -463,8 +500,8 @@ export class ReconnectingLink<In> {
         if (channel === this.channel) this.timers.clear('pong');
       },
       drain: () => {
-        if (channel.paused && channel.bufferedBytes <= this.highWater / 2) {
-          channel.resume();
+        if (channel.pausedBy('writes') && channel.bufferedBytes <= this.highWater / 2) {
+          channel.resume('writes');
           this.events.emit('issue', {
             message: 'the server reads again: taking new messages from it again',
           });
@@ -535,8 +572,14 @@ export class ReconnectingLink<In> {
 
   private onPongTimeout(channel: Channel): void {
     const quiet = formatDuration(this.timing.pongTimeoutMs);
+    if (channel.pausedBy('calls') && !channel.pausedBy('writes')) {
+      // We are not reading (our calls are still running), so its answer cannot have been seen:
+      // not the server's fault. Ask again once we read again.
+      this.timers.set('pong', this.timing.pongTimeoutMs, () => this.onPongTimeout(channel));
+      return;
+    }
     this.fail(
-      channel.paused
+      channel.pausedBy('writes')
         ? `the server has not read what we sent for ${quiet}; dropping the link`
         : `the server stopped answering pings (no heartbeat answer within ${quiet})`,
       { retry: true, channel },
@@ -560,8 +603,8 @@ export class ReconnectingLink<In> {
       );
       return;
     }
-    if (!channel.paused) {
-      channel.pause();
+    if (!channel.pausedBy('writes')) {
+      channel.pause('writes');
       this.events.emit('issue', {
         message: `the server is not reading (${waiting} bytes waiting to be sent): taking no new messages from it until it does`,
       });

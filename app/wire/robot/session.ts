@@ -331,7 +331,8 @@ export class RobotSession extends SessionBase implements LiveSession {
     raw: string,
   ): void {
     if (method === METHODS.execute) {
-      void this.onExecute(channel, params, id);
+      // Counted against its socket: a server cannot queue more calls than run at once.
+      void channel.track(this.onExecute(channel, params, id));
       return;
     }
     switch (method) {

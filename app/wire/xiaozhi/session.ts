@@ -481,11 +481,14 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
   ): Promise<void> {
     const mcp = this.mcp;
     try {
-      await mcp.serve(
-        classify(payload),
-        (response) =>
-          this.sendOn(channel, mcpMessage(this.sessionId ?? envelopeSessionId ?? '', response)),
-        ({ level, message }) => this.log(level, message),
+      // Counted against its socket: a server cannot queue more calls than run at once.
+      await channel.track(
+        mcp.serve(
+          classify(payload),
+          (response) =>
+            this.sendOn(channel, mcpMessage(this.sessionId ?? envelopeSessionId ?? '', response)),
+          ({ level, message }) => this.log(level, message),
+        ),
       );
     } catch (err) {
       // serve() never throws; a bug there must not break the session.

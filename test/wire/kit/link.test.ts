@@ -814,3 +814,31 @@ describe('ReconnectingLink: backpressure', () => {
     },
   );
 });
+
+describe('ReconnectingLink: calls in flight', () => {
+  it('stops reading while maxCallsInFlight calls run, and reads on once half have ended', async () => {
+    const server = await startTcpServer();
+    const t = makeTcpLink(server.port, {}, { maxCallsInFlight: 2 });
+    const got: string[] = [];
+    const finish: Array<() => void> = [];
+    t.link.events.on('message', ({ channel, data }) => {
+      got.push(data.toString('utf8'));
+      void channel.track(new Promise<void>((resolve) => finish.push(resolve)));
+    });
+    t.link.start();
+    await t.reached('ready');
+    for (const [i, call] of ['call-1', 'call-2'].entries()) {
+      server.sockets[0]!.write(call);
+      await until(() => got.length === i + 1, call);
+    }
+    const channel = t.link.openChannel!;
+    expect(channel.pausedBy('calls')).toBe(true);
+    server.sockets[0]!.write('call-3');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(got).toEqual(['call-1', 'call-2']);
+    finish[0]!();
+    await until(() => got.length === 3, 'the third call');
+    expect(got[2]).toBe('call-3');
+    expect(channel.inFlight).toBe(2);
+  });
+});
