@@ -186,6 +186,11 @@ export class AdventLink {
     return this.link.pendingTimers + this.timers.size;
   }
 
+  /** The current socket's channel, if one is open. */
+  get openChannel(): Channel | undefined {
+    return this.link.openChannel;
+  }
+
   get liveSockets(): number {
     return this.link.liveSockets;
   }

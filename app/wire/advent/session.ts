@@ -394,7 +394,7 @@ export class AdventSession extends SessionBase implements LiveSession {
     let result: DispatchResult;
     try {
       // Counted against its socket: a server cannot queue more calls than run at once.
-      result = await channel.track(
+      result = await channel.track(() =>
         this.options.gate.dispatch({
           connection: this.ref,
           dialect: 'advent',

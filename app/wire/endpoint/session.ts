@@ -245,7 +245,7 @@ export class EndpointSession extends SessionBase implements LiveSession {
     if (isCall) this.inFlight.set(channel, (this.inFlight.get(channel) ?? 0) + 1);
     try {
       // Counted against its socket: a server cannot queue more calls than run at once.
-      await channel.track(
+      await channel.track(() =>
         this.server.serve(
           msg,
           (response) => this.reply(channel, response),

@@ -135,6 +135,8 @@ export class Channel {
   #spoken = false;
   readonly #pausedBy = new Set<PauseReason>();
   #inFlight = 0;
+  /** Calls read while the limit was reached, each waiting for a running one to end. */
+  readonly #waiting: Array<() => void> = [];
   #closedResolve!: () => void;
   /** Resolves once the socket has closed (or was cut). */
   readonly closed: Promise<void>;
@@ -172,24 +174,39 @@ export class Channel {
     return this.#pausedBy.has(reason);
   }
 
-  /** Work running for this socket (calls being answered). */
+  /** Calls running for this socket (at most `maxCallsInFlight`). */
   get inFlight(): number {
     return this.#inFlight;
   }
 
+  /** Calls read while the limit was reached, waiting for their turn. */
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+
   /**
-   * Count `work` (a call being answered) against this socket: while `maxCallsInFlight` run, the
-   * socket is not read, so a server cannot queue unbounded work by sending calls faster than they
-   * end. Resolves as `work` does.
+   * Run `work` (answering a call) as one of this socket's calls: at most `maxCallsInFlight` run at
+   * once, later ones wait their turn, and while the limit is reached the socket is not read, so
+   * a server cannot queue unbounded work by sending calls faster than they end. Resolves as
+   * `work` does.
    */
-  async track<T>(work: Promise<T>): Promise<T> {
-    this.#inFlight += 1;
-    if (this.#inFlight >= this.maxInFlight) this.pause('calls');
+  async track<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#inFlight >= this.maxInFlight) {
+      // A running call hands its slot over when it ends (the count stays as it is).
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    } else {
+      this.#inFlight += 1;
+      if (this.#inFlight >= this.maxInFlight) this.pause('calls');
+    }
     try {
-      return await work;
+      return await work();
     } finally {
-      this.#inFlight -= 1;
-      if (this.#inFlight <= this.maxInFlight / 2) this.resume('calls');
+      const next = this.#waiting.shift();
+      if (next) next();
+      else {
+        this.#inFlight -= 1;
+        if (this.#inFlight <= this.maxInFlight / 2) this.resume('calls');
+      }
     }
   }
 

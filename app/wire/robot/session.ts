@@ -332,7 +332,7 @@ export class RobotSession extends SessionBase implements LiveSession {
   ): void {
     if (method === METHODS.execute) {
       // Counted against its socket: a server cannot queue more calls than run at once.
-      void channel.track(this.onExecute(channel, params, id));
+      void channel.track(() => this.onExecute(channel, params, id));
       return;
     }
     switch (method) {

@@ -482,7 +482,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
     const mcp = this.mcp;
     try {
       // Counted against its socket: a server cannot queue more calls than run at once.
-      await channel.track(
+      await channel.track(() =>
         mcp.serve(
           classify(payload),
           (response) =>

@@ -5,7 +5,7 @@ import type { ConnectionState } from '../../../app/contract/connection.js';
 import { seededIds } from '../../../app/ids.js';
 import { toDisposable } from '../../../app/lifecycle.js';
 import {
-  type Channel,
+  Channel,
   type LinkOptions,
   type LinkTiming,
   ReconnectingLink,
@@ -823,7 +823,7 @@ describe('ReconnectingLink: calls in flight', () => {
     const finish: Array<() => void> = [];
     t.link.events.on('message', ({ channel, data }) => {
       got.push(data.toString('utf8'));
-      void channel.track(new Promise<void>((resolve) => finish.push(resolve)));
+      void channel.track(() => new Promise<void>((resolve) => finish.push(resolve)));
     });
     t.link.start();
     await t.reached('ready');
@@ -840,5 +840,37 @@ describe('ReconnectingLink: calls in flight', () => {
     await until(() => got.length === 3, 'the third call');
     expect(got[2]).toBe('call-3');
     expect(channel.inFlight).toBe(2);
+  });
+});
+
+describe('Channel.track', () => {
+  it('runs at most maxCallsInFlight calls at once; the others wait their turn, in order', async () => {
+    const channel = new Channel(1, () => undefined, 2);
+    let running = 0;
+    let most = 0;
+    const order: number[] = [];
+    const ends: Array<() => void> = [];
+    const calls = [1, 2, 3, 4, 5].map((n) =>
+      channel.track(async () => {
+        running += 1;
+        most = Math.max(most, running);
+        order.push(n);
+        await new Promise<void>((resolve) => ends.push(resolve));
+        running -= 1;
+        return n;
+      }),
+    );
+    await until(() => ends.length === 2, 'two running');
+    expect(channel.waiting).toBe(3);
+    expect(channel.pausedBy('calls')).toBe(true);
+    while (ends.length) {
+      ends.shift()!();
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(await Promise.all(calls)).toEqual([1, 2, 3, 4, 5]);
+    expect(order).toEqual([1, 2, 3, 4, 5]);
+    expect(most).toBe(2);
+    expect(channel.inFlight).toBe(0);
+    expect(channel.paused).toBe(false);
   });
 });
