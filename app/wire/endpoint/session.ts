@@ -72,8 +72,6 @@ export class EndpointSession extends SessionBase implements LiveSession {
   private readonly clock: Clock;
   /** One MCP server per socket: `initialize` state and `withUserTools` belong to that socket. */
   private server: McpToolServer;
-  /** tools/call requests being answered, per socket. */
-  private readonly inFlight = new WeakMap<Channel, number>();
   /** `list`: the server should have listed by now; `relist`: … listed again after a change. */
   private readonly timers: NamedTimers<'list' | 'relist'>;
   private callSeq = 0;
@@ -241,20 +239,15 @@ export class EndpointSession extends SessionBase implements LiveSession {
 
   private async handle(channel: Channel, value: unknown): Promise<void> {
     const msg = classify(value);
-    const isCall = msg.kind === 'request' && msg.method === 'tools/call';
-    if (isCall) this.inFlight.set(channel, (this.inFlight.get(channel) ?? 0) + 1);
-    try {
-      // Counted against its socket: a server cannot queue more calls than run at once.
-      await channel.track(() =>
-        this.server.serve(
-          msg,
-          (response) => this.reply(channel, response),
-          ({ level, message }) => this.log(level, message),
-        ),
-      );
-    } finally {
-      if (isCall) this.inFlight.set(channel, (this.inFlight.get(channel) ?? 1) - 1);
-    }
+    const server = this.server;
+    // Counted against its socket: a server cannot queue more calls than run at once.
+    await channel.track(() =>
+      server.serve(
+        msg,
+        (response) => this.reply(channel, response),
+        ({ level, message }) => this.log(level, message),
+      ),
+    );
   }
 
   /** The server's walk through our tool pages ended: that is what it knows of our services. */
@@ -305,7 +298,7 @@ export class EndpointSession extends SessionBase implements LiveSession {
       if (this.registrationState.state !== 'registering' || !this.link.isReady) return;
       // Dropping the link would cut off calls in progress; try again once they are answered.
       const channel = this.link.openChannel;
-      if (channel && (this.inFlight.get(channel) ?? 0) > 0) return this.armRelistWait();
+      if (channel && channel.inFlight > 0) return this.armRelistWait();
       this.log(
         'info',
         'the server did not list the services again after the change: reconnecting so it does',

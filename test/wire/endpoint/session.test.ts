@@ -10,7 +10,7 @@ import type { Policy } from '../../../app/contract/policy.js';
 import type { Service } from '../../../app/services/service.js';
 import { EndpointSim, type EndpointSimOptions } from '../../../sim/endpoint/server.js';
 import { EndpointSession, MAX_FRAME_BYTES } from '../../../app/wire/endpoint/session.js';
-import type { WsTiming } from '../../../app/wire/kit/ws-link.js';
+import type { WsTiming } from '../../../app/wire/kit/ws-dialer.js';
 import { nextEvent, until } from '../../helpers/wait.js';
 import { rebootService } from '../../helpers/services.js';
 import { FAST_WS, type TempAgent, openTempAgent, recordEvents } from '../../helpers/ws-agent.js';

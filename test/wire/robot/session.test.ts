@@ -10,7 +10,7 @@ import { RobotSim, type RobotSimOptions } from '../../../sim/robot/server.js';
 import { sineTone } from '../../../sim/kit/tone.js';
 import type { SessionEvents } from '../../../app/wire/session.js';
 import { RobotSession, type RobotSessionOptions } from '../../../app/wire/robot/session.js';
-import type { WsTiming } from '../../../app/wire/kit/ws-link.js';
+import type { WsTiming } from '../../../app/wire/kit/ws-dialer.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { nextEvent, until } from '../../helpers/wait.js';
 import { FAST_WS, openTempAgent, recordEvents, startSession } from '../../helpers/ws-agent.js';
