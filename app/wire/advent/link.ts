@@ -259,7 +259,11 @@ export class AdventLink {
     const dialed = this.dialed;
     this.dialed = undefined;
     this.endConn();
-    if (!dialed) return;
+    if (!dialed) {
+      // Every dial reads the token first; a socket without one cannot log in.
+      this.link.fail('no token was read for this connection', { retry: true, channel });
+      return;
+    }
     const conn: Conn = {
       channel,
       authSentAt: this.clock.now(),

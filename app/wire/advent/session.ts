@@ -36,6 +36,7 @@ import {
   notReady,
 } from '../session.js';
 import { SessionBase } from '../kit/session-base.js';
+import { MAX_STATUS_CHARS } from '../kit/bounds.js';
 import { endVoiceUpload, sendVoiceChunk } from '../kit/voice-upload.js';
 
 export interface AdventSessionOptions extends Omit<AdventLinkOptions, 'clock' | 'ids'> {
@@ -105,7 +106,7 @@ export class AdventSession extends SessionBase implements LiveSession {
     // A new socket is a new server session: its call ids start over.
     on.add(c.on('open', () => (this.ledger = new CallLedger())));
     on.add(c.on('frame', ({ channel, frame }) => this.onFrame(channel, frame)));
-    on.add(c.on('status', (s) => this.events.emit('status', s)));
+    on.add(c.on('status', (s) => this.status(s)));
     on.add(c.on('issue', ({ message }) => this.log('warn', message)));
     on.add(c.on('tokenExpiring', (e) => this.events.emit('tokenExpiring', e)));
 
@@ -310,7 +311,7 @@ export class AdventSession extends SessionBase implements LiveSession {
     }
     if (frame.type === FrameType.STATUS) {
       // STATUS on a turn's task (e.g. "开始监听" for VAD): information for the user.
-      this.events.emit('status', frame.payload.toString('utf8'));
+      this.status(preview(frame.payload, MAX_STATUS_CHARS));
       return;
     }
     if (frame.type === FrameType.AUTH || frame.type === FrameType.SPEAK) {

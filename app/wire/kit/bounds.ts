@@ -16,6 +16,8 @@
 export const MAX_REPLY_CHARS = 64 * 1024;
 /** Replies being assembled at once (a conversation has one, barge-in briefly two). */
 export const MAX_OPEN_REPLIES = 8;
+/** Text a server wants shown (STATUS, alerts): a line or two, never a document. */
+export const MAX_STATUS_CHARS = 2000;
 /** Service, tool and method names (ours are `[a-z][a-z0-9_]*`, far shorter). */
 export const MAX_NAME_CHARS = 256;
 /** Call ids and JSON-RPC request ids. */

@@ -8,6 +8,7 @@ import type { ConnectionRef, RegistrationState } from '../../contract/connection
 import { Emitter } from '../../events.js';
 import { DisposableStore } from '../../lifecycle.js';
 import type { SessionEvents } from '../session.js';
+import { MAX_STATUS_CHARS, cutString } from './bounds.js';
 
 export abstract class SessionBase {
   readonly events = new Emitter<SessionEvents>();
@@ -45,6 +46,11 @@ export abstract class SessionBase {
   protected setRegistration(state: RegistrationState): void {
     this.registration = state;
     this.events.emit('registration', state);
+  }
+
+  /** Text from the server for the user to see (a timeline notice), cut to a bounded length. */
+  protected status(text: string): void {
+    this.events.emit('status', cutString(text, MAX_STATUS_CHARS));
   }
 
   /** A log line (never a secret: a dialect that quotes server text redacts it here). */

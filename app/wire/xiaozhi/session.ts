@@ -387,18 +387,18 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
         this.onTts(msg.state, msg.text, text);
         return;
       case 'alert':
-        this.events.emit('status', msg.text);
+        this.status(msg.text);
         this.log('warn', `alert from the server: ${msg.text}`);
         return;
       case 'system': {
         const what = msg.command ? `'${msg.command}'` : preview(JSON.stringify(msg.raw));
         const line = `the server asked to run the system command ${what}; it was not run (the agent never runs server commands)`;
-        this.events.emit('status', line);
+        this.status(line);
         this.log('warn', line);
         return;
       }
       case 'custom':
-        this.events.emit('status', `message from the server: ${preview(JSON.stringify(msg.raw))}`);
+        this.status(`message from the server: ${preview(JSON.stringify(msg.raw))}`);
         this.log('info', `custom message from the server: ${preview(text)}`);
         return;
       case 'listen':
