@@ -700,6 +700,15 @@ describe('Advent session: bounds', () => {
     expect(JSON.stringify(audit.records[0]).length).toBeLessThan(4000);
   });
 
+  it('shows a STATUS of any length as a line of bounded length', async () => {
+    h = await startHarness();
+    const shown = nextEvent(h.agent.events, 'status');
+    await h.sim.peer().status(`##INFO:${'z'.repeat(100_000)}`);
+    const { text } = await shown;
+    expect(text.startsWith('##INFO:zzz')).toBe(true);
+    expect(text.length).toBeLessThan(2100);
+  });
+
   it('ignores a call whose call_id no real server would send, without running it', async () => {
     h = await startHarness();
     const notices: string[] = [];
