@@ -23,6 +23,7 @@ import { AuditLog } from './audit/log.js';
 import { exportAudit } from './audit/export.js';
 import { CommandRefusal } from './contract/errors.js';
 import { Emitter } from './events.js';
+import { type Disposable, DisposableStore } from './lifecycle.js';
 import { type IdSource, cryptoIds } from './ids.js';
 import { Broker, type BrokerEvents } from './permissions/broker.js';
 import { PolicyStore, settingsPolicyPersistence } from './permissions/policy.js';
@@ -44,9 +45,9 @@ import { SettingsStore } from './settings/store.js';
 import type { AdventSession } from './wire/advent/session.js';
 import { type BaseProfile, type Dialect, DialectSet, type SecretSource } from './wire/dialect.js';
 import { DIALECTS } from './wire/dialects.js';
-import type { Timing } from './wire/advent/connection.js';
+import type { Timing } from './wire/advent/link.js';
 import type { LiveSession, SessionEvents, ToolEntry } from './wire/session.js';
-import type { WsTiming } from './wire/kit/ws-link.js';
+import type { WsTiming } from './wire/kit/ws-dialer.js';
 
 export interface AgentOptions {
   dataDir: string;
@@ -144,6 +145,8 @@ export class Agent {
   /** Imported MCP servers, their tools kept in the registry. */
   readonly mcp: McpHub;
   private readonly sessions = new Map<string, LiveSession>();
+  /** Per connection, the agent's listeners on its session: disposed when it disconnects. */
+  private readonly watches = new Map<string, Disposable>();
   /** The enabled services as servers see them; undefined after any registry change. */
   private tools: readonly ToolEntry[] | undefined;
   private lock: DataDirLock | undefined;
@@ -413,7 +416,7 @@ export class Agent {
       wsTiming: this.options.wsTiming,
       version: this.options.version ?? '0.0.0',
     });
-    this.watch(profile.id, session);
+    this.watches.set(profile.id, this.watch(profile.id, session));
     this.sessions.set(profile.id, session);
     session.start();
     return session;
@@ -424,39 +427,43 @@ export class Agent {
     return this.connect(profile, token) as AdventSession;
   }
 
-  private watch(id: string, session: LiveSession): void {
+  /** Forward a session's events to the agent's; the listeners go when the returned store does. */
+  private watch(id: string, session: LiveSession): Disposable {
     const { name } = session;
     const ref = { id, name };
     const e = session.events;
-    e.on('state', (state) => {
+    const store = new DisposableStore();
+    const on: typeof e.on = (event, listener) => store.add(e.on(event, listener));
+    on('state', (state) => {
       // A dropped link cancels its pending prompts: the server is no longer waiting for them.
       if (state.status !== 'ready' && state.status !== 'authenticating') {
         this.broker.cancelWhere((p) => p.connection.id === id);
       }
       this.events.emit('connection', { id, name, state });
     });
-    e.on('registration', (registration) =>
+    on('registration', (registration) =>
       this.events.emit('registration', { id, name, registration }),
     );
-    e.on('replyDelta', (p) => this.events.emit('replyDelta', { ...p, id }));
-    e.on('replyDone', (p) => this.events.emit('replyDone', { ...p, id }));
-    e.on('replyInterrupted', (p) => this.events.emit('replyInterrupted', { ...p, id }));
-    e.on('thought', (p) => this.events.emit('thought', { ...p, id }));
-    e.on('transcript', (p) => this.events.emit('transcript', { ...p, id }));
-    e.on('mood', (p) => this.events.emit('mood', { ...p, id }));
-    e.on('audio', (p) => this.events.emit('audio', { ...p, id }));
-    e.on('listen', (p) => this.events.emit('listen', { ...p, id }));
-    e.on('status', (text) => this.events.emit('status', { id, name, text }));
-    e.on('log', ({ level, message }) =>
+    on('replyDelta', (p) => this.events.emit('replyDelta', { ...p, id }));
+    on('replyDone', (p) => this.events.emit('replyDone', { ...p, id }));
+    on('replyInterrupted', (p) => this.events.emit('replyInterrupted', { ...p, id }));
+    on('thought', (p) => this.events.emit('thought', { ...p, id }));
+    on('transcript', (p) => this.events.emit('transcript', { ...p, id }));
+    on('mood', (p) => this.events.emit('mood', { ...p, id }));
+    on('audio', (p) => this.events.emit('audio', { ...p, id }));
+    on('listen', (p) => this.events.emit('listen', { ...p, id }));
+    on('status', (text) => this.events.emit('status', { id, name, text }));
+    on('log', ({ level, message }) =>
       this.events.emit('notice', { level, message, connection: ref }),
     );
-    e.on('tokenExpiring', ({ expiresAt }) =>
+    on('tokenExpiring', ({ expiresAt }) =>
       this.events.emit('notice', {
         level: 'warn',
         connection: ref,
         message: `the token for '${name}' expires at ${new Date(expiresAt).toISOString()}; get a new one to stay connected`,
       }),
     );
+    return store;
   }
 
   session(id: string): LiveSession | undefined {
@@ -467,7 +474,18 @@ export class Agent {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
-    await session.stop();
+    try {
+      await session.stop();
+    } finally {
+      // After the stop, so hosts still hear the session's last state ("disconnected").
+      this.unwatch(id);
+    }
+  }
+
+  private unwatch(id: string): void {
+    const watch = this.watches.get(id);
+    this.watches.delete(id);
+    watch?.dispose();
   }
 
   // --- audit ---------------------------------------------------------------------------------
@@ -497,6 +515,7 @@ export class Agent {
   async close(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((s) => s.stop()));
     this.sessions.clear();
+    for (const id of [...this.watches.keys()]) this.unwatch(id);
     // Pending questions end as "no one could be asked"; running calls finish and are recorded.
     this.broker.dispose();
     // Imported servers stop (their calls are cancelled and recorded as such), processes and all.

@@ -14,7 +14,7 @@ import { AdventSim } from '../sim/advent/server.js';
 import { EndpointSim } from '../sim/endpoint/server.js';
 import { RobotSim } from '../sim/robot/server.js';
 import { XiaozhiSim } from '../sim/xiaozhi/server.js';
-import type { WsTiming } from '../app/wire/kit/ws-link.js';
+import type { WsTiming } from '../app/wire/kit/ws-dialer.js';
 import { FAST } from './helpers/agent-harness.js';
 import { nextEvent, until } from './helpers/wait.js';
 

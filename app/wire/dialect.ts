@@ -14,8 +14,8 @@ import {
   kindView,
 } from '../contract/profiles/index.js';
 import type { IdSource } from '../ids.js';
-import type { Timing } from './advent/connection.js';
-import type { WsTiming } from './kit/ws-link.js';
+import type { Timing } from './advent/link.js';
+import type { WsTiming } from './kit/ws-dialer.js';
 import type { Gate, LiveSession, ToolEntry } from './session.js';
 
 /** What every profile has, whatever its kind. */

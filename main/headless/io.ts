@@ -1,6 +1,6 @@
-import type { Timing } from '../../app/wire/advent/connection.js';
+import type { Timing } from '../../app/wire/advent/link.js';
 import type { Dialect } from '../../app/wire/dialect.js';
-import type { WsTiming } from '../../app/wire/kit/ws-link.js';
+import type { WsTiming } from '../../app/wire/kit/ws-dialer.js';
 
 /** Everything the command-line hosts touch outside itself, injected so tests can drive it in-process. */
 export interface CliIo {

@@ -65,7 +65,8 @@ export type EndpointSimEvents = {
   /** The handshake failed (no reply, an error): the message says why. */
   error: { conn: number; message: string };
   refused: { status: number; reason: string };
-  close: { conn: number };
+  /** `code`: the close code the agent sent (1006: it sent no close frame). */
+  close: { conn: number; code: number };
 };
 
 export class EndpointSim {
@@ -74,6 +75,8 @@ export class EndpointSim {
   /** Every text frame received, in order, over all connections (when `record` is on). */
   readonly received: Array<{ conn: number; text: string }> = [];
   readonly events = new Emitter<EndpointSimEvents>();
+  /** Per closed connection, the close code the agent sent (1006: no close frame). */
+  readonly closeCodes = new Map<number, number>();
   private readonly options: EndpointSimOptions;
   private readonly wss: WebSocketServer;
   private readonly clock: Clock;
@@ -268,8 +271,9 @@ export class EndpointSim {
         this.waiters.poke();
       },
     });
-    this.open.add(id, { conn, socket, timers }, () => {
-      this.events.emit('close', { conn: id });
+    this.open.add(id, { conn, socket, timers }, (code) => {
+      this.closeCodes.set(id, code);
+      this.events.emit('close', { conn: id, code });
       this.waiters.poke();
     });
     this.latest = conn;

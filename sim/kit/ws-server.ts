@@ -63,14 +63,17 @@ export interface OpenConn<C> {
 export class OpenConns<C extends { closedNow(): void }> {
   private readonly open = new Map<number, OpenConn<C>>();
 
-  /** Keep `conn` until its socket closes; `closed` runs after it was taken out. */
-  add(id: number, entry: OpenConn<C>, closed: () => void): void {
+  /**
+   * Keep `conn` until its socket closes; `closed` runs after it was taken out, with the close code
+   * the client sent (1006 when it sent no close frame).
+   */
+  add(id: number, entry: OpenConn<C>, closed: (code: number) => void): void {
     this.open.set(id, entry);
-    entry.socket.on('close', () => {
+    entry.socket.on('close', (code: number) => {
       entry.conn.closedNow();
       entry.timers.clearAll();
       this.open.delete(id);
-      closed();
+      closed(code);
     });
   }
 

@@ -25,6 +25,8 @@ export interface XzConnectionRecord {
   /** The session id this server gave the connection in its hello. */
   sessionId: string;
   open: boolean;
+  /** Once closed: the close code the device sent (1006 when it sent no close frame). */
+  closeCode?: number;
 }
 
 /** One message the device sent. */
@@ -74,7 +76,8 @@ export type XzSimEvents = {
   turn: { conn: number; text: string; voice: boolean; audioBytes: number };
   abort: { conn: number; reason?: string };
   violation: { conn: number; message: string };
-  close: { conn: number };
+  /** `code`: the close code the device sent (1006: it sent no close frame). */
+  close: { conn: number; code: number };
   /** A turn handler threw, or the MCP handshake failed; conn 0: the listening server failed. */
   error: { conn: number; message: string };
 };

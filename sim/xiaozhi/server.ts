@@ -330,8 +330,9 @@ export class XiaozhiSim {
       this.hostFor(id),
     );
     this.all.set(id, conn);
-    this.live.add(id, { conn, socket, timers }, () => {
-      this.events.emit('close', { conn: id });
+    this.live.add(id, { conn, socket, timers }, (code) => {
+      record.closeCode = code;
+      this.events.emit('close', { conn: id, code });
       this.waiters.poke();
     });
     this.events.emit('connection', {

@@ -6,7 +6,7 @@ import type { ConnectionState } from '../../app/contract/connection.js';
 import { MemorySecretStore } from '../../app/settings/secrets.js';
 import type { AdventProfile } from '../../app/settings/schema.js';
 import { AdventSim, type AdventSimOptions } from '../../sim/advent/server.js';
-import type { Timing } from '../../app/wire/advent/connection.js';
+import type { Timing } from '../../app/wire/advent/link.js';
 import type { AdventSession } from '../../app/wire/advent/session.js';
 import { nextEvent } from './wait.js';
 

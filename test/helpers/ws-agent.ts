@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Agent, type AgentOptions } from '../../app/agent.js';
 import { MemorySecretStore } from '../../app/settings/secrets.js';
 import type { LiveSession, SessionEvents } from '../../app/wire/session.js';
-import type { WsTiming } from '../../app/wire/kit/ws-link.js';
+import type { WsTiming } from '../../app/wire/kit/ws-dialer.js';
 import { nextEvent } from './wait.js';
 
 /** Fast reconnects; pings off so nothing but the test's own traffic is on the wire. */

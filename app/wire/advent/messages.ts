@@ -3,6 +3,7 @@
  * exactly one `result` on the call's task id. Every call goes through the one gate.
  */
 import type { DispatchResult } from '../../dispatch.js';
+import { MAX_ID_CHARS, MAX_NAME_CHARS, cutString } from '../kit/bounds.js';
 import type { ToolEntry } from '../session.js';
 
 export interface RegisterService {
@@ -88,7 +89,8 @@ export function parseMcp(payload: string): ParsedMcp {
   if (!msg || typeof msg !== 'object' || Array.isArray(msg))
     return { kind: 'unreadable', message: 'MCP frame is not a JSON object' };
   const { type, data } = msg as { type?: unknown; data?: unknown };
-  if (type !== 'call') return { kind: 'other', type: String(type), message: msg };
+  if (type !== 'call')
+    return { kind: 'other', type: cutString(String(type), MAX_NAME_CHARS), message: msg };
   if (!data || typeof data !== 'object')
     return { kind: 'bad_call', message: "the call has no 'data' object" };
   const d = data as { call_id?: unknown; method?: unknown; params?: unknown };
@@ -96,12 +98,24 @@ export function parseMcp(payload: string): ParsedMcp {
     typeof d.call_id === 'string' || typeof d.call_id === 'number' ? d.call_id : undefined;
   if (rawCallId === undefined || String(rawCallId) === '')
     return { kind: 'bad_call', message: "the call has no 'call_id'" };
+  // An id nobody could mean is not kept (to run it, remember it or echo it back later).
+  if (String(rawCallId).length > MAX_ID_CHARS)
+    return {
+      kind: 'bad_call',
+      message: `a call_id of ${String(rawCallId).length} characters was ignored (at most ${MAX_ID_CHARS})`,
+    };
   if (typeof d.method !== 'string' || !d.method) {
     return { kind: 'bad_call', rawCallId, message: "the call has no 'method' naming the service" };
   }
   return {
     kind: 'call',
-    call: { callId: String(rawCallId), rawCallId, method: d.method, params: d.params ?? {} },
+    call: {
+      callId: String(rawCallId),
+      rawCallId,
+      // Cut, not refused: the gate still records the call (an unknown service) and answers it.
+      method: cutString(d.method, MAX_NAME_CHARS),
+      params: d.params ?? {},
+    },
   };
 }
 

@@ -1,19 +1,22 @@
 /**
- * An Advent session: the connection, the turns and MCP, wired to the one gate.
+ * An Advent session: the link, the turns and MCP, wired to the one gate.
  *
  * - `register` is sent right after AUTH on every (re)connect, and again whenever the enabled set
  *   changes (`reregister()`), always carrying the whole set.
  * - Each MCP `call` goes to the gate; calls run concurrently; exactly one `result` per call_id is
- *   sent on the call's own task id. A repeated call_id is never run twice: while it runs the
- *   repeat is ignored, afterwards the same result is sent again.
- * - A result finished after the link dropped is not sent on the next link (that server-side call
- *   is gone); it is still in the audit log.
+ *   sent on the call's own task id, through the channel the call came on. A repeated call_id is
+ *   never run twice on a connection (calls.ts): while it runs the repeat is ignored, afterwards
+ *   it is answered again without running.
+ * - A result finished after its socket closed is not sent on the next one (that server-side call
+ *   is gone: its channel refuses); it is still in the audit log.
  */
 import { type Clock, systemClock } from '../../clock.js';
 import type { ConnectionState } from '../../contract/connection.js';
 import type { DispatchResult } from '../../dispatch.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
-import { AdventConnection, type AdventConnectionOptions } from './connection.js';
+import type { Channel } from '../kit/link.js';
+import { CallLedger } from './calls.js';
+import { AdventLink, type AdventLinkOptions } from './link.js';
 import { type Frame, FrameType, MCP_TASK, taskKey } from './frame.js';
 import {
   type RegisterService,
@@ -35,9 +38,10 @@ import {
   notReady,
 } from '../session.js';
 import { SessionBase } from '../kit/session-base.js';
+import { MAX_STATUS_CHARS } from '../kit/bounds.js';
 import { endVoiceUpload, sendVoiceChunk } from '../kit/voice-upload.js';
 
-export interface AdventSessionOptions extends Omit<AdventConnectionOptions, 'clock' | 'ids'> {
+export interface AdventSessionOptions extends Omit<AdventLinkOptions, 'clock' | 'ids'> {
   /** The profile id: identifies the connection in calls, prompts and the audit log. */
   id: string;
   /** The connection's name, shown to the user and written in the audit log. */
@@ -56,18 +60,13 @@ export interface AdventSessionOptions extends Omit<AdventConnectionOptions, 'clo
 
 export type { ChunkResult, Gate, SendResult, SessionEvents };
 
-/** How many answered call ids are remembered to answer repeats without running them again. */
-const ANSWERED_MEMORY = 256;
-
 export class AdventSession extends SessionBase implements LiveSession {
   readonly kind = 'advent' as const;
   readonly capabilities = { chat: true, voice: true, speak: true };
-  readonly connection: AdventConnection;
+  readonly connection: AdventLink;
   private readonly turns: Turns;
-  /** Bumped on every ready: results from an older link are not sent on a newer one. */
-  private generation = 0;
-  private readonly running = new Set<string>();
-  private readonly answered = new Map<string, string>();
+  /** The calls of the current connection; each call keeps the ledger it arrived under. */
+  private ledger = new CallLedger();
   private readonly voice: Required<VoiceOptions>;
   /** The current voice upload, kept after it closes so a late chunk gets a clear refusal. */
   private upload: VoiceUpload | undefined;
@@ -77,7 +76,7 @@ export class AdventSession extends SessionBase implements LiveSession {
   constructor(private readonly options: AdventSessionOptions) {
     super(options);
     const ids = options.ids ?? cryptoIds;
-    this.connection = new AdventConnection({
+    this.connection = new AdventLink({
       ...options,
       clock: options.clock ?? systemClock,
       ids,
@@ -93,41 +92,40 @@ export class AdventSession extends SessionBase implements LiveSession {
     this.turns = new Turns(ids, this.voice.outputFormat === 'opus');
 
     const c = this.connection.events;
-    c.on('state', (s) => {
-      // Frames of a lost link never arrive: close its replies instead of leaving them open.
-      if (s.status === 'reconnecting' || s.status === 'offline') {
-        this.turns.interruptAll();
-        // The server forgot the half-sent turn with the link; a new link needs a new turn.
-        this.closeUpload('lost');
-      }
-      this.events.emit('state', s);
-      if (s.status === 'authenticating') this.register();
-    });
-    c.on('ready', () => {
-      this.generation += 1;
-      this.running.clear();
-      this.answered.clear();
-    });
-    c.on('frame', (f) => this.onFrame(f));
-    c.on('status', (s) => this.events.emit('status', s));
-    c.on('issue', ({ message }) => this.events.emit('log', { level: 'warn', message }));
-    c.on('tokenExpiring', (e) => this.events.emit('tokenExpiring', e));
+    const on = this.store;
+    on.add(
+      c.on('state', (s) => {
+        // Frames of a lost link never arrive: close its replies instead of leaving them open.
+        if (s.status === 'reconnecting' || s.status === 'offline') {
+          this.turns.interruptAll();
+          // The server forgot the half-sent turn with the link; a new link needs a new turn.
+          this.closeUpload('lost');
+        }
+        this.events.emit('state', s);
+        if (s.status === 'authenticating') this.register();
+      }),
+    );
+    // A new socket is a new server session: its call ids start over.
+    on.add(c.on('open', () => (this.ledger = new CallLedger())));
+    on.add(c.on('frame', ({ channel, frame }) => this.onFrame(channel, frame)));
+    on.add(c.on('status', (s) => this.status(s)));
+    on.add(c.on('issue', ({ message }) => this.log('warn', message)));
+    on.add(c.on('tokenExpiring', (e) => this.events.emit('tokenExpiring', e)));
 
+    const t = this.turns.events;
     const forward = <K extends keyof TurnEvents & keyof SessionEvents>(name: K) =>
-      this.turns.events.on(name, (payload) => this.events.emit(name, payload as SessionEvents[K]));
+      on.add(t.on(name, (payload) => this.events.emit(name, payload as SessionEvents[K])));
     for (const name of ['replyDelta', 'replyDone', 'replyInterrupted', 'mood'] as const)
       forward(name);
-    this.turns.events.on('audio', (a) => this.onReplyAudio(a));
-    this.turns.events.on('listen', ({ taskId, message }) => this.onListen(taskId, message));
+    on.add(t.on('audio', (a) => this.onReplyAudio(a)));
+    on.add(t.on('listen', ({ taskId, message }) => this.onListen(taskId, message)));
     const freeDecoder = ({ taskId }: { taskId: string }) => {
       this.replyDecoders.get(taskId)?.close();
       this.replyDecoders.delete(taskId);
     };
-    this.turns.events.on('replyDone', freeDecoder);
-    this.turns.events.on('replyInterrupted', freeDecoder);
-    this.turns.events.on('odd', ({ message }) =>
-      this.events.emit('log', { level: 'warn', message }),
-    );
+    on.add(t.on('replyDone', freeDecoder));
+    on.add(t.on('replyInterrupted', freeDecoder));
+    on.add(t.on('odd', ({ message }) => this.log('warn', message)));
   }
 
   get state(): ConnectionState {
@@ -144,6 +142,7 @@ export class AdventSession extends SessionBase implements LiveSession {
     await this.connection.stop();
     for (const d of this.replyDecoders.values()) d.close();
     this.replyDecoders.clear();
+    this.store.dispose();
   }
 
   /** A text turn: TEXT (seq 0000) then END_FRAME (seq 0001) under a fresh task id. */
@@ -307,48 +306,37 @@ export class AdventSession extends SessionBase implements LiveSession {
       });
   }
 
-  private onFrame(frame: Frame): void {
+  private onFrame(channel: Channel, frame: Frame): void {
     if (frame.type === FrameType.MCP) {
-      this.onMcp(frame);
+      this.onMcp(channel, frame);
       return;
     }
     if (frame.type === FrameType.STATUS) {
       // STATUS on a turn's task (e.g. "开始监听" for VAD): information for the user.
-      this.events.emit('status', frame.payload.toString('utf8'));
+      this.status(preview(frame.payload, MAX_STATUS_CHARS));
       return;
     }
     if (frame.type === FrameType.AUTH || frame.type === FrameType.SPEAK) {
-      this.events.emit('log', {
-        level: 'warn',
-        message: `unexpected frame type ${frame.type} from the server`,
-      });
+      this.log('warn', `unexpected frame type ${frame.type} from the server`);
       return;
     }
     this.turns.handle(frame);
   }
 
-  private onMcp(frame: Frame): void {
+  private onMcp(channel: Channel, frame: Frame): void {
     const parsed = parseMcp(frame.payload.toString('utf8'));
     switch (parsed.kind) {
       case 'unreadable':
-        this.events.emit('log', {
-          level: 'warn',
-          message: `${parsed.message}: ${preview(frame.payload)}`,
-        });
+        this.log('warn', `${parsed.message}: ${preview(frame.payload)}`);
         return;
       case 'other':
-        this.events.emit('log', {
-          level: 'info',
-          message: `MCP '${parsed.type}' from the server: ${preview(frame.payload)}`,
-        });
+        this.log('info', `MCP '${parsed.type}' from the server: ${preview(frame.payload)}`);
         return;
       case 'bad_call':
-        this.events.emit('log', {
-          level: 'warn',
-          message: `malformed MCP call: ${parsed.message}`,
-        });
+        this.log('warn', `malformed MCP call: ${parsed.message}`);
         if (parsed.rawCallId !== undefined) {
-          this.connection.send(
+          this.connection.write(
+            channel,
             FrameType.MCP,
             frame.taskId,
             0,
@@ -357,60 +345,82 @@ export class AdventSession extends SessionBase implements LiveSession {
         }
         return;
       case 'call':
-        void this.answer(frame.taskId, parsed.call);
+        void this.answer(channel, this.ledger, frame.taskId, parsed.call);
     }
   }
 
   private async answer(
+    channel: Channel,
+    ledger: CallLedger,
     taskId: string,
     call: { callId: string; rawCallId: string | number; method: string; params: unknown },
   ): Promise<void> {
     const { callId } = call;
-    if (this.running.has(callId)) {
-      this.events.emit('log', {
-        level: 'warn',
-        message: `call '${callId}' repeated while it runs; it will be answered once`,
-      });
-      return;
-    }
-    const cached = this.answered.get(callId);
-    if (cached !== undefined) {
-      this.events.emit('log', {
-        level: 'warn',
-        message: `call '${callId}' repeated; sending the same result again without running it`,
-      });
-      this.connection.send(FrameType.MCP, taskId, 0, cached);
-      return;
+    const seen = ledger.seen(callId);
+    switch (seen.kind) {
+      case 'running':
+        this.log('warn', `call '${callId}' repeated while it runs; it will be answered once`);
+        return;
+      case 'answered':
+        this.log(
+          'warn',
+          `call '${callId}' repeated; answering it again without running it a second time`,
+        );
+        this.connection.write(
+          channel,
+          FrameType.MCP,
+          taskKey(taskId),
+          0,
+          seen.result ??
+            badCallResult(
+              call.rawCallId,
+              `call '${callId}' was already answered on this connection; it is not run again`,
+            ),
+        );
+        return;
+      case 'full': {
+        const why = `this connection has carried more calls than the agent keeps track of; reconnecting so the server starts afresh`;
+        this.log('warn', why);
+        this.connection.write(
+          channel,
+          FrameType.MCP,
+          taskKey(taskId),
+          0,
+          badCallResult(call.rawCallId, `${why}; call again once connected`),
+        );
+        this.connection.reconnect(why);
+        return;
+      }
     }
 
-    const generation = this.generation;
-    this.running.add(callId);
-    let message: string;
+    ledger.begin(callId);
+    let result: DispatchResult;
     try {
-      const result = await this.options.gate.dispatch({
-        connection: this.ref,
-        dialect: 'advent',
-        callId,
-        service: call.method,
-        params: call.params,
-      });
-      message = safeResult(call.rawCallId, result);
-    } finally {
-      this.running.delete(callId);
+      // Counted against its socket: a server cannot queue more calls than run at once.
+      result = await channel.track(() =>
+        this.options.gate.dispatch({
+          connection: this.ref,
+          dialect: 'advent',
+          callId,
+          service: call.method,
+          params: call.params,
+        }),
+      );
+    } catch (err) {
+      // The gate never throws; if it ever does, the call still gets its one answer.
+      result = {
+        ok: false,
+        code: 'service_error',
+        message: `the agent failed while handling '${call.method}': ${(err as Error).message}`,
+      };
     }
-    if (generation !== this.generation || !this.connection.isReady) {
-      this.events.emit('log', {
-        level: 'warn',
-        message: `the result of call '${callId}' was not sent: the connection was lost`,
-      });
-      return;
-    }
-    this.answered.set(callId, message);
-    if (this.answered.size > ANSWERED_MEMORY) {
-      const oldest = this.answered.keys().next().value;
-      if (oldest !== undefined) this.answered.delete(oldest);
-    }
-    this.connection.send(FrameType.MCP, taskKey(taskId), 0, message);
+    const message = safeResult(call.rawCallId, result);
+    ledger.finish(callId, message);
+    if (!this.connection.write(channel, FrameType.MCP, taskKey(taskId), 0, message))
+      this.log(
+        'warn',
+        `the result of call '${callId}' was not sent: the connection it came on is gone`,
+      );
   }
 }
 

@@ -1,10 +1,15 @@
 /**
  * Turns on an Advent session (protocols/advent.md §6): which task is current, how a reply is
  * assembled from TEXT pieces, and which frames are dropped because their task was superseded.
+ *
+ * Bounded whatever the server sends (kit/bounds.ts): a server inventing task ids opens at most
+ * `MAX_OPEN_REPLIES` replies (the oldest is closed as interrupted to make room, and its later
+ * frames are dropped), and one reply keeps at most `MAX_REPLY_CHARS` of text.
  */
 import { TextDecoder } from 'node:util';
 import { Emitter } from '../../events.js';
 import type { IdSource } from '../../ids.js';
+import { MAX_OPEN_REPLIES, MAX_REPLY_CHARS } from '../kit/bounds.js';
 import { type Frame, FrameType, SYSTEM_TASK, taskKey } from './frame.js';
 
 export type TurnEvents = {
@@ -28,6 +33,8 @@ export type TurnEvents = {
 interface Reply {
   decoder: TextDecoder;
   text: string;
+  /** The text reached MAX_REPLY_CHARS: the rest of this reply is dropped. */
+  full: boolean;
   /** Odd trailing byte of the last audio chunk, carried to the next. */
   carry: Buffer | undefined;
 }
@@ -40,6 +47,9 @@ export class Turns {
   private active: string | undefined;
   private readonly replies = new Map<string, Reply>();
   private readonly superseded = new Set<string>();
+  /** Replies closed to make room (see dropOldestReply), and replies cut at the text bound. */
+  private dropped = 0;
+  private cut = 0;
 
   constructor(
     private readonly ids: IdSource,
@@ -65,18 +75,11 @@ export class Turns {
     const old = this.active;
     if (old === undefined) return;
     this.active = undefined;
-    this.superseded.add(old);
-    if (this.superseded.size > SUPERSEDED_MEMORY) {
-      const oldest = this.superseded.values().next().value;
-      if (oldest !== undefined) this.superseded.delete(oldest);
-    }
+    this.remember(old);
     // Reported even when no reply had started, so whoever waits for this turn stops waiting.
     const reply = this.replies.get(old);
     this.replies.delete(old);
-    this.events.emit('replyInterrupted', {
-      taskId: old,
-      text: reply ? reply.text + reply.decoder.decode() : '',
-    });
+    this.events.emit('replyInterrupted', { taskId: old, text: reply ? this.finalText(reply) : '' });
   }
 
   /** The link dropped: every open reply ends as interrupted, and the current turn with it. */
@@ -84,8 +87,12 @@ export class Turns {
     this.supersede();
     for (const [taskId, reply] of [...this.replies]) {
       this.replies.delete(taskId);
-      this.events.emit('replyInterrupted', { taskId, text: reply.text + reply.decoder.decode() });
+      this.events.emit('replyInterrupted', { taskId, text: this.finalText(reply) });
     }
+  }
+
+  private finalText(reply: Reply): string {
+    return reply.full ? reply.text : reply.text + reply.decoder.decode();
   }
 
   /** Route a reply frame (TEXT, AUDIO_FRAME, END_FRAME, EMOJI, LISTEN). MCP and STATUS go elsewhere. */
@@ -96,7 +103,18 @@ export class Turns {
     switch (frame.type) {
       case FrameType.TEXT: {
         const reply = this.reply(task);
-        const text = reply.decoder.decode(frame.payload, { stream: true });
+        if (reply.full) return;
+        let text = reply.decoder.decode(frame.payload, { stream: true });
+        const room = MAX_REPLY_CHARS - reply.text.length;
+        if (text.length > room) {
+          text = text.slice(0, room);
+          reply.full = true;
+          this.cut += 1;
+          if (Number.isInteger(Math.log10(this.cut)))
+            this.events.emit('odd', {
+              message: `the reply of task '${task}' passed ${MAX_REPLY_CHARS} characters; the rest of it is dropped (${this.cut} replies cut so far)`,
+            });
+        }
         if (text) {
           reply.text += text;
           this.events.emit('replyDelta', { taskId: task, text });
@@ -120,7 +138,7 @@ export class Turns {
       case FrameType.END: {
         const reply = this.replies.get(task);
         this.replies.delete(task);
-        const tail = reply ? reply.decoder.decode() : '';
+        const tail = reply && !reply.full ? reply.decoder.decode() : '';
         if (tail) this.events.emit('replyDelta', { taskId: task, text: tail });
         this.events.emit('replyDone', { taskId: task, text: (reply?.text ?? '') + tail });
         if (this.active === task) this.active = undefined;
@@ -156,10 +174,47 @@ export class Turns {
   private reply(task: string): Reply {
     let reply = this.replies.get(task);
     if (!reply) {
-      reply = { decoder: new TextDecoder('utf-8'), text: '', carry: undefined };
+      if (this.replies.size >= MAX_OPEN_REPLIES) this.dropOldestReply();
+      reply = { decoder: new TextDecoder('utf-8'), text: '', full: false, carry: undefined };
       this.replies.set(task, reply);
     }
     return reply;
+  }
+
+  /** Room for one more reply: the oldest open one (not the current turn's) ends here. */
+  private dropOldestReply(): void {
+    for (const [taskId, reply] of this.replies) {
+      if (taskId === this.active) continue;
+      this.replies.delete(taskId);
+      this.remember(taskId);
+      // One line per power of ten: a server inventing task ids must not flood the log either.
+      this.dropped += 1;
+      if (Number.isInteger(Math.log10(this.dropped)))
+        this.events.emit('odd', {
+          message: `more than ${MAX_OPEN_REPLIES} replies were open at once; the oldest was closed and its later frames are dropped (task '${taskId}'; ${this.dropped} closed so far)`,
+        });
+      this.events.emit('replyInterrupted', { taskId, text: reply.text });
+      return;
+    }
+  }
+
+  private remember(taskId: string): void {
+    this.superseded.add(taskId);
+    if (this.superseded.size > SUPERSEDED_MEMORY) {
+      const oldest = this.superseded.values().next().value;
+      if (oldest !== undefined) this.superseded.delete(oldest);
+    }
+  }
+
+  /** Characters of reply text held now (tests check the bound). */
+  get heldChars(): number {
+    let n = 0;
+    for (const reply of this.replies.values()) n += reply.text.length;
+    return n;
+  }
+
+  get openReplies(): number {
+    return this.replies.size;
   }
 }
 
@@ -176,6 +231,7 @@ function parseEmoji(payload: Buffer): string | undefined {
 }
 
 export function preview(payload: Buffer, max = 120): string {
-  const text = payload.toString('utf8');
-  return text.length > max ? `${text.slice(0, max)}…` : text;
+  // Only the start is decoded: a payload may be megabytes.
+  const text = payload.subarray(0, max * 4).toString('utf8');
+  return text.length > max || payload.length > max * 4 ? `${text.slice(0, max)}…` : text;
 }

@@ -5,12 +5,13 @@
  * as every other dialect; only the framing differs.
  *
  * - Registration is what the server has seen: `registering` until it has listed every page of our
- *   tools, then `registered` with the names it was given.
+ *   tools, then `registered` with the names it was given (McpToolServer follows the walk).
  * - A change of the enabled set sends `notifications/tools/list_changed` (MCP standard). Servers
  *   that ignore it never list again, so after `relistWaitMs` without a new list the link is
- *   re-dialled: every server lists on a new connection.
- * - Replies go only to the socket the request came on: a call still running when the link drops is
- *   recorded by the gate but never answered on the next link (its ids mean something else there).
+ *   re-dialled (a polite close, no backoff): every server lists on a new connection.
+ * - Replies go only to the socket the request came on (its Channel): a call still running when the
+ *   link drops is recorded by the gate but never answered on the next link (its ids mean
+ *   something else there).
  * - Odd frames (not JSON, batches, huge) get a log line and, where an id can be read, an error
  *   reply; nothing a server sends can throw out of here.
  */
@@ -18,7 +19,8 @@ import { type Clock, systemClock } from '../../clock.js';
 import type { ConnectionState } from '../../contract/connection.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
 import { type JsonRpcId, RPC, classify, preview, rpcError } from '../kit/jsonrpc.js';
-import { DEFAULT_SERVER_INFO, McpToolServer } from '../kit/mcp-server.js';
+import { type Channel, ReconnectingLink } from '../kit/link.js';
+import { DEFAULT_SERVER_INFO, type Listing, McpToolServer } from '../kit/mcp-server.js';
 import {
   type ChunkResult,
   type Gate,
@@ -30,7 +32,7 @@ import {
 } from '../session.js';
 import { SessionBase } from '../kit/session-base.js';
 import { NamedTimers } from '../kit/timers.js';
-import { WsLink, type WsTiming, redactText } from '../kit/ws-link.js';
+import { WsDialer, type WsMessage, type WsTiming, redactText } from '../kit/ws-dialer.js';
 
 export interface EndpointSessionOptions {
   /** The profile id: identifies the connection in calls, prompts and the audit log. */
@@ -66,16 +68,10 @@ const LINK_MAX_BYTES = 2 * MAX_FRAME_BYTES;
 export class EndpointSession extends SessionBase implements LiveSession {
   readonly kind = 'endpoint' as const;
   readonly capabilities = { chat: false, voice: false, speak: false };
-  readonly link: WsLink;
+  readonly link: ReconnectingLink<WsMessage>;
   private readonly clock: Clock;
   /** One MCP server per socket: `initialize` state and `withUserTools` belong to that socket. */
   private server: McpToolServer;
-  /** Bumped per socket: a reply computed for an older socket is dropped. */
-  private generation = 0;
-  /** Names listed so far in the current `tools/list` walk (first page → page without cursor). */
-  private listing: string[] | undefined;
-  /** tools/call requests being answered on the current socket. */
-  private inFlight = 0;
   /** `list`: the server should have listed by now; `relist`: … listed again after a change. */
   private readonly timers: NamedTimers<'list' | 'relist'>;
   private callSeq = 0;
@@ -83,32 +79,30 @@ export class EndpointSession extends SessionBase implements LiveSession {
   constructor(private readonly options: EndpointSessionOptions) {
     super(options);
     this.clock = options.clock ?? systemClock;
-    this.timers = new NamedTimers(this.clock);
-    this.link = new WsLink({
-      url: options.url,
+    this.timers = this.store.add(new NamedTimers(this.clock));
+    this.link = new ReconnectingLink<WsMessage>({
+      dialer: new WsDialer({ url: options.url, maxMessageBytes: LINK_MAX_BYTES }),
       clock: this.clock,
       ids: options.ids ?? cryptoIds,
       timing: options.timing,
-      maxMessageBytes: LINK_MAX_BYTES,
     });
     this.server = this.newServer();
     const l = this.link.events;
-    l.on('state', (s) => this.onState(s));
-    l.on('open', () => {
-      this.generation += 1;
-      this.server = this.newServer();
-      this.inFlight = 0;
-      this.listing = undefined;
-    });
-    l.on('ready', () => this.armListWait());
-    l.on('text', (text) => this.onText(text));
-    l.on('binary', (data) =>
-      this.log(
-        'warn',
-        `a binary frame (${data.length} bytes) was ignored: the endpoint is text-only`,
-      ),
+    const on = this.store;
+    on.add(l.on('state', (s) => this.onState(s)));
+    on.add(l.on('open', () => (this.server = this.newServer())));
+    on.add(l.on('ready', () => this.armListWait()));
+    on.add(
+      l.on('message', ({ channel, data }) => {
+        if (data.kind === 'text') this.onText(channel, data.text);
+        else
+          this.log(
+            'warn',
+            `a binary frame (${data.data.length} bytes) was ignored: the endpoint is text-only`,
+          );
+      }),
     );
-    l.on('issue', ({ message }) => this.log('warn', message));
+    on.add(l.on('issue', ({ message }) => this.log('warn', message)));
   }
 
   get state(): ConnectionState {
@@ -121,8 +115,8 @@ export class EndpointSession extends SessionBase implements LiveSession {
 
   async stop(): Promise<void> {
     this.timers.clearAll();
-    this.generation += 1;
     await this.link.stop();
+    this.store.dispose();
   }
 
   /**
@@ -132,10 +126,8 @@ export class EndpointSession extends SessionBase implements LiveSession {
   reregister(): void {
     if (!this.link.isReady) return;
     this.setRegistration({ state: 'registering' });
-    this.listing = undefined;
-    this.link.sendText(
-      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }),
-    );
+    this.server.restartWalk();
+    this.link.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }));
     this.armRelistWait();
   }
 
@@ -170,7 +162,7 @@ export class EndpointSession extends SessionBase implements LiveSession {
   // -------------------------------------------------------------------------------------------
 
   private newServer(): McpToolServer {
-    return new McpToolServer({
+    const server: McpToolServer = new McpToolServer({
       connection: this.ref,
       dialect: 'endpoint',
       gate: this.options.gate,
@@ -178,15 +170,13 @@ export class EndpointSession extends SessionBase implements LiveSession {
       serverInfo: this.options.serverInfo ?? DEFAULT_SERVER_INFO,
       listChanged: true,
       callId: () => `call-${++this.callSeq}`,
+      onListing: (listing) => this.onListing(server, listing),
     });
+    return server;
   }
 
   private onState(s: ConnectionState): void {
-    if (s.status !== 'ready') {
-      this.timers.clearAll();
-      // The socket is gone: whatever is still being answered belongs to no connection now.
-      this.generation += 1;
-    }
+    if (s.status !== 'ready') this.timers.clearAll();
     // A new link means a new MCP session: nothing is registered until the server lists again.
     if (s.status === 'connecting' || s.status === 'reconnecting') {
       if (this.registrationState.state !== 'registering')
@@ -198,8 +188,8 @@ export class EndpointSession extends SessionBase implements LiveSession {
     this.events.emit('state', s);
   }
 
-  private onText(text: string): void {
-    const generation = this.generation;
+  private onText(channel: Channel, text: string): void {
+    const reply = (response: Record<string, unknown>) => this.reply(channel, response);
     const bytes = Buffer.byteLength(text);
     if (bytes > MAX_FRAME_BYTES) {
       const id = readId(text);
@@ -208,8 +198,7 @@ export class EndpointSession extends SessionBase implements LiveSession {
         `a ${bytes}-byte frame was ignored (limit ${MAX_FRAME_BYTES} bytes): ${preview(text, 80)}`,
       );
       if (id !== undefined)
-        this.reply(
-          generation,
+        reply(
           rpcError(
             id,
             RPC.INVALID_REQUEST,
@@ -235,8 +224,7 @@ export class EndpointSession extends SessionBase implements LiveSession {
       for (const item of value) {
         const m = classify(item);
         if (m.kind === 'request')
-          this.reply(
-            generation,
+          reply(
             rpcError(
               m.id,
               RPC.INVALID_REQUEST,
@@ -246,69 +234,47 @@ export class EndpointSession extends SessionBase implements LiveSession {
       }
       return;
     }
-    void this.handle(generation, value);
+    void this.handle(channel, value);
   }
 
-  private async handle(generation: number, value: unknown): Promise<void> {
+  private async handle(channel: Channel, value: unknown): Promise<void> {
     const msg = classify(value);
     const server = this.server;
-    const isCall = msg.kind === 'request' && msg.method === 'tools/call';
-    if (isCall) this.inFlight += 1;
-    let response: Record<string, unknown> | undefined;
-    try {
-      response = await server.handle(msg, ({ level, message }) => this.log(level, message));
-    } finally {
-      if (isCall && generation === this.generation) this.inFlight -= 1;
-    }
-    if (msg.kind === 'request' && msg.method === 'tools/list' && generation === this.generation)
-      this.onListed(msg.params, response);
-    if (response) this.reply(generation, response);
+    // Counted against its socket: a server cannot queue more calls than run at once.
+    await channel.track(() =>
+      server.serve(
+        msg,
+        (response) => this.reply(channel, response),
+        ({ level, message }) => this.log(level, message),
+      ),
+    );
   }
 
-  /** Follow the server's walk through the pages; the last page completes the registration. */
-  private onListed(params: unknown, response: Record<string, unknown> | undefined): void {
-    const result = response?.result as
-      { tools?: { name: string }[]; nextCursor?: string } | undefined;
-    if (!result?.tools) {
-      const error = (response?.error as { message?: string } | undefined)?.message;
-      this.log('warn', `tools/list failed: ${error ?? 'no result'}`);
+  /** The server's walk through our tool pages ended: that is what it knows of our services. */
+  private onListing(server: McpToolServer, listing: Listing): void {
+    if (server !== this.server) return;
+    if (!listing.ok) {
+      this.log('warn', listing.message);
       if (this.registrationState.state === 'registering')
-        this.setRegistration({
-          state: 'failed',
-          message: `listing the services failed: ${error ?? 'no result'}`,
-        });
+        this.setRegistration({ state: 'failed', message: listing.message });
       return;
     }
-    const cursor = (params as { cursor?: unknown } | null)?.cursor;
-    const first = cursor === undefined || cursor === null || cursor === '';
-    if (first) this.listing = [];
-    // A later page of a walk begun before the set changed (reregister() forgot it): it cannot
-    // show the whole set, so registration waits for the walk the change asked for.
-    else if (!this.listing) return;
-    this.listing.push(...result.tools.map((t) => t.name));
-    if (result.nextCursor !== undefined) return;
-    const services = this.listing;
-    this.listing = undefined;
     this.timers.clear('list');
     this.timers.clear('relist');
-    this.setRegistration({ state: 'registered', at: this.clock.now(), services });
+    this.setRegistration({ state: 'registered', at: this.clock.now(), services: listing.services });
   }
 
-  private reply(generation: number, response: Record<string, unknown>): void {
-    // The socket the request came on is gone: its server forgot the id, and a new server could
-    // mistake our reply for the answer to one of its own requests.
-    if (generation !== this.generation) {
-      this.log(
-        'info',
-        `a reply for id ${String(response.id)} was dropped: that connection is gone`,
-      );
-      return;
-    }
-    if (!this.link.sendText(JSON.stringify(response)))
-      this.log(
-        'warn',
-        `a reply for id ${String(response.id)} could not be sent: ${notReady(this.link.state)}`,
-      );
+  /**
+   * Answer on the socket the request came on. Once that socket is gone its server forgot the id,
+   * and a new server could mistake our reply for the answer to one of its own requests.
+   */
+  private reply(channel: Channel, response: Record<string, unknown>): boolean {
+    if (channel.send(JSON.stringify(response))) return true;
+    this.log(
+      'info',
+      `a reply for id ${String(response.id)} was dropped: the connection it was for is gone`,
+    );
+    return false;
   }
 
   /** A server that never lists leaves the user staring at "registering…": say what is wrong. */
@@ -331,12 +297,13 @@ export class EndpointSession extends SessionBase implements LiveSession {
     this.timers.set('relist', ms, () => {
       if (this.registrationState.state !== 'registering' || !this.link.isReady) return;
       // Dropping the link would cut off calls in progress; try again once they are answered.
-      if (this.inFlight > 0) return this.armRelistWait();
+      const channel = this.link.openChannel;
+      if (channel && channel.inFlight > 0) return this.armRelistWait();
       this.log(
         'info',
         'the server did not list the services again after the change: reconnecting so it does',
       );
-      this.link.reconnectNow('reconnecting so the server sees the changed services');
+      this.link.reconnect('reconnecting so the server sees the changed services');
     });
   }
 

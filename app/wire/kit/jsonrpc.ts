@@ -1,8 +1,10 @@
 /**
  * JSON-RPC 2.0 messages as the WebSocket dialects see them. Liberal in what we accept (string or
  * number ids, a missing `jsonrpc`), strict in what we send (always `jsonrpc: "2.0"`, the id echoed
- * with the same value and the same type).
+ * with the same value and the same type). Ids and method names longer than any real one
+ * (kit/bounds.ts) make a message invalid here, before anything keeps them.
  */
+import { MAX_ID_CHARS, MAX_NAME_CHARS } from './bounds.js';
 
 export type JsonRpcId = string | number;
 
@@ -31,9 +33,20 @@ export function classify(msg: unknown): JsonRpcMessage {
   if (!msg || typeof msg !== 'object' || Array.isArray(msg))
     return { kind: 'invalid', message: 'a JSON-RPC message must be a JSON object' };
   const m = msg as Record<string, unknown>;
+  if (typeof m.id === 'string' && m.id.length > MAX_ID_CHARS)
+    return {
+      kind: 'invalid',
+      message: `an id of ${m.id.length} characters is not accepted (at most ${MAX_ID_CHARS})`,
+    };
   const id = isId(m.id) ? m.id : undefined;
   if (m.id !== undefined && m.id !== null && id === undefined)
     return { kind: 'invalid', message: 'the id must be a string or a number' };
+  if (typeof m.method === 'string' && m.method.length > MAX_NAME_CHARS)
+    return {
+      kind: 'invalid',
+      id,
+      message: `a method name of ${m.method.length} characters is not accepted (at most ${MAX_NAME_CHARS})`,
+    };
   if (typeof m.method === 'string' && m.method) {
     const params = m.params ?? {};
     return id === undefined

@@ -13,11 +13,18 @@
  *   `isError: true` whose text (and `error`, which one backend reads) tells the model why.
  * - Results are cut to 8 KB of text with a note saying so. Replies carry the request's id with the
  *   same value and type; notifications get no reply.
+ * - One server per socket: `serve()` answers through the reply function of the socket the message
+ *   came on (kit/link.ts Channel), as the MCP SDK's protocol layer replies on the transport a
+ *   request came from; an answer whose socket is gone is dropped, never sent on the next one.
+ * - Registration is what the server has seen: "registered" once a walk through the `tools/list`
+ *   pages — first page (no cursor) to a page without `nextCursor` — has gone out, with the names
+ *   it carried. `restartWalk()` forgets a walk begun before the set changed.
  */
 import type { Dialect } from '../../contract/audit.js';
 import type { ConnectionRef } from '../../contract/connection.js';
 import type { DispatchResult } from '../../dispatch.js';
 import type { Gate, ToolEntry } from '../session.js';
+import { MAX_NAME_CHARS, cutString } from './bounds.js';
 import { type JsonRpcId, type JsonRpcMessage, RPC, rpcError, rpcResult } from './jsonrpc.js';
 
 export const MCP_PROTOCOL_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18'] as const;
@@ -43,7 +50,15 @@ export interface McpServerOptions {
   callId?: () => string;
   pageBytes?: number;
   resultBytes?: number;
+  /** The server has listed every page of our tools, or its listing failed. */
+  onListing?: (listing: Listing) => void;
 }
+
+/** The end of a `tools/list` walk as the server saw it. */
+export type Listing = { ok: true; services: string[] } | { ok: false; message: string };
+
+/** Sends one answer on the socket its request came on; false when that socket is gone. */
+export type Reply = (response: Record<string, unknown>) => boolean;
 
 export interface VisionCapability {
   url?: string;
@@ -62,8 +77,37 @@ export class McpToolServer {
    * name it was never shown.
    */
   private userToolsListed = false;
+  /** Names sent so far in the current `tools/list` walk (undefined: none under way). */
+  private walk: Set<string> | undefined;
 
   constructor(private readonly options: McpServerOptions) {}
+
+  /**
+   * Answer one message through `reply`, and follow the `tools/list` walk with what went out.
+   * Never throws; `log` receives anything worth a line.
+   */
+  async serve(
+    msg: JsonRpcMessage,
+    reply: Reply,
+    log: (line: McpLog) => void = () => undefined,
+  ): Promise<void> {
+    const response = await this.handle(msg, log);
+    if (!response) return;
+    if (!reply(response)) {
+      log({
+        level: 'warn',
+        message: `the answer to ${describe(msg)} was not sent: the connection it came on is gone`,
+      });
+      return;
+    }
+    if (msg.kind === 'request' && msg.method === 'tools/list')
+      this.followWalk(msg.params, response);
+  }
+
+  /** The tool set changed: a walk under way cannot show it; only the next full walk counts. */
+  restartWalk(): void {
+    this.walk = undefined;
+  }
 
   /**
    * Answer one message. Returns the response to send, or undefined (notifications, responses,
@@ -172,7 +216,7 @@ export class McpToolServer {
         return rpcError(
           id,
           RPC.INVALID_PARAMS,
-          `unknown cursor '${String(p.cursor)}': the tool list changed; list again from the start`,
+          `unknown cursor '${cutString(String(p.cursor), MAX_NAME_CHARS)}': the tool list changed; list again from the start`,
         );
     }
     const limit = this.options.pageBytes ?? PAGE_BYTES;
@@ -194,10 +238,35 @@ export class McpToolServer {
     return rpcResult(id, result);
   }
 
+  private followWalk(params: unknown, response: Record<string, unknown>): void {
+    const result = response.result as
+      { tools?: { name: string }[]; nextCursor?: string } | undefined;
+    if (!result?.tools) {
+      const error = (response.error as { message?: string } | undefined)?.message;
+      this.walk = undefined;
+      this.options.onListing?.({
+        ok: false,
+        message: `the server could not list the services: ${error ?? 'no result'}`,
+      });
+      return;
+    }
+    const cursor = (params as { cursor?: unknown } | null)?.cursor;
+    if (cursor === undefined || cursor === null || cursor === '') this.walk = new Set();
+    // A later page of a walk begun before the set changed: it cannot show the whole set.
+    else if (!this.walk) return;
+    for (const t of result.tools) this.walk.add(t.name);
+    if (result.nextCursor !== undefined) return;
+    const services = [...this.walk];
+    this.walk = undefined;
+    this.options.onListing?.({ ok: true, services });
+  }
+
   private async call(id: JsonRpcId, p: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const name = p.name;
-    if (typeof name !== 'string' || !name)
+    const asked = p.name;
+    if (typeof asked !== 'string' || !asked)
       return rpcError(id, RPC.INVALID_PARAMS, "tools/call needs 'name', the tool to run");
+    // Cut, not refused: the gate still records the call (an unknown service) and answers it.
+    const name = cutString(asked, MAX_NAME_CHARS);
     const args = p.arguments ?? {};
     const entry = this.options.tools().find((t) => t.name === name);
     const callId = String(id) || (this.options.callId?.() ?? 'call');
@@ -231,6 +300,10 @@ export class McpToolServer {
       isError: false,
     });
   }
+}
+
+function describe(msg: JsonRpcMessage): string {
+  return msg.kind === 'request' ? `'${msg.method}' (id ${String(msg.id)})` : `a ${msg.kind}`;
 }
 
 /** Text cut to `maxBytes` of UTF-8 (never inside a character), with a note saying so. */

@@ -6,10 +6,17 @@
  */
 import type { ConnectionRef, RegistrationState } from '../../contract/connection.js';
 import { Emitter } from '../../events.js';
+import { DisposableStore } from '../../lifecycle.js';
 import type { SessionEvents } from '../session.js';
+import { MAX_STATUS_CHARS, cutString } from './bounds.js';
 
 export abstract class SessionBase {
   readonly events = new Emitter<SessionEvents>();
+  /**
+   * What the session holds — its subscriptions to its link and turns, its timers — disposed when
+   * it stops (after the link's last state has been told).
+   */
+  protected readonly store = new DisposableStore();
   /** Nothing is registered until the server has been told (or has asked) on a live link. */
   private registration: RegistrationState = { state: 'registering' };
 
@@ -39,6 +46,11 @@ export abstract class SessionBase {
   protected setRegistration(state: RegistrationState): void {
     this.registration = state;
     this.events.emit('registration', state);
+  }
+
+  /** Text from the server for the user to see (a timeline notice), cut to a bounded length. */
+  protected status(text: string): void {
+    this.events.emit('status', cutString(text, MAX_STATUS_CHARS));
   }
 
   /** A log line (never a secret: a dialect that quotes server text redacts it here). */

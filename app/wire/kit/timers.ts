@@ -5,9 +5,10 @@
  * `clearAll()` leaves nothing behind on stop.
  */
 import type { Clock, TimerHandle } from '../../clock.js';
+import type { Disposable } from '../../lifecycle.js';
 
 /** `Name` lists the timers a class keeps, so a misspelt name does not compile. */
-export class NamedTimers<Name extends string = string> {
+export class NamedTimers<Name extends string = string> implements Disposable {
   private readonly timers = new Map<Name, TimerHandle>();
 
   constructor(private readonly clock: Clock) {}
@@ -40,6 +41,10 @@ export class NamedTimers<Name extends string = string> {
   clearAll(): void {
     for (const t of this.timers.values()) this.clock.clearTimeout(t);
     this.timers.clear();
+  }
+
+  dispose(): void {
+    this.clearAll();
   }
 
   /** How many timers are waiting: zero after a stop (tests check that nothing is left behind). */

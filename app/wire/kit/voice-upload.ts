@@ -43,7 +43,7 @@ export interface FramingUpload extends ClosableUpload {
   close(because: 'ended'): void;
 }
 
-/** A link as the voice calls see it (AdventConnection and WsLink both are one). */
+/** A link as the voice calls see it (the AdventLink and every ReconnectingLink are one). */
 export interface VoiceLink {
   readonly isReady: boolean;
   readonly state: ConnectionState;

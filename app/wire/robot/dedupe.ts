@@ -23,6 +23,7 @@
  * starts a second identical run inside the window: its result could not be reported anyway, and
  * running a write twice unasked is worse than skipping a repeat nobody waits for.
  */
+import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../audit/redact.js';
 import type { Clock } from '../../clock.js';
 import type { JsonRpcId } from '../kit/jsonrpc.js';
@@ -79,7 +80,8 @@ export class RecentExecutes {
   ): Verdict {
     const now = this.clock.now();
     this.expire(now);
-    const key = `${tool}\u0000${canonicalJson(input)}`;
+    // A digest, not the input itself: a window of large inputs must not be kept whole.
+    const key = `${tool}\u0000${createHash('sha256').update(canonicalJson(input)).digest('base64')}`;
     const same = this.byKey.get(key) ?? [];
 
     if (id !== undefined) {

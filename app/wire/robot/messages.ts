@@ -4,6 +4,7 @@
  * whose JSON was encoded twice), strict out (always `jsonrpc: "2.0"`, ids echoed as received).
  */
 import type { ErrorCode } from '../../contract/errors.js';
+import { MAX_NAME_CHARS, cutString } from '../kit/bounds.js';
 import { type JsonRpcId, type JsonRpcMessage, classify, rpcError } from '../kit/jsonrpc.js';
 import type { ToolEntry } from '../session.js';
 
@@ -116,7 +117,8 @@ export function readExecute(params: unknown): ExecuteParams {
       // Left as it is: the gate refuses non-object params with a clear message.
     }
   }
-  return { ok: true, tool: p.tool_name, input };
+  // Cut, not refused: the gate still records the call (an unknown service) and answers it.
+  return { ok: true, tool: cutString(p.tool_name, MAX_NAME_CHARS), input };
 }
 
 export type AiMessage = { type: 'chunk' | 'final' | 'thought'; content: string };
@@ -129,7 +131,8 @@ export function readAiMessage(params: unknown): AiMessage | { unknownType: strin
     typeof p.content === 'string' ? p.content : p.content == null ? '' : JSON.stringify(p.content);
   if (p.type === 'chunk' || p.type === 'final' || p.type === 'thought')
     return { type: p.type, content };
-  return { unknownType: typeof p.type === 'string' ? p.type : JSON.stringify(p.type) };
+  const type = typeof p.type === 'string' ? p.type : String(JSON.stringify(p.type));
+  return { unknownType: cutString(type, MAX_NAME_CHARS) };
 }
 
 // --- tool results ----------------------------------------------------------------------------

@@ -11,7 +11,7 @@
  * - `mcp/ai/message` becomes reply text and thoughts; PCM goes up between start/end_stream and
  *   comes down after `start_audio` until an empty frame (turns.ts, voice.ts).
  * - A result finished after the link dropped is not sent on the next link (that server-side call
- *   is gone); it is still in the audit log.
+ *   is gone: the channel it came on refuses); it is still in the audit log.
  */
 import { type Clock, type TimerHandle, systemClock } from '../../clock.js';
 import type { ConnectionState } from '../../contract/connection.js';
@@ -36,7 +36,8 @@ import {
 } from '../session.js';
 import { SessionBase } from '../kit/session-base.js';
 import { normaliseRobotMac } from '../kit/identity.js';
-import { LinkConfigError, type WsTiming, WsLink } from '../kit/ws-link.js';
+import { type Channel, ReconnectingLink } from '../kit/link.js';
+import { LinkConfigError, WsDialer, type WsMessage, type WsTiming } from '../kit/ws-dialer.js';
 import { DEFAULT_DUPLICATE_WINDOW_MS, RecentExecutes } from './dedupe.js';
 import {
   METHODS,
@@ -87,7 +88,7 @@ interface PendingRegister {
 export class RobotSession extends SessionBase implements LiveSession {
   readonly kind = 'robot' as const;
   readonly capabilities = { chat: true, voice: true, speak: false };
-  readonly link: WsLink;
+  readonly link: ReconnectingLink<WsMessage>;
   /** Normalised; undefined when the setting is not a MAC address (the link then stays offline). */
   readonly macAddr: string | undefined;
   /** Why `macAddr` is missing: the connection cannot start (offline, config). */
@@ -97,8 +98,6 @@ export class RobotSession extends SessionBase implements LiveSession {
   private readonly recent: RecentExecutes;
   private readonly turns: Turns;
   private pending: PendingRegister | undefined;
-  /** Bumped on every ready: results from an older link are not sent on a newer one. */
-  private generation = 0;
   /** The current voice upload, kept after it closes so a late chunk gets a clear answer. */
   private upload: VoiceUpload | undefined;
   /** One note per playback about audio that came without `start_audio`. */
@@ -116,26 +115,33 @@ export class RobotSession extends SessionBase implements LiveSession {
       this.clock,
     );
     this.turns = new Turns(this.ids);
-    this.link = new WsLink({
-      url: () => {
-        if (this.macProblem) throw new LinkConfigError(this.macProblem);
-        return options.url;
-      },
+    this.link = new ReconnectingLink<WsMessage>({
+      dialer: new WsDialer({
+        url: () => {
+          if (this.macProblem) throw new LinkConfigError(this.macProblem);
+          return options.url;
+        },
+      }),
       clock: this.clock,
       ids: this.ids,
       timing: options.timing,
     });
 
     const l = this.link.events;
-    l.on('state', (s) => this.onState(s));
-    l.on('ready', () => {
-      this.generation += 1;
-      this.recent.clear();
-      this.register();
-    });
-    l.on('text', (text) => this.onText(text));
-    l.on('binary', (data) => this.onBinary(data));
-    l.on('issue', ({ message }) => this.log('warn', message));
+    const on = this.store;
+    on.add(l.on('state', (s) => this.onState(s)));
+    on.add(
+      l.on('ready', () => {
+        this.recent.clear();
+        this.register();
+      }),
+    );
+    on.add(
+      l.on('message', ({ channel, data }) =>
+        data.kind === 'text' ? this.onText(channel, data.text) : this.onBinary(data.data),
+      ),
+    );
+    on.add(l.on('issue', ({ message }) => this.log('warn', message)));
 
     for (const name of [
       'replyDelta',
@@ -144,10 +150,13 @@ export class RobotSession extends SessionBase implements LiveSession {
       'thought',
       'audio',
     ] as const) {
-      this.turns.events.on(name, (payload) =>
-        this.events.emit(name, payload as SessionEvents[typeof name]),
+      on.add(
+        this.turns.events.on(name, (payload) =>
+          this.events.emit(name, payload as SessionEvents[typeof name]),
+        ),
       );
     }
+    on.add(this.turns.events.on('odd', ({ message }) => this.log('warn', message)));
   }
 
   get state(): ConnectionState {
@@ -162,8 +171,8 @@ export class RobotSession extends SessionBase implements LiveSession {
     this.closeUpload('cancelled');
     this.turns.supersede();
     this.clearPending();
-    this.generation += 1;
     await this.link.stop();
+    this.store.dispose();
   }
 
   /** The enabled services changed: the whole list again (nothing to do while not connected). */
@@ -176,7 +185,7 @@ export class RobotSession extends SessionBase implements LiveSession {
     if (!text.trim()) return { ok: false, message: 'nothing to send' };
     if (!this.link.isReady || !this.macAddr) return { ok: false, message: notReady(this.state) };
     const taskId = this.turns.begin();
-    this.link.sendText(userTextMessage(text, this.macAddr));
+    this.link.send(userTextMessage(text, this.macAddr));
     return { ok: true, taskId };
   }
 
@@ -193,14 +202,12 @@ export class RobotSession extends SessionBase implements LiveSession {
     this.abandonUpload('superseded');
     const taskId = this.turns.begin();
     this.upload = new VoiceUpload(taskId);
-    this.link.sendText(notification(METHODS.startStream));
+    this.link.send(notification(METHODS.startStream));
     return { ok: true, taskId };
   }
 
   voiceChunk(taskId: string, pcm: Uint8Array): ChunkResult {
-    return sendVoiceChunk(this.upload, taskId, pcm, this.link, (frame) =>
-      this.link.sendBinary(frame),
-    );
+    return sendVoiceChunk(this.upload, taskId, pcm, this.link, (frame) => this.link.send(frame));
   }
 
   /** The user stopped talking: the rest is flushed, then `end_stream`. */
@@ -209,8 +216,8 @@ export class RobotSession extends SessionBase implements LiveSession {
       this.upload,
       taskId,
       this.link,
-      (frame) => this.link.sendBinary(frame),
-      () => this.link.sendText(notification(METHODS.endStream)),
+      (frame) => this.link.send(frame),
+      () => this.link.send(notification(METHODS.endStream)),
     );
   }
 
@@ -242,7 +249,7 @@ export class RobotSession extends SessionBase implements LiveSession {
     const id = `reg-${this.ids.hex(12)}`;
     const sent =
       this.macAddr !== undefined &&
-      this.link.sendText(JSON.stringify(registerRequest(id, this.macAddr, tools)));
+      this.link.send(JSON.stringify(registerRequest(id, this.macAddr, tools)));
     if (!sent) {
       this.setRegistration({ state: 'failed', message: notReady(this.state) });
       return;
@@ -294,13 +301,13 @@ export class RobotSession extends SessionBase implements LiveSession {
     this.events.emit('state', s);
   }
 
-  private onText(text: string): void {
+  private onText(channel: Channel, text: string): void {
     const msg = parseServerText(text);
     switch (msg.kind) {
       case 'invalid':
         this.log('warn', `unreadable message from the server (${msg.message}): ${preview(text)}`);
         if (msg.id !== undefined)
-          this.send(JSON.stringify(rpcError(msg.id, RPC.INVALID_REQUEST, msg.message)));
+          channel.send(JSON.stringify(rpcError(msg.id, RPC.INVALID_REQUEST, msg.message)));
         return;
       case 'response': {
         const pending = this.pending;
@@ -309,16 +316,23 @@ export class RobotSession extends SessionBase implements LiveSession {
         return;
       }
       case 'notification':
-        this.onMethod(msg.method, msg.params, undefined, text);
+        this.onMethod(channel, msg.method, msg.params, undefined, text);
         return;
       case 'request':
-        this.onMethod(msg.method, msg.params, msg.id, text);
+        this.onMethod(channel, msg.method, msg.params, msg.id, text);
     }
   }
 
-  private onMethod(method: string, params: unknown, id: JsonRpcId | undefined, raw: string): void {
+  private onMethod(
+    channel: Channel,
+    method: string,
+    params: unknown,
+    id: JsonRpcId | undefined,
+    raw: string,
+  ): void {
     if (method === METHODS.execute) {
-      void this.onExecute(params, id);
+      // Counted against its socket: a server cannot queue more calls than run at once.
+      void channel.track(() => this.onExecute(channel, params, id));
       return;
     }
     switch (method) {
@@ -338,7 +352,7 @@ export class RobotSession extends SessionBase implements LiveSession {
       default:
         this.log('warn', `unknown method '${method}' from the server ignored: ${preview(raw)}`);
         if (id !== undefined)
-          this.send(
+          channel.send(
             JSON.stringify(
               rpcError(id, RPC.METHOD_NOT_FOUND, `method '${method}' is not supported`),
             ),
@@ -346,7 +360,7 @@ export class RobotSession extends SessionBase implements LiveSession {
         return;
     }
     // These are notifications in the dialect; one sent as a request still deserves its answer.
-    if (id !== undefined) this.send(JSON.stringify(rpcResult(id, {})));
+    if (id !== undefined) channel.send(JSON.stringify(rpcResult(id, {})));
   }
 
   private onAiMessage(params: unknown, raw: string): void {
@@ -388,13 +402,16 @@ export class RobotSession extends SessionBase implements LiveSession {
 
   // --- tool calls ----------------------------------------------------------------------------
 
-  private async onExecute(params: unknown, id: JsonRpcId | undefined): Promise<void> {
-    const generation = this.generation;
+  private async onExecute(
+    channel: Channel,
+    params: unknown,
+    id: JsonRpcId | undefined,
+  ): Promise<void> {
     const call = readExecute(params);
     if (!call.ok) {
       this.log('warn', `malformed mcp/tool/execute: ${call.message}`);
       if (id !== undefined)
-        this.reply(generation, id, { ok: false, code: 'invalid_params', message: call.message });
+        this.reply(channel, id, { ok: false, code: 'invalid_params', message: call.message });
       return;
     }
     const { tool, input } = call;
@@ -403,7 +420,7 @@ export class RobotSession extends SessionBase implements LiveSession {
       case 'run': {
         const outcome = await this.dispatch(verdict.call.callId, tool, input);
         verdict.call.settle(outcome);
-        if (id !== undefined) this.reply(generation, id, outcome);
+        if (id !== undefined) this.reply(channel, id, outcome);
         else
           this.log(
             'info',
@@ -415,7 +432,7 @@ export class RobotSession extends SessionBase implements LiveSession {
         if (id === undefined) return; // only a copy with an id is a twin
         // Its id-less copy came first and is running (or ran): answer with that run's result.
         void this.dispatch(String(id), tool, input, verdict.of);
-        this.reply(generation, id, await verdict.outcome);
+        this.reply(channel, id, await verdict.outcome);
         return;
       }
       case 'duplicate':
@@ -455,15 +472,13 @@ export class RobotSession extends SessionBase implements LiveSession {
     }
   }
 
-  private reply(generation: number, id: JsonRpcId, outcome: ToolOutcome): void {
-    if (generation !== this.generation || !this.link.isReady) {
+  /** The one answer to an execute, on the socket it came on (never on a later one). */
+  private reply(channel: Channel, id: JsonRpcId, outcome: ToolOutcome): void {
+    if (!channel.send(executeResponse(id, outcome)))
       this.log(
         'warn',
-        `the result of call '${String(id)}' was not sent: the connection was lost meanwhile`,
+        `the result of call '${String(id)}' was not sent: the connection it came on is gone`,
       );
-      return;
-    }
-    this.send(executeResponse(id, outcome));
   }
 
   /** The audit log's id for a call the server sent without one. */
@@ -472,10 +487,6 @@ export class RobotSession extends SessionBase implements LiveSession {
   }
 
   // --- helpers -------------------------------------------------------------------------------
-
-  private send(text: string): void {
-    this.link.sendText(text);
-  }
 
   private closeUpload(because: NonNullable<VoiceUpload['closedBecause']>): void {
     this.upload?.close(because);
@@ -489,8 +500,7 @@ export class RobotSession extends SessionBase implements LiveSession {
   private abandonUpload(because: 'cancelled' | 'superseded'): void {
     const upload = this.upload;
     if (!upload?.open) return;
-    if (this.link.isReady)
-      this.link.sendText(notification(METHODS.endStream, { reason: 'timeout' }));
+    if (this.link.isReady) this.link.send(notification(METHODS.endStream, { reason: 'timeout' }));
     upload.close(because);
   }
 }

@@ -7,16 +7,24 @@
  * text is dropped until its `final`, and its remaining audio until the empty frame that ends that
  * playback (or the next `start_audio`, which begins a new one). A reply that had not started yet
  * cannot be told apart from the next one, so it is not dropped.
+ *
+ * The `final` is the reply (protocols/robot-rpc.md: "final is the whole reply"): a reply that comes
+ * only as a `final` is delivered as its text, and a `final` that differs from the chunks wins.
+ * One reply is open at a time, with at most `MAX_REPLY_CHARS` of text (kit/bounds.ts).
  */
 import { Emitter } from '../../events.js';
 import type { IdSource } from '../../ids.js';
+import { MAX_REPLY_CHARS } from '../kit/bounds.js';
 import type { SessionEvents } from '../session.js';
 import { PCM_RATE, ReplyAudio } from './voice.js';
 
 export type TurnEvents = Pick<
   SessionEvents,
   'replyDelta' | 'replyDone' | 'replyInterrupted' | 'thought' | 'audio'
->;
+> & {
+  /** Something worth a log line. */
+  odd: { message: string };
+};
 
 export class Turns {
   readonly events = new Emitter<TurnEvents>();
@@ -27,6 +35,10 @@ export class Turns {
   /** Text of a reply begun (chunks or thoughts) and not yet finished. */
   private text: string | undefined;
   private dropText = false;
+  /** The current reply was cut at MAX_REPLY_CHARS (said once). */
+  private cutNoted = false;
+  /** Thought text of the current reply so far. */
+  private thoughtChars = 0;
   private playing = false;
   private dropAudio = false;
   private audioTask: string | undefined;
@@ -72,28 +84,54 @@ export class Turns {
   chunk(text: string): void {
     if (this.dropText) return;
     const taskId = this.replyTask();
-    this.text = (this.text ?? '') + text;
-    if (text) this.events.emit('replyDelta', { taskId, text });
+    const held = this.text ?? '';
+    const piece = this.fit(held, text);
+    this.text = held + piece;
+    if (piece) this.events.emit('replyDelta', { taskId, text: piece });
   }
 
-  /** `final` is the whole reply; the concatenated chunks stand in when it comes empty. */
+  /**
+   * `final` is the whole reply; the concatenated chunks stand in when it comes empty. What the
+   * chunks have not shown yet goes out as a delta first, so a host that prints deltas prints a
+   * final-only reply too; `replyDone` carries the final's text, which wins over the chunks.
+   */
   final(text: string): void {
     if (this.dropText) {
       this.dropText = false;
       return;
     }
     const taskId = this.replyTask();
-    const whole = text || this.text || '';
+    const shown = this.text ?? '';
+    const whole = text ? this.fit('', text) : shown;
+    if (whole.startsWith(shown) && whole.length > shown.length)
+      this.events.emit('replyDelta', { taskId, text: whole.slice(shown.length) });
     this.text = undefined;
+    this.cutNoted = false;
     this.done = true;
     this.events.emit('replyDone', { taskId, text: whole });
+  }
+
+  /** `text` cut so the reply stays within MAX_REPLY_CHARS after `held` (once logged). */
+  private fit(held: string, text: string): string {
+    const room = MAX_REPLY_CHARS - held.length;
+    if (text.length <= room) return text;
+    if (!this.cutNoted) {
+      this.cutNoted = true;
+      this.events.emit('odd', {
+        message: `the reply passed ${MAX_REPLY_CHARS} characters; the rest of it is dropped`,
+      });
+    }
+    return text.slice(0, Math.max(0, room));
   }
 
   thought(text: string): void {
     if (this.dropText || !text) return;
     const taskId = this.replyTask();
     this.text ??= '';
-    this.events.emit('thought', { taskId, text });
+    // Hosts add thoughts up, so they are bounded like the reply they belong to.
+    const piece = text.slice(0, Math.max(0, MAX_REPLY_CHARS - this.thoughtChars));
+    this.thoughtChars += piece.length;
+    if (piece) this.events.emit('thought', { taskId, text: piece });
   }
 
   /** `mcp/server/start_audio`: a new playback begins (an interrupted one is over). */
@@ -152,6 +190,8 @@ export class Turns {
       this.turn = this.ids.hex(8);
       this.done = false;
       this.text = undefined;
+      this.cutNoted = false;
+      this.thoughtChars = 0;
     }
     return this.turn;
   }

@@ -3,6 +3,7 @@
  * what the server may send, read liberally (missing fields, numbers as strings, unknown types),
  * and what the device sends, built strictly (always `session_id` after the hello).
  */
+import { MAX_ID_CHARS, MAX_NAME_CHARS, MAX_REPLY_CHARS, cutString } from '../kit/bounds.js';
 import type { ProtocolVersion } from './binary.js';
 
 export type ListenState = 'start' | 'stop' | 'detect';
@@ -66,7 +67,7 @@ export function parseServerMessage(text: string): ServerMessage {
         return { type: 'invalid', message: "an 'mcp' message needs an object 'payload'" };
       return { type: 'mcp', sessionId: idString(m.session_id), payload: m.payload };
     case 'stt':
-      return { type: 'stt', text: str(m.text) ?? '' };
+      return { type: 'stt', text: cutString(str(m.text) ?? '', MAX_REPLY_CHARS) };
     case 'llm':
       return { type: 'llm', emotion: str(m.emotion), text: str(m.text) };
     case 'tts':
@@ -79,7 +80,7 @@ export function parseServerMessage(text: string): ServerMessage {
       return { type: 'alert', text: parts.join(': ') || 'alert from the server (no text)' };
     }
     case 'system':
-      return { type: 'system', command: str(m.command), raw: m };
+      return { type: 'system', command: cut(str(m.command)), raw: m };
     case 'custom':
       return { type: 'custom', raw: m };
     case 'listen':
@@ -87,7 +88,7 @@ export function parseServerMessage(text: string): ServerMessage {
     case 'pong':
       return { type: 'pong' };
     default:
-      return { type: 'other', name: m.type, raw: m };
+      return { type: 'other', name: cutString(m.type, MAX_NAME_CHARS), raw: m };
   }
 }
 
@@ -172,8 +173,13 @@ function str(v: unknown): string | undefined {
 }
 
 /** Session ids are strings; a server that sends a number still means it. */
+/** A session id is echoed in every later message: one no real server would send is not kept. */
+function cut(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : cutString(text, MAX_NAME_CHARS);
+}
+
 function idString(v: unknown): string | undefined {
-  if (typeof v === 'string') return v;
+  if (typeof v === 'string') return v.length <= MAX_ID_CHARS ? v : undefined;
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   return undefined;
 }

@@ -7,16 +7,19 @@
  *   `handshakeTimeoutMs` (10 s) or the attempt fails with a clear error and the link reconnects.
  *   Each connection gets a fresh `session_id`, echoed in every later message.
  * - MCP arrives in `{"type":"mcp","payload":…}` envelopes, possibly before the server hello, and is
- *   answered by McpToolServer. "Registered" means the server has listed the tools (last page).
+ *   answered by the socket's McpToolServer, on that socket only. "Registered" means the server has
+ *   listed the tools (its walk reached the last page).
  * - No server handles `tools/list_changed`: after a toggle it is sent anyway and, by default, the
- *   session reconnects so the server lists again.
+ *   session reconnects so the server lists again: a polite close (1000) and an immediate redial
+ *   that does not grow the backoff.
  * - `system` messages (e.g. `reboot`) are shown to the user and never run.
  */
 import { type Clock, systemClock } from '../../clock.js';
 import type { ConnectionState } from '../../contract/connection.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
-import { type JsonRpcMessage, classify, preview } from '../kit/jsonrpc.js';
-import { DEFAULT_SERVER_INFO, McpToolServer } from '../kit/mcp-server.js';
+import { classify, preview } from '../kit/jsonrpc.js';
+import { type Channel, ReconnectingLink } from '../kit/link.js';
+import { DEFAULT_SERVER_INFO, type Listing, McpToolServer } from '../kit/mcp-server.js';
 import {
   type ChunkResult,
   type Gate,
@@ -29,7 +32,13 @@ import {
 import { SessionBase } from '../kit/session-base.js';
 import { NamedTimers } from '../kit/timers.js';
 import { endVoiceUpload, sendVoiceChunk } from '../kit/voice-upload.js';
-import { DEFAULT_WS_TIMING, LinkConfigError, WsLink, type WsTiming } from '../kit/ws-link.js';
+import {
+  DEFAULT_WS_TIMING,
+  LinkConfigError,
+  WsDialer,
+  type WsMessage,
+  type WsTiming,
+} from '../kit/ws-dialer.js';
 import { ReplyAudio, VoiceUpload, downlinkRate } from './voice.js';
 import { BinaryFrameError, FRAME_TYPE, type ProtocolVersion, decodeAudioFrame } from './binary.js';
 import { normaliseClientId, normaliseDeviceId } from '../kit/identity.js';
@@ -83,20 +92,17 @@ const LINK_GRACE_MS = 1000;
 export class XiaozhiSession extends SessionBase implements LiveSession {
   readonly kind = 'xiaozhi' as const;
   readonly capabilities = { chat: true, voice: true, speak: false };
-  readonly link: WsLink;
+  readonly link: ReconnectingLink<WsMessage>;
   private readonly clock: Clock;
   private readonly ids: IdSource;
   private readonly version: ProtocolVersion;
   private readonly helloTimeoutMs: number;
   private readonly turns: Turns;
+  /** The MCP server of the current socket (`initialize` state belongs to one socket). */
   private mcp: McpToolServer;
-  /** Tool names listed so far on this connection (pages add up until the last one). */
-  private listed: string[] = [];
   /** The server hello's, for this connection only. */
   private sessionId: string | undefined;
   private rate = downlinkRate(undefined).rate;
-  /** Bumped per socket: an MCP answer computed for an older link is not sent on a newer one. */
-  private generation = 0;
   private upload: VoiceUpload | undefined;
   private replyAudio: ReplyAudio | undefined;
   /** The token read for the connect now in progress (url() reads it, headers() uses it). */
@@ -109,16 +115,15 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
   constructor(private readonly options: XiaozhiSessionOptions) {
     super(options);
     this.clock = options.clock ?? systemClock;
-    this.timers = new NamedTimers(this.clock);
+    this.timers = this.store.add(new NamedTimers(this.clock));
     this.ids = options.ids ?? cryptoIds;
     this.version = options.protocolVersion ?? 1;
     this.helloTimeoutMs =
       options.timing?.handshakeTimeoutMs ?? DEFAULT_WS_TIMING.handshakeTimeoutMs;
     this.turns = new Turns(this.ids);
     this.mcp = this.newMcp();
-    this.link = new WsLink({
-      url: () => this.dialUrl(),
-      headers: () => this.dialHeaders(),
+    this.link = new ReconnectingLink<WsMessage>({
+      dialer: new WsDialer({ url: () => this.dialUrl(), headers: () => this.dialHeaders() }),
       awaitReady: true,
       clock: this.clock,
       ids: this.ids,
@@ -126,24 +131,33 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
     });
 
     const l = this.link.events;
-    l.on('state', (s) => this.onState(s));
-    l.on('open', () => this.onOpen());
-    l.on('ready', () => this.armKeepAlive());
-    l.on('text', (t) => this.onText(t));
-    l.on('binary', (b) => this.onBinary(b));
-    l.on('issue', ({ message }) => this.log('warn', message));
+    const on = this.store;
+    on.add(l.on('state', (s) => this.onState(s)));
+    on.add(l.on('open', (channel) => this.onOpen(channel)));
+    on.add(l.on('ready', () => this.armKeepAlive()));
+    on.add(
+      l.on('message', ({ channel, data }) =>
+        data.kind === 'text' ? this.onText(channel, data.text) : this.onBinary(channel, data.data),
+      ),
+    );
+    on.add(l.on('issue', ({ message }) => this.log('warn', message)));
 
     const t = this.turns.events;
     for (const name of ['replyDelta', 'transcript', 'mood'] as const)
-      t.on(name, (p) => this.events.emit(name, p));
-    t.on('replyDone', (p) => {
-      this.freeReplyAudio(p.taskId);
-      this.events.emit('replyDone', p);
-    });
-    t.on('replyInterrupted', (p) => {
-      this.freeReplyAudio(p.taskId);
-      this.events.emit('replyInterrupted', p);
-    });
+      on.add(t.on(name, (p) => this.events.emit(name, p)));
+    on.add(
+      t.on('replyDone', (p) => {
+        this.freeReplyAudio(p.taskId);
+        this.events.emit('replyDone', p);
+      }),
+    );
+    on.add(
+      t.on('replyInterrupted', (p) => {
+        this.freeReplyAudio(p.taskId);
+        this.events.emit('replyInterrupted', p);
+      }),
+    );
+    on.add(t.on('odd', ({ message }) => this.log('warn', message)));
   }
 
   get state(): ConnectionState {
@@ -172,6 +186,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
     this.timers.clearAll();
     await this.link.stop();
     this.freeReplyAudio();
+    this.store.dispose();
   }
 
   reregister(): void {
@@ -193,10 +208,11 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
       return;
     }
     this.setRegistration({ state: 'registering' });
+    this.mcp.restartWalk();
     const why =
       'reconnecting so the server lists the services again (XiaoZhi servers ignore tools/list_changed)';
     this.log('info', why);
-    this.link.reconnectNow(why);
+    this.link.reconnect(why);
   }
 
   /** A typed turn: `listen` `detect` with the text, which the server treats as an utterance. */
@@ -296,19 +312,17 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
     return headers;
   }
 
-  private onOpen(): void {
+  private onOpen(channel: Channel): void {
     this.dialToken = undefined;
-    this.generation += 1;
     this.sessionId = undefined;
     this.rate = downlinkRate(undefined).rate;
     this.mcp = this.newMcp();
-    this.listed = [];
     this.setRegistration({ state: 'registering' });
-    this.send(deviceHello(this.version));
+    this.sendOn(channel, deviceHello(this.version));
     this.timers.set('hello', this.helloTimeoutMs, () => {
       this.link.fail(
         `the XiaoZhi server sent no hello within ${Math.round(this.helloTimeoutMs / 1000)} s after connecting; check that the address is a XiaoZhi WebSocket endpoint (…/xiaozhi/v1/)`,
-        { retry: true },
+        { retry: true, channel },
       );
     });
   }
@@ -327,7 +341,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
     this.events.emit('state', s);
   }
 
-  private onHello(msg: Extract<ServerMessage, { type: 'hello' }>): void {
+  private onHello(channel: Channel, msg: Extract<ServerMessage, { type: 'hello' }>): void {
     if (this.link.isReady) {
       this.log('warn', 'the server sent a second hello on this connection; ignored');
       return;
@@ -335,7 +349,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
     if (msg.transport !== 'websocket') {
       this.link.fail(
         `the server's hello names transport '${msg.transport ?? '(none)'}', not 'websocket'; this address does not serve XiaoZhi devices over WebSocket`,
-        { retry: true },
+        { retry: true, channel },
       );
       return;
     }
@@ -344,22 +358,22 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
     const { rate, note } = downlinkRate(msg.sampleRate);
     this.rate = rate;
     if (note) this.log('warn', note);
-    this.link.markReady();
+    this.link.markReady(channel);
   }
 
   // --- incoming --------------------------------------------------------------------------------
 
-  private onText(text: string): void {
+  private onText(channel: Channel, text: string): void {
     const msg = parseServerMessage(text);
     switch (msg.type) {
       case 'invalid':
         this.log('warn', `unreadable message from the server (${msg.message}): ${preview(text)}`);
         return;
       case 'hello':
-        this.onHello(msg);
+        this.onHello(channel, msg);
         return;
       case 'mcp':
-        void this.onMcp(msg.payload, msg.sessionId);
+        void this.onMcp(channel, msg.payload, msg.sessionId);
         return;
       case 'stt':
         this.turns.transcript(msg.text);
@@ -373,18 +387,18 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
         this.onTts(msg.state, msg.text, text);
         return;
       case 'alert':
-        this.events.emit('status', msg.text);
+        this.status(msg.text);
         this.log('warn', `alert from the server: ${msg.text}`);
         return;
       case 'system': {
         const what = msg.command ? `'${msg.command}'` : preview(JSON.stringify(msg.raw));
         const line = `the server asked to run the system command ${what}; it was not run (the agent never runs server commands)`;
-        this.events.emit('status', line);
+        this.status(line);
         this.log('warn', line);
         return;
       }
       case 'custom':
-        this.events.emit('status', `message from the server: ${preview(JSON.stringify(msg.raw))}`);
+        this.status(`message from the server: ${preview(JSON.stringify(msg.raw))}`);
         this.log('info', `custom message from the server: ${preview(text)}`);
         return;
       case 'listen':
@@ -420,7 +434,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
     }
   }
 
-  private onBinary(frame: Buffer): void {
+  private onBinary(channel: Channel, frame: Buffer): void {
     let unwrapped;
     try {
       unwrapped = decodeAudioFrame(this.version, frame);
@@ -430,7 +444,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
       return;
     }
     if (unwrapped.type === FRAME_TYPE.JSON) {
-      this.onText(unwrapped.payload.toString('utf8'));
+      this.onText(channel, unwrapped.payload.toString('utf8'));
       return;
     }
     if (unwrapped.type !== FRAME_TYPE.OPUS) {
@@ -459,52 +473,43 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
       });
   }
 
-  /** One MCP payload: answered in the envelope, with the same id; the registration follows it. */
-  private async onMcp(payload: unknown, envelopeSessionId: string | undefined): Promise<void> {
-    const generation = this.generation;
-    const msg = classify(payload);
+  /** One MCP payload: answered in the envelope, with the same id, on the socket it came on. */
+  private async onMcp(
+    channel: Channel,
+    payload: unknown,
+    envelopeSessionId: string | undefined,
+  ): Promise<void> {
     const mcp = this.mcp;
-    let response: Record<string, unknown> | undefined;
     try {
-      response = await mcp.handle(msg, ({ level, message }) => this.log(level, message));
-    } catch (err) {
-      // handle() never throws; a bug there must not break the session.
-      this.log('warn', `MCP message could not be handled: ${(err as Error).message}`);
-      return;
-    }
-    if (!response) return;
-    if (generation !== this.generation || !this.link.isOpen) {
-      this.log(
-        'warn',
-        `the MCP answer to '${describe(msg)}' was not sent: the connection it came on is gone`,
+      // Counted against its socket: a server cannot queue more calls than run at once.
+      await channel.track(() =>
+        mcp.serve(
+          classify(payload),
+          (response) =>
+            this.sendOn(channel, mcpMessage(this.sessionId ?? envelopeSessionId ?? '', response)),
+          ({ level, message }) => this.log(level, message),
+        ),
       );
-      return;
+    } catch (err) {
+      // serve() never throws; a bug there must not break the session.
+      this.log('warn', `MCP message could not be handled: ${(err as Error).message}`);
     }
-    this.send(mcpMessage(this.sessionId ?? envelopeSessionId ?? '', response));
-    if (msg.kind === 'request' && msg.method === 'tools/list') this.afterList(msg.params, response);
   }
 
-  private afterList(params: unknown, response: Record<string, unknown>): void {
-    const error = response.error as { message?: string } | undefined;
-    if (error) {
-      this.setRegistration({
-        state: 'failed',
-        message: `the server could not list the services: ${error.message ?? 'unknown error'}`,
-      });
-      return;
-    }
-    const result = (response.result ?? {}) as { tools?: { name: string }[]; nextCursor?: string };
-    const cursor = (params as { cursor?: unknown } | null)?.cursor;
-    if (cursor === undefined || cursor === null || cursor === '') this.listed = [];
-    this.listed.push(...(result.tools ?? []).map((t) => t.name));
-    if (result.nextCursor === undefined)
-      this.setRegistration({ state: 'registered', at: this.clock.now(), services: this.listed });
+  /** The server's walk through our tool pages ended: that is what it knows of our services. */
+  private onListing(mcp: McpToolServer, listing: Listing): void {
+    if (mcp !== this.mcp) return;
+    this.setRegistration(
+      listing.ok
+        ? { state: 'registered', at: this.clock.now(), services: listing.services }
+        : { state: 'failed', message: listing.message },
+    );
   }
 
   // --- helpers ---------------------------------------------------------------------------------
 
   private newMcp(): McpToolServer {
-    return new McpToolServer({
+    const mcp: McpToolServer = new McpToolServer({
       connection: this.ref,
       dialect: 'xiaozhi',
       gate: this.options.gate,
@@ -512,7 +517,9 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
       serverInfo: this.options.serverInfo ?? DEFAULT_SERVER_INFO,
       listChanged: false,
       callId: () => this.ids.hex(8),
+      onListing: (listing) => this.onListing(mcp, listing),
     });
+    return mcp;
   }
 
   /** A new user turn; a reply still playing is aborted on the server too. */
@@ -527,14 +534,21 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
     return this.sessionId ?? '';
   }
 
+  /** Send on the current socket. */
   private send(message: Record<string, unknown>): boolean {
-    const sent = this.link.sendText(JSON.stringify(message));
+    const channel = this.link.openChannel;
+    return channel ? this.sendOn(channel, message) : false;
+  }
+
+  /** Send on one socket (a greeting, an answer): false once that socket is gone. */
+  private sendOn(channel: Channel, message: Record<string, unknown>): boolean {
+    const sent = channel.send(JSON.stringify(message));
     if (sent) this.lastSentAt = this.clock.now();
     return sent;
   }
 
   private sendBinary(frame: Buffer): void {
-    if (this.link.sendBinary(frame)) this.lastSentAt = this.clock.now();
+    if (this.link.send(frame)) this.lastSentAt = this.clock.now();
   }
 
   /** `{"type":"ping"}` after `keepAliveMs` without anything sent (servers drop idle devices). */
@@ -562,8 +576,4 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
     this.replyAudio.close();
     this.replyAudio = undefined;
   }
-}
-
-function describe(msg: JsonRpcMessage): string {
-  return msg.kind === 'request' ? `${msg.method} (id ${String(msg.id)})` : msg.kind;
 }

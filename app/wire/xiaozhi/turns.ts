@@ -7,9 +7,13 @@
  * - `tts start` … `sentence_start` … `stop` → one reply, owned by the current turn;
  * - after a barge-in the reply still streaming belongs to a superseded turn: everything of it
  *   (subtitles, audio, its `stop`) is dropped until the server starts a new reply.
+ *
+ * One reply is open at a time, and it keeps at most `MAX_REPLY_CHARS` of text (kit/bounds.ts):
+ * subtitles past that are dropped, once logged.
  */
 import { Emitter } from '../../events.js';
 import type { IdSource } from '../../ids.js';
+import { MAX_REPLY_CHARS } from '../kit/bounds.js';
 
 export type TurnEvents = {
   replyDelta: { taskId: string; text: string };
@@ -17,7 +21,16 @@ export type TurnEvents = {
   replyInterrupted: { taskId: string; text: string };
   transcript: { taskId: string; text: string };
   mood: { taskId: string; emoji: string };
+  /** Something worth a log line. */
+  odd: { message: string };
 };
+
+interface Reply {
+  taskId: string;
+  text: string;
+  /** The text reached MAX_REPLY_CHARS: later subtitles are dropped. */
+  full?: boolean;
+}
 
 /** How many superseded ids are remembered so a fresh id never repeats one. */
 const SUPERSEDED_MEMORY = 64;
@@ -25,7 +38,7 @@ const SUPERSEDED_MEMORY = 64;
 export class Turns {
   readonly events = new Emitter<TurnEvents>();
   private current: string | undefined;
-  private reply: { taskId: string; text: string } | undefined;
+  private reply: Reply | undefined;
   /** The server's reply now streaming was superseded: drop it until its stop or a new start. */
   private muted = false;
   private readonly superseded = new Set<string>();
@@ -102,11 +115,21 @@ export class Turns {
   sentence(text: string): void {
     if (this.muted || !text) return;
     const reply = this.ensureReply();
+    if (reply.full) return;
     // Sentences of Latin text need a space between them; CJK text needs none.
-    const piece =
+    let piece =
       reply.text && /[\x21-\x7e]$/.test(reply.text) && /^[\x21-\x7e]/.test(text)
         ? ` ${text}`
         : text;
+    const room = MAX_REPLY_CHARS - reply.text.length;
+    if (piece.length > room) {
+      piece = piece.slice(0, room);
+      reply.full = true;
+      this.events.emit('odd', {
+        message: `the reply passed ${MAX_REPLY_CHARS} characters; the rest of its subtitles are dropped`,
+      });
+    }
+    if (!piece) return;
     reply.text += piece;
     this.events.emit('replyDelta', { taskId: reply.taskId, text: piece });
   }
@@ -131,7 +154,7 @@ export class Turns {
     return this.ensureReply().taskId;
   }
 
-  private ensureReply(): { taskId: string; text: string } {
+  private ensureReply(): Reply {
     if (!this.reply) this.start();
     return this.reply!;
   }

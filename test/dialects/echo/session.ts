@@ -9,8 +9,9 @@
 import type { ConnectionState } from '../../../app/contract/connection.js';
 import type { IdSource } from '../../../app/ids.js';
 import type { Clock } from '../../../app/clock.js';
+import { type Channel, ReconnectingLink } from '../../../app/wire/kit/link.js';
 import { SessionBase } from '../../../app/wire/kit/session-base.js';
-import { WsLink, type WsTiming } from '../../../app/wire/kit/ws-link.js';
+import { WsDialer, type WsMessage, type WsTiming } from '../../../app/wire/kit/ws-dialer.js';
 import {
   type ChunkResult,
   type Gate,
@@ -34,19 +35,21 @@ export interface EchoSessionOptions {
 export class EchoSession extends SessionBase implements LiveSession {
   readonly kind = 'echo';
   readonly capabilities = { chat: true, voice: false, speak: false };
-  private readonly link: WsLink;
+  private readonly link: ReconnectingLink<WsMessage>;
 
   constructor(private readonly options: EchoSessionOptions) {
     super(options);
-    this.link = new WsLink({
-      url: () => options.url,
+    this.link = new ReconnectingLink<WsMessage>({
+      dialer: new WsDialer({ url: () => options.url }),
       clock: options.clock,
       ids: options.ids,
       timing: options.timing,
     });
     this.link.events.on('state', (s) => this.events.emit('state', s));
     this.link.events.on('ready', () => this.reregister());
-    this.link.events.on('text', (text) => void this.onText(text));
+    this.link.events.on('message', ({ channel, data }) => {
+      if (data.kind === 'text') void this.onText(channel, data.text);
+    });
   }
 
   get state(): ConnectionState {
@@ -63,7 +66,7 @@ export class EchoSession extends SessionBase implements LiveSession {
 
   reregister(): void {
     const tools = this.options.tools().filter((t) => !t.userOnly);
-    const sent = this.link.sendText(JSON.stringify({ type: 'hello', tools }));
+    const sent = this.link.send(JSON.stringify({ type: 'hello', tools }));
     this.setRegistration(
       sent
         ? { state: 'registered', at: this.options.clock.now(), services: tools.map((t) => t.name) }
@@ -74,7 +77,7 @@ export class EchoSession extends SessionBase implements LiveSession {
   sendText(text: string): SendResult {
     if (!this.link.isReady) return { ok: false, message: notReady(this.link.state) };
     const taskId = this.options.ids.hex(8);
-    this.link.sendText(JSON.stringify({ type: 'say', id: taskId, text }));
+    this.link.send(JSON.stringify({ type: 'say', id: taskId, text }));
     return { ok: true, taskId };
   }
 
@@ -98,7 +101,8 @@ export class EchoSession extends SessionBase implements LiveSession {
 
   interrupt(): void {}
 
-  private async onText(text: string): Promise<void> {
+  /** A call is answered on the socket it came on (`channel`), never on a newer one. */
+  private async onText(channel: Channel, text: string): Promise<void> {
     let msg: { type?: unknown; id?: unknown; text?: unknown; name?: unknown; args?: unknown };
     try {
       msg = JSON.parse(text) as typeof msg;
@@ -119,7 +123,7 @@ export class EchoSession extends SessionBase implements LiveSession {
         service: msg.name,
         params: msg.args ?? {},
       });
-      this.link.sendText(JSON.stringify({ type: 'result', id: msg.id, ...result }));
+      channel.send(JSON.stringify({ type: 'result', id: msg.id, ...result }));
     }
   }
 }

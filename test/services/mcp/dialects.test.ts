@@ -14,7 +14,7 @@ import { CoreApi } from '../../../app/api.js';
 import type { ProfileView } from '../../../app/contract/commands.js';
 import type { McpServerView } from '../../../app/contract/mcp.js';
 import { MemorySecretStore } from '../../../app/settings/secrets.js';
-import type { WsTiming } from '../../../app/wire/kit/ws-link.js';
+import type { WsTiming } from '../../../app/wire/kit/ws-dialer.js';
 import { AdventSim } from '../../../sim/advent/server.js';
 import { EndpointSim } from '../../../sim/endpoint/server.js';
 import { RobotSim } from '../../../sim/robot/server.js';

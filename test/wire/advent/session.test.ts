@@ -3,8 +3,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtinServices } from '../../../app/services/builtin/index.js';
+import type { Service } from '../../../app/services/service.js';
+import { MAX_OPEN_REPLIES, MAX_REPLY_CHARS } from '../../../app/wire/kit/bounds.js';
 import { FrameType, taskKey } from '../../../app/wire/advent/frame.js';
-import { type Harness, startHarness } from '../../helpers/agent-harness.js';
+import { FAST, type Harness, startHarness } from '../../helpers/agent-harness.js';
 import { fakeJwt, nextEvent, until } from '../../helpers/wait.js';
 
 let h: Harness | undefined;
@@ -555,5 +557,176 @@ describe('Advent session: hostile server', () => {
     expect(interrupted).toEqual(deltas.length ? [deltas.join('')] : []);
     await nextEvent(h.agent.events, 'connection', (e) => e.state.status === 'ready');
     expect(h.session.sendText('again').ok).toBe(true);
+  });
+});
+
+describe('Advent session: goodbye', () => {
+  it('says ##DISCONNECT when stopped during the login grace period, once it has registered', async () => {
+    // A long grace period: the session is still "authenticating" when it is stopped.
+    h = await startHarness({
+      agent: { timing: { ...FAST, authGraceMs: 60_000 } },
+      waitReady: false,
+    });
+    await until(() => h!.sim.registrations().length === 1, 'register');
+    expect(h.session.state.status).toBe('authenticating');
+    await h.session.stop();
+    const frames = h.sim.received.map((f) => f.text ?? '');
+    expect(frames.filter((t) => t === '##DISCONNECT')).toHaveLength(1);
+    expect(h.session.connection.pendingTimers).toBe(0);
+    await until(() => h!.sim.openConnections === 0, 'server side closed');
+  });
+
+  it('says nothing when stopped before the socket opened', async () => {
+    h = await startHarness();
+    const port = h.sim.port;
+    await h.sim.stop();
+    await h.reached((s) => s.status === 'reconnecting');
+    await h.session.stop();
+    expect(h.session.state).toMatchObject({ status: 'offline', reason: 'stopped' });
+    expect(port).toBeGreaterThan(0);
+    expect(h.session.connection.liveSockets).toBe(0);
+  });
+});
+
+describe('Advent session: the calls of one connection', () => {
+  it('never runs a call_id again, however many calls came after it', async () => {
+    let runs = 0;
+    const counter: Service = {
+      name: 'bump_counter',
+      title: 'Bump counter',
+      description: 'Counts its runs.',
+      parameters: { type: 'object', properties: {} },
+      risk: 'read',
+      timeoutMs: 1000,
+      run: async () => ++runs,
+    };
+    h = await startHarness({ agent: { services: [counter] } });
+    const peer = h.sim.peer();
+    const calls = Array.from({ length: 300 }, (_, i) => ({
+      method: 'bump_counter',
+      params: {},
+      callId: `n${i}`,
+    }));
+    const first = await peer.callMany(calls);
+    expect(runs).toBe(300);
+    // The first id again, 300 calls later (past the 256 a fixed memory once kept).
+    const resultsFor = (id: string) =>
+      h!.sim.received.filter(
+        (f) =>
+          f.type === FrameType.MCP &&
+          (f.json as { type?: string; data?: { call_id?: string } })?.data?.call_id === id,
+      );
+    await peer.frame(
+      FrameType.MCP,
+      'mcp00001',
+      JSON.stringify({ type: 'call', data: { call_id: 'n0', method: 'bump_counter', params: {} } }),
+      0,
+    );
+    await until(() => resultsFor('n0').length === 2, 'the repeat to be answered');
+    expect(runs).toBe(300);
+    expect((resultsFor('n0')[1]!.json as { data: { result: unknown } }).data.result).toEqual({
+      success: true,
+      data: (first[0] as { data: unknown }).data,
+    });
+  });
+
+  it('never sends a result on a newer connection than the one its call came on', async () => {
+    let finish: (v: string) => void = () => undefined;
+    const slow: Service = {
+      name: 'slow_lookup',
+      title: 'Slow lookup',
+      description: 'Answers when the test says so.',
+      parameters: { type: 'object', properties: {} },
+      risk: 'read',
+      timeoutMs: 10_000,
+      run: () => new Promise<string>((resolve) => (finish = resolve)),
+    };
+    h = await startHarness({ agent: { services: [slow] } });
+    const notices: string[] = [];
+    h.agent.events.on('notice', (n) => notices.push(n.message));
+    const started = nextEvent(h.agent.events, 'callStarted');
+    void h.sim
+      .peer()
+      .call('slow_lookup', {})
+      .catch(() => undefined);
+    await started;
+    // The call runs; meanwhile its connection drops and a new one is made.
+    await h.sim.peer().drop();
+    await h.reached((s) => s.status === 'reconnecting');
+    await nextEvent(h.agent.events, 'connection', (e) => e.state.status === 'ready');
+    finish('looked up');
+    await until(
+      () => notices.some((n) => /was not sent: the connection it came on is gone/.test(n)),
+      'the late result to be held back',
+    );
+    const results = h.sim.received.filter((f) => (f.json as { type?: string })?.type === 'result');
+    expect(results).toEqual([]);
+    // The call itself ran and is recorded.
+    const audit = await h.agent.queryAudit({ service: 'slow_lookup' });
+    expect(audit.records[0]).toMatchObject({ outcome: 'ok' });
+  });
+});
+
+describe('Advent session: bounds', () => {
+  it('holds at most a few replies of bounded length, whatever task ids the server makes up', async () => {
+    h = await startHarness();
+    const notices: string[] = [];
+    h.agent.events.on('notice', (n) => notices.push(n.message));
+    const peer = h.sim.peer();
+    const long = 'x'.repeat(MAX_REPLY_CHARS / 4);
+    // 40 made-up tasks, none ever ended, each sent more text than one reply may hold.
+    for (let t = 0; t < 40; t++) {
+      const task = `fake${String(t).padStart(4, '0')}`;
+      for (let i = 0; i < 5; i++) await peer.text(task, [long]);
+    }
+    await peer.text('fakeDONE', ['last']);
+    await until(() => notices.some((n) => /replies were open at once/.test(n)), 'the drop note');
+    const turns = (h.session as unknown as { turns: { openReplies: number; heldChars: number } })
+      .turns;
+    await until(() => turns.heldChars >= 4, 'the last text');
+    expect(turns.openReplies).toBeLessThanOrEqual(MAX_OPEN_REPLIES);
+    expect(turns.heldChars).toBeLessThanOrEqual(MAX_OPEN_REPLIES * MAX_REPLY_CHARS);
+    expect(notices.some((n) => /passed 65536 characters; the rest of it is dropped/.test(n))).toBe(
+      true,
+    );
+  });
+
+  it('cuts a method name of megabytes before the gate and the audit see it, and answers the call', async () => {
+    h = await startHarness();
+    const huge = 'm'.repeat(3 * 1024 * 1024);
+    const result = await h.sim.peer().call(huge, {});
+    expect(result.success).toBe(false);
+    expect(result.error).toMatch(/no service named/);
+    expect(result.error!.length).toBeLessThan(2000);
+    const audit = await h.agent.queryAudit({});
+    expect(audit.records).toHaveLength(1);
+    expect(JSON.stringify(audit.records[0]).length).toBeLessThan(4000);
+  });
+
+  it('shows a STATUS of any length as a line of bounded length', async () => {
+    h = await startHarness();
+    const shown = nextEvent(h.agent.events, 'status');
+    await h.sim.peer().status(`##INFO:${'z'.repeat(100_000)}`);
+    const { text } = await shown;
+    expect(text.startsWith('##INFO:zzz')).toBe(true);
+    expect(text.length).toBeLessThan(2100);
+  });
+
+  it('ignores a call whose call_id no real server would send, without running it', async () => {
+    h = await startHarness();
+    const notices: string[] = [];
+    h.agent.events.on('notice', (n) => notices.push(n.message));
+    await h.sim.peer().frame(
+      FrameType.MCP,
+      'mcp00001',
+      JSON.stringify({
+        type: 'call',
+        data: { call_id: 'i'.repeat(100_000), method: 'get_current_time', params: {} },
+      }),
+      0,
+    );
+    await until(() => notices.some((n) => /call_id of 100000 characters/.test(n)), 'the note');
+    expect((await h.agent.queryAudit({})).records).toEqual([]);
+    expect(await h.sim.peer().call('get_current_time', {})).toMatchObject({ success: true });
   });
 });

@@ -11,7 +11,7 @@ import type { Policy } from '../../../app/contract/policy.js';
 import type { Service } from '../../../app/services/service.js';
 import { EndpointSim, type EndpointSimOptions } from '../../../sim/endpoint/server.js';
 import { EndpointSession, MAX_FRAME_BYTES } from '../../../app/wire/endpoint/session.js';
-import type { WsTiming } from '../../../app/wire/kit/ws-link.js';
+import type { WsTiming } from '../../../app/wire/kit/ws-dialer.js';
 import { nextEvent, until } from '../../helpers/wait.js';
 import { rebootService } from '../../helpers/services.js';
 import { FAST_WS, type TempAgent, openTempAgent, recordEvents } from '../../helpers/ws-agent.js';
@@ -262,6 +262,9 @@ describe('XiaoZhi MCP endpoint session against the simulated endpoint server', (
     const tools = await f.sim.waitForTools((t) => t.length === BUILTINS.length - 1);
     expect(names(tools)).toEqual([...BUILTINS_BUT_CREATE_FILE].sort());
     expect(f.sim.connections).toBe(2);
+    // The old link ended with a close frame (normal closure), not a cut socket (1006).
+    await until(() => f.sim.closeCodes.has(1), 'the first link to close');
+    expect(f.sim.closeCodes.get(1)).toBe(1000);
     await until(() => f.session.registrationState.state === 'registered', 'registered again');
     expect(f.sim.violations).toEqual([]);
   });

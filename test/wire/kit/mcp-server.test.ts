@@ -4,6 +4,7 @@ import type { Policy } from '../../../app/contract/policy.js';
 import type { Service } from '../../../app/services/service.js';
 import { classify } from '../../../app/wire/kit/jsonrpc.js';
 import {
+  type Listing,
   type McpLog,
   type McpServerOptions,
   McpToolServer,
@@ -376,5 +377,124 @@ describe('cutText', () => {
       expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(max);
       expect(cut.split('\n…')[0]).toMatch(/^(😀)*$/u);
     }
+  });
+});
+
+describe('McpToolServer: what the server has seen (registration, in one place)', () => {
+  /** Walk every page through `serve`, as a dialect does; returns what reached the "socket". */
+  async function walk(s: McpToolServer, reply: (r: Record<string, unknown>) => boolean) {
+    let cursor: string | undefined;
+    for (let id = 1; ; id++) {
+      let page: Record<string, unknown> | undefined;
+      await s.serve(
+        classify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/list',
+          params: cursor === undefined ? {} : { cursor },
+        }),
+        (r) => {
+          page = r;
+          return reply(r);
+        },
+      );
+      cursor = (page?.result as { nextCursor?: string } | undefined)?.nextCursor;
+      if (cursor === undefined) return;
+    }
+  }
+
+  it('is registered once a walk through every page has gone out, with every name it carried', async () => {
+    await open(many);
+    const listings: Listing[] = [];
+    const s = server({ onListing: (l) => listings.push(l) });
+    await walk(s, () => true);
+    expect(listings).toEqual([{ ok: true, services: agent.toolEntries().map((t) => t.name) }]);
+  });
+
+  it('counts nothing the socket could not carry: an answer that was not sent registers nothing', async () => {
+    await open(many);
+    const listings: Listing[] = [];
+    const logs: McpLog[] = [];
+    const s = server({ onListing: (l) => listings.push(l) });
+    await s.serve(
+      classify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      () => false,
+      (l) => logs.push(l),
+    );
+    expect(listings).toEqual([]);
+    expect(logs.map((l) => l.message)).toEqual([
+      "the answer to 'tools/list' (id 1) was not sent: the connection it came on is gone",
+    ]);
+  });
+
+  it('does not count a walk begun before the set changed; the next full walk counts', async () => {
+    await open(many);
+    const listings: Listing[] = [];
+    const s = server({ onListing: (l) => listings.push(l) });
+    const first = await ask(s, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    await s.serve(
+      classify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      () => true,
+    );
+    s.restartWalk();
+    // The rest of the old walk goes out, but cannot show the whole (changed) set.
+    let cursor = (first.result as { nextCursor?: string }).nextCursor;
+    for (let id = 2; cursor !== undefined; id++) {
+      let page: Record<string, unknown> | undefined;
+      await s.serve(
+        classify({ jsonrpc: '2.0', id, method: 'tools/list', params: { cursor } }),
+        (r) => ((page = r), true),
+      );
+      cursor = (page?.result as { nextCursor?: string }).nextCursor;
+    }
+    expect(listings).toEqual([]);
+    await walk(s, () => true);
+    expect(listings).toHaveLength(1);
+  });
+
+  it('reports a listing the server could not get as a failure, with the reason', async () => {
+    await open(many);
+    const listings: Listing[] = [];
+    const s = server({ onListing: (l) => listings.push(l) });
+    await s.serve(
+      classify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'svc_gone' } }),
+      () => true,
+    );
+    expect(listings).toEqual([
+      {
+        ok: false,
+        message: expect.stringMatching(/could not list the services: unknown cursor 'svc_gone'/),
+      },
+    ]);
+  });
+});
+
+describe('McpToolServer: bounds', () => {
+  it('cuts a tool name of megabytes before the gate sees it, and answers -32601', async () => {
+    await open();
+    const huge = 'n'.repeat(3 * 1024 * 1024);
+    const r = await ask(server(), call(1, huge));
+    expect(r.error?.code).toBe(-32601);
+    expect(r.error!.message.length).toBeLessThan(2000);
+    const audit = await agent.queryAudit({});
+    expect(audit.records).toHaveLength(1);
+    expect(audit.records[0]!.service.length).toBeLessThanOrEqual(300);
+  });
+
+  it('refuses a method name or an id longer than any real one (-32600), keeping neither', async () => {
+    await open();
+    const s = server();
+    const longMethod = await ask(s, { jsonrpc: '2.0', id: 1, method: 'x'.repeat(100_000) });
+    expect(longMethod.error).toEqual({
+      code: -32600,
+      message: 'a method name of 100000 characters is not accepted (at most 256)',
+    });
+    const logs: McpLog[] = [];
+    const longId = await s.handle(
+      classify({ jsonrpc: '2.0', id: 'i'.repeat(100_000), method: 'ping' }),
+      (l) => logs.push(l),
+    );
+    expect(longId).toBeUndefined();
+    expect(logs[0]!.message).toMatch(/an id of 100000 characters is not accepted/);
   });
 });

@@ -11,7 +11,7 @@ import { RobotSim, type RobotSimOptions } from '../../../sim/robot/server.js';
 import { sineTone } from '../../../sim/kit/tone.js';
 import type { SessionEvents } from '../../../app/wire/session.js';
 import { RobotSession, type RobotSessionOptions } from '../../../app/wire/robot/session.js';
-import type { WsTiming } from '../../../app/wire/kit/ws-link.js';
+import type { WsTiming } from '../../../app/wire/kit/ws-dialer.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { nextEvent, until } from '../../helpers/wait.js';
 import { FAST_WS, openTempAgent, recordEvents, startSession } from '../../helpers/ws-agent.js';
@@ -376,7 +376,7 @@ describe('Robot session: tool calls', () => {
 });
 
 describe('Robot session: chat', () => {
-  it('streams chunks as deltas, ends with the whole final, and shows thoughts, on the text turn', async () => {
+  it('streams chunks as deltas, ends with the whole final (its extra text a last delta), and shows thoughts, on the text turn', async () => {
     h = await start();
     await registered(h);
     const deltas = h.record('replyDelta');
@@ -395,6 +395,8 @@ describe('Robot session: chat', () => {
     expect(deltas).toEqual([
       { taskId, text: 'Hello ' },
       { taskId, text: 'there' },
+      // The final is the reply: what the chunks did not show goes out too.
+      { taskId, text: '!' },
     ]);
     expect(thoughts).toEqual([{ taskId, text: 'The user greets me.' }]);
     // GUESS (no documented text input): the turn goes out as mcp/user/message.
@@ -407,6 +409,31 @@ describe('Robot session: chat', () => {
       method: 'mcp/user/message',
       params: { type: 'text', content: 'hi robot', mac_addr: 'AA-BB-CC-DD-EE-0F' },
     });
+  });
+
+  it('shows a reply that comes only as a final: its text is the reply (issue 14 item 15)', async () => {
+    h = await start();
+    await registered(h);
+    const deltas = h.record('replyDelta');
+    h.sim.onText((_text, conn) => conn.aiMessage('final', 'Only the final.'));
+    const done = nextEvent(h.session.events, 'replyDone');
+    const sent = h.session.sendText('hi');
+    const taskId = sent.ok ? sent.taskId : '';
+    expect(await done).toEqual({ taskId, text: 'Only the final.' });
+    // A host that prints deltas (the terminal) prints it too.
+    expect(deltas).toEqual([{ taskId, text: 'Only the final.' }]);
+  });
+
+  it('takes a final that differs from the chunks as the reply', async () => {
+    h = await start();
+    await registered(h);
+    h.sim.onText((_text, conn) => {
+      conn.aiMessage('chunk', 'It is 3 pm');
+      conn.aiMessage('final', 'It is 3:05 pm.');
+    });
+    const done = nextEvent(h.session.events, 'replyDone');
+    h.session.sendText('time?');
+    expect((await done).text).toBe('It is 3:05 pm.');
   });
 
   it('gives a reply the server starts on its own a fresh task, and reads events encoded twice', async () => {
@@ -536,7 +563,11 @@ describe('Robot session: voice', () => {
     expect(next.text).toBe('Next.');
     expect(next.taskId).not.toBe(taskId);
     await until(() => audio.length > 1, 'the next reply’s audio');
-    expect(deltas).toHaveLength(1);
+    // Nothing more of the interrupted reply; the next one (final only) is shown as its text.
+    expect(deltas).toEqual([
+      { taskId, text: 'Once upon' },
+      { taskId: next.taskId, text: 'Next.' },
+    ]);
     expect(audio.slice(1).every((a) => a.taskId === next.taskId)).toBe(true);
   });
 });
@@ -592,7 +623,7 @@ describe('Robot session: robustness', () => {
     await h.sim.waitForRegistration((r) => r.conn === 2);
     answer();
     await until(
-      () => h!.logs.some((l) => /was not sent: the connection was lost/.test(l.message)),
+      () => h!.logs.some((l) => /was not sent: the connection it came on is gone/.test(l.message)),
       'the drop note',
     );
     expect(h.sim.responses).toHaveLength(0);

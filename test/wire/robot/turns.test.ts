@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededIds } from '../../../app/ids.js';
+import { MAX_REPLY_CHARS } from '../../../app/wire/kit/bounds.js';
 import type { SessionEvents } from '../../../app/wire/session.js';
 import { Turns } from '../../../app/wire/robot/turns.js';
 import { VoiceUpload } from '../../../app/wire/robot/voice.js';
@@ -22,10 +23,17 @@ describe('Turns: replies without turn ids', () => {
     turns.audioFrame(Buffer.alloc(4));
     turns.endAudio();
     turns.chunk('Later');
-    expect(seen.map(([n]) => n)).toEqual(['replyDelta', 'replyDone', 'audio', 'replyDelta']);
-    expect((seen[1]![1] as { taskId: string; text: string }).text).toBe('Hi!');
-    expect(seen.slice(0, 3).every(([, p]) => (p as { taskId: string }).taskId === t)).toBe(true);
-    expect((seen[3]![1] as { taskId: string }).taskId).not.toBe(t);
+    expect(seen.map(([n]) => n)).toEqual([
+      'replyDelta',
+      'replyDelta',
+      'replyDone',
+      'audio',
+      'replyDelta',
+    ]);
+    expect((seen[1]![1] as { text: string }).text).toBe('!');
+    expect((seen[2]![1] as { taskId: string; text: string }).text).toBe('Hi!');
+    expect(seen.slice(0, 4).every(([, p]) => (p as { taskId: string }).taskId === t)).toBe(true);
+    expect((seen[4]![1] as { taskId: string }).taskId).not.toBe(t);
   });
 
   it('a reply with thoughts waits for its final even when its audio ends first', () => {
@@ -66,6 +74,29 @@ describe('Turns: replies without turn ids', () => {
     expect(seen.at(-1)).toEqual(['replyInterrupted', { taskId: t, text: 'Half' }]);
     turns.chunk('New');
     expect(seen.at(-1)?.[0]).toBe('replyDelta');
+  });
+});
+
+describe('Turns: bounds', () => {
+  it('keeps at most MAX_REPLY_CHARS of one reply, its thoughts too, and says so once', () => {
+    const { turns, seen } = setup();
+    const odd: string[] = [];
+    turns.events.on('odd', ({ message }) => odd.push(message));
+    turns.begin();
+    const piece = 'y'.repeat(MAX_REPLY_CHARS / 2 + 1);
+    for (let i = 0; i < 5; i++) {
+      turns.chunk(piece);
+      turns.thought(piece);
+    }
+    const shown = (name: string) =>
+      seen
+        .filter(([n]) => n === name)
+        .reduce((n, [, p]) => n + (p as { text: string }).text.length, 0);
+    expect(shown('replyDelta')).toBe(MAX_REPLY_CHARS);
+    expect(shown('thought')).toBe(MAX_REPLY_CHARS);
+    expect(odd).toHaveLength(1);
+    turns.final('');
+    expect((seen.at(-1)![1] as { text: string }).text).toHaveLength(MAX_REPLY_CHARS);
   });
 });
 

@@ -354,6 +354,39 @@ describe('XiaoZhi device: tools through the gate', () => {
     expect(p.sim.violations).toEqual([]);
   });
 
+  it('reconnects after a toggle with a close frame, and toggles do not grow the backoff of a real outage', async () => {
+    const clock = new FakeClock(Date.now());
+    const p = await open({
+      session: {
+        clock,
+        timing: { backoffInitialMs: 1000, backoffMaxMs: 60_000, jitter: 0 },
+      },
+    });
+    p.agent.registry.events.on('changed', () => p.session.reregister());
+    await p.sim.waitForTools(1);
+    await p.agent.setServiceEnabled('create_file', false);
+    await p.sim.waitForTools(2);
+    await p.agent.setServiceEnabled('create_file', true);
+    await p.sim.waitForTools(3);
+    await until(
+      () => p.sim.connections.filter((c) => c.closeCode !== undefined).length === 2,
+      'both replaced links to close',
+    );
+    // Each replaced link got a close frame: the server saw a normal closure, not 1006.
+    expect(p.sim.connections.map((c) => c.closeCode)).toEqual([1000, 1000, undefined]);
+    // A real outage now waits the first step of the backoff, as after any healthy link.
+    p.sim.dropConnections();
+    const s = await reached(
+      p,
+      (x) =>
+        x.status === 'reconnecting' &&
+        x.lastError !== '' &&
+        !/lists the services/.test(x.lastError),
+    );
+    expect(s).toMatchObject({ status: 'reconnecting', attempt: 2 });
+    expect(s.status === 'reconnecting' && s.nextAt - clock.now()).toBe(1000);
+  });
+
   it('without reconnectOnToolsChanged only notifies, and says the server has not re-listed', async () => {
     const p = await open({ session: { reconnectOnToolsChanged: false } });
     p.agent.registry.events.on('changed', () => p.session.reregister());

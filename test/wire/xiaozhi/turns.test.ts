@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { seededIds } from '../../../app/ids.js';
+import { MAX_REPLY_CHARS } from '../../../app/wire/kit/bounds.js';
 import type { SessionEvents } from '../../../app/wire/session.js';
+import { Turns } from '../../../app/wire/xiaozhi/turns.js';
 import { encodeAudioFrame } from '../../../app/wire/xiaozhi/binary.js';
 import { correlation, samples, voiceLike } from '../../audio/correlation.js';
 import { nextEvent, until } from '../../helpers/wait.js';
@@ -402,5 +405,23 @@ describe('XiaoZhi device: voice', () => {
     expect(p.logs.join('\n')).toMatch(
       /v2 audio frame says version 0; device and server disagree on Protocol-Version/,
     );
+  });
+});
+
+describe('XiaoZhi Turns: bounds', () => {
+  it('keeps at most MAX_REPLY_CHARS of subtitles for one reply, and says so once', () => {
+    const turns = new Turns(seededIds(5));
+    const odd: string[] = [];
+    let shown = 0;
+    turns.events.on('odd', ({ message }) => odd.push(message));
+    turns.events.on('replyDelta', ({ text }) => (shown += text.length));
+    turns.begin();
+    turns.start();
+    for (let i = 0; i < 20; i++) turns.sentence('字'.repeat(MAX_REPLY_CHARS / 8));
+    const done = new Promise<string>((r) => turns.events.on('replyDone', ({ text }) => r(text)));
+    turns.stop();
+    expect(shown).toBe(MAX_REPLY_CHARS);
+    expect(odd).toHaveLength(1);
+    return done.then((text) => expect(text).toHaveLength(MAX_REPLY_CHARS));
   });
 });
