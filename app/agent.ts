@@ -25,6 +25,9 @@ import { Broker, type BrokerEvents } from './permissions/broker.js';
 import { PolicyStore, settingsPolicyPersistence } from './permissions/policy.js';
 import { builtinServices } from './services/builtin/index.js';
 import { createFilesSandbox } from './services/files/sandbox.js';
+import { type Desktop, systemDesktop } from './services/platform/desktop.js';
+import { Reminders } from './services/reminders/reminders.js';
+import type { ReminderView } from './contract/reminders.js';
 import { Registry } from './services/registry.js';
 import type { Service } from './services/service.js';
 import type { SecretStore } from './settings/secrets.js';
@@ -59,6 +62,11 @@ export interface AgentOptions {
   wsTiming?: Partial<WsTiming>;
   /** The app's version, told to MCP clients in `serverInfo`. */
   version?: string;
+  /**
+   * This computer as the desktop services see it (platform, command runner, clipboard, screen).
+   * Hosts add what they have (Electron's clipboard and screen capture); tests inject a recorder.
+   */
+  desktop?: Partial<Desktop>;
 }
 
 /** Every event a host may show, tagged with the connection where one applies. */
@@ -82,6 +90,10 @@ export type AgentEvents = {
   callFinished: GateEvents['callFinished'];
   audit: AuditRecord;
   notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: ConnectionRef };
+  /** A reminder or timer rang (whether or not any server is connected). */
+  reminderFired: ReminderView;
+  /** The reminder list changed. */
+  reminders: ReminderView[];
 };
 
 export class Agent {
@@ -101,6 +113,7 @@ export class Agent {
     private readonly options: AgentOptions,
     readonly settings: SettingsStore,
     readonly audit: AuditLog,
+    readonly reminders: Reminders,
   ) {
     this.clockSource = options.clock ?? systemClock;
     this.ids = options.ids ?? cryptoIds;
@@ -113,7 +126,8 @@ export class Agent {
     );
     for (const name of overrides.disabled ?? []) enabled[name] = false;
     this.registry = new Registry({ enabled });
-    for (const service of [...builtinServices(), ...(options.services ?? [])])
+    const desktop = systemDesktop(options.desktop);
+    for (const service of [...builtinServices({ reminders, desktop }), ...(options.services ?? [])])
       this.registry.add(service);
     for (const name of [...Object.keys(overrides.policies ?? {}), ...(overrides.disabled ?? [])]) {
       if (!this.registry.get(name)) throw new Error(`there is no service named '${name}'`);
@@ -158,6 +172,8 @@ export class Agent {
       }),
     );
     audit.onAppend((record) => this.events.emit('audit', record));
+    reminders.events.on('fired', (r) => this.events.emit('reminderFired', r));
+    reminders.events.on('changed', (list) => this.events.emit('reminders', list));
     this.registry.events.on('changed', () => {
       this.tools = undefined;
       for (const session of this.sessions.values()) session.reregister();
@@ -187,9 +203,21 @@ export class Agent {
       { clock, ids: options.ids },
     );
     const audit = await AuditLog.open({ dir: path.join(options.dataDir, 'audit'), clock });
-    const agent = new Agent(options, settings, audit);
+    const warnings = [...settings.warnings];
+    const made: { agent?: Agent } = {};
+    const reminders = await Reminders.open({
+      file: path.join(options.dataDir, 'reminders.json'),
+      clock,
+      ids: options.ids,
+      warn: (message) =>
+        made.agent
+          ? made.agent.events.emit('notice', { level: 'warn', message })
+          : warnings.push(message),
+    });
+    const agent = new Agent(options, settings, audit, reminders);
+    made.agent = agent;
     agent.lock = lock;
-    for (const warning of settings.warnings)
+    for (const warning of warnings)
       agent.events.emit('notice', { level: 'warn', message: warning });
     return agent;
   }
@@ -380,6 +408,7 @@ export class Agent {
     // Pending questions end as "no one could be asked"; running calls finish and are recorded.
     this.broker.dispose();
     await this.gate.drain();
+    await this.reminders.close();
     await this.audit.flush();
     await this.audit.close();
     await this.lock?.release();

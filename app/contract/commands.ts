@@ -13,6 +13,7 @@ import type {
   RegistrationState,
 } from './connection.js';
 import type { PendingPrompt, Policy, Risk, ServiceGroup } from './policy.js';
+import type { ReminderFired, ReminderView, ScreenRequest } from './reminders.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' });
 const ServiceName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9_]*$' });
@@ -185,6 +186,20 @@ export const SettingsPatchSchema = Type.Object(
 );
 export type SettingsPatch = Static<typeof SettingsPatchSchema>;
 
+/**
+ * A screen capture a page sends back (base64, so it fits the JSON bridge): the page scales it down
+ * first; the browser host's bridge takes at most 1 MiB per message.
+ */
+export const ScreenCaptureSchema = Type.Object(
+  {
+    data: Type.String({ minLength: 1, maxLength: 900_000, pattern: '^[A-Za-z0-9+/=]+$' }),
+    mimeType: Type.Union([Type.Literal('image/jpeg'), Type.Literal('image/png')]),
+    width: Type.Integer({ minimum: 1, maximum: 16384 }),
+    height: Type.Integer({ minimum: 1, maximum: 16384 }),
+  },
+  { additionalProperties: false },
+);
+
 /** A binary argument (voice chunks): checked by the hosts with ArrayBuffer.isView / instanceof. */
 export const BinarySchema = Type.Unsafe<ArrayBuffer | Uint8Array>({ binary: true });
 
@@ -218,6 +233,11 @@ export const COMMAND_ARGS = {
   verifyAudit: Type.Tuple([]),
   getSettings: Type.Tuple([]),
   saveSettings: Type.Tuple([SettingsPatchSchema]),
+  listReminders: Type.Tuple([]),
+  /** Cancel a pending reminder, or clear a fired or missed one from the list. */
+  cancelReminder: Type.Tuple([Id]),
+  /** The page's answer to a `screenRequest`: the capture, or null when the user declined. */
+  answerScreen: Type.Tuple([Id, Type.Union([Type.Null(), ScreenCaptureSchema])]),
 } satisfies Record<string, TSchema>;
 
 export type CommandName = keyof typeof COMMAND_ARGS;
@@ -313,6 +333,9 @@ export interface CommandResults {
   verifyAudit: AuditVerifyResult;
   getSettings: SettingsView;
   saveSettings: SettingsView;
+  listReminders: ReminderView[];
+  cancelReminder: boolean;
+  answerScreen: boolean;
 }
 
 /** What every host implements and every bridge exposes. */
@@ -343,6 +366,14 @@ export type EventPayloads = {
   audit: AuditRecord;
   notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: ConnectionRef };
   settings: SettingsView;
+  /** The whole reminder list, after any change. */
+  reminders: ReminderView[];
+  /** A reminder rang (or was found missed at start): show it, and speak it where `speech` says. */
+  reminder: ReminderFired;
+  /** Capture the screen for a call (browser host). */
+  screenRequest: ScreenRequest;
+  /** The request was answered, timed out or withdrawn: close its dialog. */
+  screenRequestDone: { id: string };
 };
 
 export type EventName = keyof EventPayloads;
@@ -359,6 +390,10 @@ export const EVENT_NAMES: EventName[] = [
   'audit',
   'notice',
   'settings',
+  'reminders',
+  'reminder',
+  'screenRequest',
+  'screenRequestDone',
 ];
 
 export function isEventName(name: unknown): name is EventName {

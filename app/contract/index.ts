@@ -5,3 +5,4 @@ export * from './connection.js';
 export * from './chat.js';
 export * from './commands.js';
 export * from './bridge.js';
+export * from './reminders.js';

@@ -512,6 +512,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
       serverInfo: this.options.serverInfo ?? DEFAULT_SERVER_INFO,
       listChanged: false,
       callId: () => this.ids.hex(8),
+      identity: { deviceId: this.options.deviceId, clientId: this.options.clientId },
     });
   }
 

@@ -31,6 +31,9 @@ export const COMMAND_NAMES: readonly string[] = [
   'verifyAudit',
   'getSettings',
   'saveSettings',
+  'listReminders',
+  'cancelReminder',
+  'answerScreen',
 ];
 
 export const EVENT_NAMES: readonly string[] = [
@@ -46,6 +49,10 @@ export const EVENT_NAMES: readonly string[] = [
   'audit',
   'notice',
   'settings',
+  'reminders',
+  'reminder',
+  'screenRequest',
+  'screenRequestDone',
 ];
 
 /** Channel names: the same strings as main/electron/ipc.ts (checked by the same test). */
