@@ -15,6 +15,7 @@ import { main } from '../../../main/headless/cli.js';
 import type { CliIo } from '../../../main/headless/io.js';
 import { FAST } from '../../helpers/agent-harness.js';
 import { until } from '../../helpers/wait.js';
+import { BUILTIN_NAMES, builtinsWithout } from '../../helpers/builtins.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -154,7 +155,10 @@ describe('advent-agent command line', () => {
   it('holds a session: a typed line is a turn, the reply and the tool call print, EOF says goodbye and exits 0', async () => {
     sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
     const r = start(runArgs(sim.port));
-    await until(() => r.stdout.text.includes('registered 2 service(s)'), 'registered');
+    await until(
+      () => r.stdout.text.includes(`registered ${BUILTIN_NAMES.length} service(s)`),
+      'registered',
+    );
     r.stdin.write('what time is it\n');
     await until(() => /assistant› It's .+\n/.test(r.stdout.text), 'reply');
     expect(r.stdout.text).toMatch(/⚙ get_current_time — .* — auto — ok/);
@@ -188,7 +192,12 @@ describe('advent-agent command line', () => {
         ),
       );
       await until(
-        () => (r.stdout.text.match(/✓ registered 2 service\(s\) with /g) ?? []).length === 4,
+        () =>
+          (
+            r.stdout.text.match(
+              new RegExp(`✓ registered ${BUILTIN_NAMES.length} service\\(s\\) with `, 'g'),
+            ) ?? []
+          ).length === 4,
         'all four registered',
         10_000,
       );
@@ -261,10 +270,10 @@ describe('advent-agent command line', () => {
   it('/disable re-registers at once, /services and /audit show state, /quit exits 0', async () => {
     sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
     const r = start(runArgs(sim.port, '--allow', 'create_file'));
-    await until(() => r.stdout.text.includes('registered 2'), 'registered');
+    await until(() => r.stdout.text.includes(`registered ${BUILTIN_NAMES.length}`), 'registered');
     r.stdin.write('/disable create_file\n');
     await until(() => sim!.registrations().length === 2, 'second register');
-    expect(Object.keys(sim.registrations()[1]!)).toEqual(['get_current_time']);
+    expect(Object.keys(sim.registrations()[1]!)).toEqual(builtinsWithout('create_file'));
     r.stdin.write('/services\n');
     await until(() => /○ create_file/.test(r.stdout.text), 'services list');
     expect(r.stdout.text).toMatch(/● get_current_time\s+read\s+policy allow/);

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FrameType, taskKey } from '../../../app/wire/advent/frame.js';
 import { type Harness, startHarness } from '../../helpers/agent-harness.js';
 import { fakeJwt, nextEvent, until } from '../../helpers/wait.js';
+import { BUILTIN_NAMES, builtinsWithout } from '../../helpers/builtins.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -40,7 +41,7 @@ describe('Advent session: login and registration', () => {
       },
     });
     await until(() => h!.sim.registrations().length === 1, 'register');
-    expect(registeredNames(h)).toEqual([['create_file', 'get_current_time']]);
+    expect(registeredNames(h)).toEqual([[...BUILTIN_NAMES].sort()]);
     const getTime = h.sim.registrations()[0]!.get_current_time as { parameters: { type: string } };
     expect(getTime.parameters.type).toBe('object');
     expect(h.sim.violations).toEqual([]);
@@ -88,7 +89,7 @@ describe('Advent session: login and registration', () => {
     await until(() => h!.sim.registrations().length === 1, 'first register');
     await h.agent.setServiceEnabled('create_file', false);
     await until(() => h!.sim.registrations().length === 2, 'second register');
-    expect(registeredNames(h)[1]).toEqual(['get_current_time']);
+    expect(registeredNames(h)[1]).toEqual(builtinsWithout('create_file').sort());
     const result = await h.sim.peer().call('create_file', { filename: 'a.txt', content: 'x' });
     expect(result.success).toBe(false);
     expect(result.error).toMatch(/switched off by the user/);
@@ -331,8 +332,8 @@ describe('Advent session: MCP calls through the gate', () => {
     h = await startHarness({ agent: { overrides: { policies: { create_file: 'allow' } } } });
     const peer = h.sim.peer();
     const unknown = await peer.call('delete_everything', {});
-    expect(unknown.error).toMatch(
-      /no service named 'delete_everything'; available services: get_current_time, create_file/,
+    expect(unknown.error).toContain(
+      `no service named 'delete_everything'; available services: ${BUILTIN_NAMES.join(', ')}`,
     );
     const invalid = await peer.call('create_file', { filename: 'a.txt' });
     expect(invalid.error).toMatch(/parameter 'content' is required/);

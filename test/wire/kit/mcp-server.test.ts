@@ -11,6 +11,7 @@ import {
 } from '../../../app/wire/kit/mcp-server.js';
 import { rebootService } from '../../helpers/services.js';
 import { type TempAgent, openTempAgent } from '../../helpers/ws-agent.js';
+import { BUILTIN_NAMES } from '../../helpers/builtins.js';
 
 /** 60 services with long descriptions (multi-byte text: pages are counted in bytes). */
 const many: Service[] = Array.from({ length: 60 }, (_, i) => ({
@@ -179,7 +180,7 @@ describe('McpToolServer: tools/list', () => {
     }
     expect(pages).toBeGreaterThan(3);
     expect(seen).toEqual(all);
-    expect(all).toHaveLength(62);
+    expect(all).toHaveLength(many.length + BUILTIN_NAMES.length);
   });
 
   it('treats an empty cursor as the first page, and an unknown cursor as invalid params (-32602)', async () => {
@@ -212,16 +213,12 @@ describe('McpToolServer: tools/list', () => {
         annotations?: unknown;
         inputSchema: unknown;
       }[];
-    expect((await list({})).map((t) => t.name)).toEqual(['get_current_time', 'create_file']);
+    expect((await list({})).map((t) => t.name)).toEqual(BUILTIN_NAMES);
     const withUser = await list({ withUserTools: true });
-    expect(withUser.map((t) => t.name)).toEqual([
-      'get_current_time',
-      'create_file',
-      'reboot_device',
-    ]);
-    expect(withUser[2]!.annotations).toEqual({ audience: ['user'] });
+    expect(withUser.map((t) => t.name)).toEqual([...BUILTIN_NAMES, 'reboot_device']);
+    expect(withUser.at(-1)!.annotations).toEqual({ audience: ['user'] });
     expect(withUser[0]).not.toHaveProperty('annotations');
-    expect(withUser[1]!.inputSchema).toMatchObject({
+    expect(withUser.find((t) => t.name === 'create_file')!.inputSchema).toMatchObject({
       type: 'object',
       required: ['filename', 'content'],
     });

@@ -14,6 +14,7 @@ import type { WsTiming } from '../../../app/wire/kit/ws-link.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { nextEvent, until } from '../../helpers/wait.js';
 import { FAST_WS, openTempAgent, recordEvents, startSession } from '../../helpers/ws-agent.js';
+import { BUILTIN_NAMES, builtinsWithout } from '../../helpers/builtins.js';
 
 const FAST: Partial<WsTiming> = { ...FAST_WS, connectTimeoutMs: 2000 };
 
@@ -130,11 +131,7 @@ describe('Robot session: registration', () => {
     const reg = await h.sim.waitForRegistration();
     expect(reg.macAddr).toBe('AA-BB-CC-DD-EE-0F');
     expect(typeof reg.id).toBe('string');
-    expect(reg.tools.map((t) => t.name).sort()).toEqual([
-      'bump_counter',
-      'create_file',
-      'get_current_time',
-    ]);
+    expect(reg.tools.map((t) => t.name).sort()).toEqual([...BUILTIN_NAMES, 'bump_counter'].sort());
     const createFile = reg.tools.find((t) => t.name === 'create_file')!;
     expect(createFile).toMatchObject({ main_type: 'remote', sub_type: 'query' });
     expect((createFile.parameters as { type: string }).type).toBe('object');
@@ -182,13 +179,17 @@ describe('Robot session: registration', () => {
     await registered(h);
     await h.agent.setServiceEnabled('create_file', false);
     const second = await h.sim.waitForRegistration((r) => r !== h!.sim.registrations[0]);
-    expect(second.tools.map((t) => t.name).sort()).toEqual(['bump_counter', 'get_current_time']);
+    expect(second.tools.map((t) => t.name).sort()).toEqual(
+      [...builtinsWithout('create_file'), 'bump_counter'].sort(),
+    );
     expect(second.id).not.toBe(h.sim.registrations[0]!.id);
     await registered(h);
 
     h.sim.dropConnections();
     const third = await h.sim.waitForRegistration((r) => r.conn === 2);
-    expect(third.tools.map((t) => t.name).sort()).toEqual(['bump_counter', 'get_current_time']);
+    expect(third.tools.map((t) => t.name).sort()).toEqual(
+      [...builtinsWithout('create_file'), 'bump_counter'].sort(),
+    );
     expect(third.macAddr).toBe('AA-BB-CC-DD-EE-0F');
     expect(h.states.some((s) => s.status === 'reconnecting')).toBe(true);
     await registered(h);
