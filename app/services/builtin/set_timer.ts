@@ -42,7 +42,7 @@ export function setTimerService(reminders: Reminders): Service<SetTimerParams> {
       checkRoom(reminders);
       const label = params.label?.trim();
       return {
-        summary: `Set a ${describeDuration(params.duration_seconds)} timer${label ? ` for ${quoted(label)}` : ''}`,
+        summary: `Set a timer for ${describeDuration(params.duration_seconds)}${label ? `: ${quoted(label)}` : ''}`,
         resolvedPaths: [],
       };
     },
