@@ -117,7 +117,9 @@ describe('the reminder services', () => {
       id: string;
     };
     const list = listRemindersService(reminders);
-    expect(list.preview!({}, ctx).summary).toBe('Read your reminders and timers (1 waiting)');
+    expect((await list.preview!({}, ctx)).summary).toBe(
+      'Read your reminders and timers (1 waiting)',
+    );
     expect(await list.run({}, ctx)).toEqual({
       reminders: [
         {
@@ -131,7 +133,9 @@ describe('the reminder services', () => {
       ],
     });
     const cancel = cancelReminderService(reminders);
-    expect(cancel.preview!({ id }, ctx).summary).toBe('Cancel the timer “oven” set for 14:10');
+    expect((await cancel.preview!({ id }, ctx)).summary).toBe(
+      'Cancel the timer “oven” set for 14:10',
+    );
     expect(await cancel.run({ id }, ctx)).toEqual({ message: 'Cancelled the timer “oven”', id });
     expect(await list.run({}, ctx)).toEqual({
       reminders: [],

@@ -153,9 +153,9 @@ describe('set_volume', () => {
   it('asks first (system), says what it will do, and refuses a call that changes nothing', async () => {
     const service = setVolumeService(recordedDesktop(new RecordingRunner()));
     expect(service).toMatchObject({ risk: 'system', group: 'system' });
-    expect(service.preview!({ level: 40 }, ctx).summary).toBe('Set the volume to 40%');
-    expect(service.preview!({ mute: true }, ctx).summary).toBe('Mute the sound');
-    expect(service.preview!({ mute: false, level: 10 }, ctx).summary).toBe(
+    expect((await service.preview!({ level: 40 }, ctx)).summary).toBe('Set the volume to 40%');
+    expect((await service.preview!({ mute: true }, ctx)).summary).toBe('Mute the sound');
+    expect((await service.preview!({ mute: false, level: 10 }, ctx)).summary).toBe(
       'Unmute the sound and set the volume to 10%',
     );
     const refusal = await failure(() => service.preview!({}, ctx));

@@ -42,15 +42,15 @@ describe('take_screenshot', () => {
     const service = takeScreenshotService(recordedDesktop(new RecordingRunner(), { screen }));
     expect(service).toMatchObject({ risk: 'private', group: 'screen' });
     const vision = { url: 'http://vision.example:8003/mcp/vision/explain', token: 't' };
-    expect(
-      service.preview!({ question: 'what is this?' }, ctx({ dialect: 'xiaozhi', vision })).summary,
-    ).toBe(
+    const preview = (params: { question?: string }, c: ServiceContext) =>
+      Promise.resolve(service.preview!(params, c)).then((p) => p.summary);
+    expect(await preview({ question: 'what is this?' }, ctx({ dialect: 'xiaozhi', vision }))).toBe(
       "Capture your screen and send it with the question “what is this?” to Home server's vision service (vision.example:8003)",
     );
-    expect(service.preview!({}, ctx({ dialect: 'endpoint' })).summary).toBe(
+    expect(await preview({}, ctx({ dialect: 'endpoint' }))).toBe(
       'Capture your screen and send the picture to Home server',
     );
-    expect(service.preview!({}, ctx({ dialect: 'local' })).summary).toBe(
+    expect(await preview({}, ctx({ dialect: 'local' }))).toBe(
       'Capture your screen (the picture stays on this computer)',
     );
   });

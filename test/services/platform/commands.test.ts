@@ -96,9 +96,7 @@ describe('the exact command lines per platform', () => {
         },
       ],
     ]);
-    const [[win]] = setVolumeCommands('win32', { level: 70, mute: false }) as [
-      [{ args: string[] }],
-    ];
+    const win = setVolumeCommands('win32', { level: 70, mute: false })[0]![0]!;
     const script = decodePowershell(win.args);
     expect(script).toMatch(/IAudioEndpointVolume/);
     expect(script.endsWith('[AdventAudio]::SetLevel(70)\n[AdventAudio]::SetMute($false)\n')).toBe(
