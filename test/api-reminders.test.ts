@@ -100,7 +100,7 @@ describe('reminders through the core API', () => {
     });
     expect((await fired).speech).toBe('connection');
     const speak = await sim.waitFor((f) => f.type === FrameType.SPEAK);
-    expect(speak.text).toBe('计时结束：泡茶。');
+    expect(speak.text).toBe('时间到：泡茶。');
   });
 
   it('falls back to the window when the active connection cannot speak verbatim (XiaoZhi)', async () => {
@@ -179,7 +179,7 @@ describe('reminders through the core API', () => {
     const fired = await nextEvent(api.events, 'reminder', () => true, 5000);
     expect(fired).toMatchObject({ reminder: { text: 'stretch' }, speech: 'connection' });
     const speak = await sim.waitFor((f) => f.type === FrameType.SPEAK);
-    expect(speak.text).toBe('Your timer for stretch is done.');
+    expect(speak.text).toBe("Time's up: stretch.");
   });
 });
 

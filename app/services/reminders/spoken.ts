@@ -7,9 +7,9 @@ import type { ReminderView } from '../../contract/reminders.js';
 export function spokenReminder(r: Pick<ReminderView, 'kind' | 'text'>, language: string): string {
   const text = r.text.trim();
   if (language === 'zh-CN') {
-    if (r.kind === 'timer') return text ? `计时结束：${text}。` : '计时结束。';
+    if (r.kind === 'timer') return text ? `时间到：${text}。` : '时间到。';
     return `提醒：${text}。`;
   }
-  if (r.kind === 'timer') return text ? `Your timer for ${text} is done.` : 'Your timer is done.';
+  if (r.kind === 'timer') return text ? `Time's up: ${text}.` : "Time's up.";
   return `Reminder: ${text}.`;
 }
