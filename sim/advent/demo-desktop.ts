@@ -3,7 +3,6 @@
  * "remind me in 10 seconds to stretch", "set a timer for 5 minutes", "list my reminders",
  * "open example.com". Each becomes one call to the agent; its answer becomes the reply.
  */
-import { show } from '../kit/demo-common.js';
 import type { SimPeer } from './peer.js';
 
 export interface DemoAnswer {
@@ -97,10 +96,7 @@ async function openUrl(peer: SimPeer, target: string): Promise<DemoAnswer> {
   const result = await ask(peer, 'open_url', { url }, 'open web pages');
   if (typeof result === 'string') return sad(result);
   if (!result.success) return sad(`I couldn't open it: ${result.error ?? 'no reason given'}`);
-  return {
-    text: `Done: ${show(result.data && (result.data as { message?: unknown }).message) || url}.`,
-    emoji: 'happy',
-  };
+  return { text: `I opened ${url} in your browser.`, emoji: 'happy' };
 }
 
 function sad(text: string): DemoAnswer {
