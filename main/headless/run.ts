@@ -13,6 +13,7 @@ import { type FlagConnection, flagConnections } from './flag-profiles.js';
 import type { LiveSession } from '../../app/wire/session.js';
 import type { CliIo } from './io.js';
 import { Printer } from './printer.js';
+import { printReminders } from './reminders.js';
 import { readTokenFlag } from './token.js';
 
 const ANSWERS: Record<string, PromptAnswer> = { y: 'once', s: 'session', a: 'always', n: 'deny' };
@@ -127,6 +128,7 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   agent.events.on('status', ({ name, text }) => out.info(`${several ? name : 'server'}: ${text}`));
   agent.events.on('callFinished', (call) => out.call(call));
   agent.events.on('notice', ({ level, message }) => out.notice(level, message));
+  printReminders(agent, out);
 
   // Permission prompts: asked on the terminal when a person is there, one at a time.
   const queue: PendingPrompt[] = [];
