@@ -10,6 +10,7 @@ import { systemDataDir, systemFilesRoot } from '../../app/settings/paths.js';
 import { attachWindow, wireIpc } from './ipc.js';
 import { type Log, setupLog } from './log.js';
 import { notifyPrompts } from './notify.js';
+import { desktopOptions, notifyReminders } from './desktop.js';
 import { type HostPaths, trayIconPath } from './paths.js';
 import { registerAppScheme, serveApp } from './protocol.js';
 import { SafeStorageSecretStore } from './secrets.js';
@@ -108,6 +109,7 @@ export async function startHost(paths: HostPaths): Promise<Host | undefined> {
     version: app.getVersion(),
     logDir: app.getPath('logs'),
     demo: startDemoServer,
+    desktop: desktopOptions(),
   });
   const api = await core.opening;
   api.events.on('notice', (n) =>
@@ -165,6 +167,12 @@ export async function startHost(paths: HostPaths): Promise<Host | undefined> {
     notifyPrompts({
       api,
       getWindow: () => (win && !win.isDestroyed() ? win : undefined),
+      showWindow,
+      iconPath: path.join(paths.resources, 'icon.png'),
+    }),
+    notifyReminders({
+      api,
+      language: () => api.agent.getSettings().language,
       showWindow,
       iconPath: path.join(paths.resources, 'icon.png'),
     }),
