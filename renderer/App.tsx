@@ -13,6 +13,9 @@ import { ActivityPage } from './features/audit/ActivityPage.js';
 import { ChatPage } from './features/chat/ChatPage.js';
 import { ConnectionsPage } from './features/connections/ConnectionsPage.js';
 import { PromptModal } from './features/permissions/PromptModal.js';
+import { ReminderIcon } from './features/reminders/ReminderIcon.js';
+import { RemindersPage } from './features/reminders/RemindersPage.js';
+import { ScreenRequestDialog } from './features/screen/ScreenRequestDialog.js';
 import { ServicesPage } from './features/services/ServicesPage.js';
 import { SettingsPage } from './features/settings/SettingsPage.js';
 import { applyLanguage } from './i18n/index.js';
@@ -24,6 +27,7 @@ import { isPage, type Page, useUi } from './store/ui.js';
 const NAV: { page: Page; icon: () => ReactNode }[] = [
   { page: 'chat', icon: ChatIcon },
   { page: 'services', icon: ServicesIcon },
+  { page: 'reminders', icon: ReminderIcon },
   { page: 'activity', icon: ActivityIcon },
   { page: 'connections', icon: ConnectionsIcon },
   { page: 'settings', icon: SettingsIcon },
@@ -109,6 +113,8 @@ function CurrentPage({ page }: { page: Page }) {
       return <ChatPage />;
     case 'services':
       return <ServicesPage />;
+    case 'reminders':
+      return <RemindersPage />;
     case 'activity':
       return <ActivityPage />;
     case 'connections':
@@ -163,6 +169,7 @@ export function App() {
         </main>
       </div>
       <PromptModal />
+      <ScreenRequestDialog />
       <Toasts />
     </>
   );

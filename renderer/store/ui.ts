@@ -1,7 +1,14 @@
 import { create } from 'zustand';
 import type { BridgeStatus } from '../bridge/types.js';
 
-export const PAGES = ['chat', 'services', 'activity', 'connections', 'settings'] as const;
+export const PAGES = [
+  'chat',
+  'services',
+  'reminders',
+  'activity',
+  'connections',
+  'settings',
+] as const;
 export type Page = (typeof PAGES)[number];
 
 export function isPage(value: string): value is Page {
