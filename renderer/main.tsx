@@ -4,6 +4,7 @@ import { App } from './App.js';
 import { setBridge } from './bridge/current.js';
 import { startBridge } from './bridge/index.js';
 import { attachReminders } from './features/reminders/reminders.js';
+import { warmUpVoices, windowSpeaker } from './features/reminders/window-speech.js';
 import { attachScreenRequests } from './features/screen/screen.js';
 import { voice } from './features/voice/voice.js';
 import { startI18n } from './i18n/index.js';
@@ -15,7 +16,8 @@ const bridge = startBridge();
 setBridge(bridge);
 attachFeed(bridge);
 voice.attach(bridge);
-attachReminders(bridge);
+warmUpVoices();
+attachReminders(bridge, windowSpeaker);
 attachScreenRequests(bridge);
 
 const root = document.getElementById('root');

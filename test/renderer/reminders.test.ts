@@ -1,5 +1,5 @@
 import i18next from 'i18next';
-import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ReminderFired, ReminderView } from '../../app/contract/index.js';
 import {
   attachReminders,
@@ -7,7 +7,7 @@ import {
   ringSentence,
   useReminders,
 } from '../../renderer/features/reminders/reminders.js';
-import { type SynthLike, speak } from '../../renderer/features/reminders/speech.js';
+import { type SynthLike, speakWith } from '../../renderer/features/reminders/speech.js';
 import { scaledSize, MAX_WIDTH } from '../../renderer/features/screen/screen.js';
 import { useScreenRequests, attachScreenRequests } from '../../renderer/features/screen/screen.js';
 import { en } from '../../renderer/i18n/en.js';
@@ -21,9 +21,10 @@ class Utterance {
   voice: unknown = null;
   constructor(readonly text: string) {}
 }
+const speak = (text: string, lang: string, s: SynthLike) =>
+  speakWith(s, (t) => new Utterance(t), text, lang);
 
 beforeAll(async () => {
-  vi.stubGlobal('SpeechSynthesisUtterance', Utterance);
   await i18next.init({
     resources: { en: { translation: en }, 'zh-CN': { translation: zhCN } },
     lng: 'en',
@@ -97,7 +98,7 @@ describe('a reminder rings in the window', () => {
 describe('the reminder list and screen requests follow the core', () => {
   it('replaces the list on every reminders event', () => {
     const f = fakeBridge();
-    const detach = attachReminders(f.bridge);
+    const detach = attachReminders(f.bridge, () => false);
     f.emit('reminders', [{ ...reminder, state: 'pending' }]);
     expect(useReminders.getState()).toMatchObject({
       loaded: true,

@@ -6,9 +6,9 @@
 import { create } from 'zustand';
 import type { ReminderFired, ReminderView } from '../../../app/contract/index.js';
 import type { Bridge } from '../../bridge/types.js';
-import i18n from '../../i18n/index.js';
+import i18n from 'i18next';
 import { toast } from '../../store/toasts.js';
-import { speak, warmUpVoices } from './speech.js';
+import type { Speaker } from './speech.js';
 
 interface RemindersStore {
   list: ReminderView[];
@@ -32,15 +32,14 @@ export function ringSentence(r: Pick<ReminderView, 'kind' | 'text'>): string {
 }
 
 /** What the window does when a reminder rings; returns whether it spoke. */
-export function onRing(fired: ReminderFired, say = speak): boolean {
+export function onRing(fired: ReminderFired, say: Speaker): boolean {
   const sentence = ringSentence(fired.reminder);
   toast('info', `⏰ ${sentence}`);
   if (fired.speech !== 'window') return false;
   return say(sentence, i18n.language);
 }
 
-export function attachReminders(bridge: Bridge): () => void {
-  warmUpVoices();
+export function attachReminders(bridge: Bridge, say: Speaker): () => void {
   const load = () =>
     void bridge.invoke('listReminders').then(
       (list) => useReminders.getState().replace(list),
@@ -49,7 +48,7 @@ export function attachReminders(bridge: Bridge): () => void {
   const offs = [
     bridge.onReady(load),
     bridge.on('reminders', (list) => useReminders.getState().replace(list)),
-    bridge.on('reminder', (fired) => void onRing(fired)),
+    bridge.on('reminder', (fired) => void onRing(fired, say)),
   ];
   return () => {
     for (const off of offs) off();

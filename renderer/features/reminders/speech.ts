@@ -1,38 +1,45 @@
 /**
- * Saying a reminder aloud in the window with the Web Speech API, where the system has a voice.
- * The core asks for this only when no connection can say it (Advent SPEAK is preferred).
+ * Saying a reminder aloud with the Web Speech API, where the system has a voice. Written against
+ * the shapes it uses (not the DOM types), so it is tested with stand-ins; window-speech.ts binds
+ * it to the window.
  */
 
-/** The part of `window.speechSynthesis` used here (tests pass their own). */
+export interface VoiceLike {
+  lang: string;
+  name: string;
+}
+
+export interface UtteranceLike {
+  lang: string;
+  voice: unknown;
+}
+
+/** The part of `window.speechSynthesis` used here. */
 export interface SynthLike {
-  getVoices(): { lang: string; name: string }[];
-  speak(utterance: SpeechSynthesisUtterance): void;
+  getVoices(): VoiceLike[];
+  speak(utterance: never): void;
 }
 
-function synth(): SynthLike | undefined {
-  return typeof window !== 'undefined' && 'speechSynthesis' in window
-    ? window.speechSynthesis
-    : undefined;
-}
-
-/** Ask the browser to load its voices early: the first getVoices() is often still empty. */
-export function warmUpVoices(s: SynthLike | undefined = synth()): void {
-  s?.getVoices();
-}
+export type Speaker = (text: string, lang: string) => boolean;
 
 /**
- * Speak `text` with a voice for `lang` (or the default voice); false when this window has no
- * speech synthesis or no voice at all, so the caller shows the reminder only.
+ * Speak `text` with a voice for `lang` (or the default voice); false when there is no speech
+ * synthesis or no voice at all, so the caller only shows the reminder.
  */
-export function speak(text: string, lang: string, s: SynthLike | undefined = synth()): boolean {
-  if (!s || typeof SpeechSynthesisUtterance === 'undefined') return false;
-  const voices = s.getVoices();
+export function speakWith(
+  synth: SynthLike | undefined,
+  utterance: ((text: string) => UtteranceLike) | undefined,
+  text: string,
+  lang: string,
+): boolean {
+  if (!synth || !utterance) return false;
+  const voices = synth.getVoices();
   if (voices.length === 0) return false;
-  const utterance = new SpeechSynthesisUtterance(text);
-  utterance.lang = lang;
+  const u = utterance(text);
+  u.lang = lang;
   const prefix = lang.toLowerCase().split('-')[0]!;
   const voice = voices.find((v) => v.lang.toLowerCase().startsWith(prefix));
-  if (voice) utterance.voice = voice as SpeechSynthesisVoice;
-  s.speak(utterance);
+  if (voice) u.voice = voice;
+  (synth.speak as (u: UtteranceLike) => void)(u);
   return true;
 }

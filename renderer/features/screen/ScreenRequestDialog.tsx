@@ -7,7 +7,8 @@ import { useTranslation } from 'react-i18next';
 import { bridge } from '../../bridge/current.js';
 import { useFocusTrap } from '../../components/hooks.js';
 import { toast } from '../../store/toasts.js';
-import { captureScreen, useScreenRequests } from './screen.js';
+import { captureScreen } from './capture.js';
+import { useScreenRequests } from './screen.js';
 
 export function ScreenRequestDialog() {
   const { t } = useTranslation();
