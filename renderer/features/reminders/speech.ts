@@ -39,7 +39,11 @@ export function speakWith(
   u.lang = lang;
   const prefix = lang.toLowerCase().split('-')[0]!;
   const voice = voices.find((v) => v.lang.toLowerCase().startsWith(prefix));
-  if (voice) u.voice = voice;
+  try {
+    if (voice) u.voice = voice;
+  } catch {
+    // Not one of this browser's own voice objects: the language alone picks the voice.
+  }
   (synth.speak as (u: UtteranceLike) => void)(u);
   return true;
 }
