@@ -18,6 +18,7 @@ import {
   startSim,
   text,
 } from './harness.js';
+import { accessibilityViolations } from './axe.js';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -78,6 +79,9 @@ describe('reminders', { timeout: 60_000 }, () => {
     const card = page.getByTestId('chat-reminder');
     await card.waitFor({ timeout: 20_000 });
     expect(await text(card)).toContain(`${en.reminders.card.timer} stretch`);
+    expect(
+      await accessibilityViolations(page, "document.querySelector('[data-testid=chat-reminder]')"),
+    ).toEqual([]);
     expect(await text(page.getByTestId('toast').filter({ hasText: 'stretch' }))).toContain(
       "⏰ Time's up: stretch",
     );
@@ -111,6 +115,7 @@ describe('reminders', { timeout: 60_000 }, () => {
       "⏰ Time's up: stretch",
     );
     expect(await text(rung)).toContain('stretch');
+    expect(await accessibilityViolations(page)).toEqual([]);
     await expect
       .poll(() => spoken(page), { timeout: 10_000 })
       .toEqual([{ text: "Time's up: stretch", lang: 'en' }]);
