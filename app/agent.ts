@@ -29,6 +29,9 @@ import { Broker, type BrokerEvents } from './permissions/broker.js';
 import { PolicyStore, settingsPolicyPersistence } from './permissions/policy.js';
 import { builtinServices } from './services/builtin/index.js';
 import { createFilesSandbox } from './services/files/sandbox.js';
+import { type Desktop, systemDesktop } from './services/platform/desktop.js';
+import { Reminders } from './services/reminders/reminders.js';
+import type { ReminderView } from './contract/reminders.js';
 import { Registry } from './services/registry.js';
 import { plainTypes } from './services/server-schema.js';
 import type { ParsedServer } from './services/mcp/config.js';
@@ -72,6 +75,11 @@ export interface AgentOptions {
   version?: string;
   /** The connection kinds this agent can hold (default: every kind the app ships). */
   dialects?: readonly Dialect[];
+  /**
+   * This computer as the desktop services see it (platform, command runner, clipboard, screen).
+   * Hosts add what they have (Electron's clipboard and screen capture); tests inject a recorder.
+   */
+  desktop?: Partial<Desktop>;
   /** The MCP hub: how servers are started, their search PATH, this run's servers. */
   mcp?: AgentMcpOptions;
 }
@@ -108,6 +116,10 @@ export type AgentEvents = {
   callFinished: GateEvents['callFinished'];
   audit: AuditRecord;
   notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: ConnectionRef };
+  /** A reminder or timer rang (whether or not any server is connected). */
+  reminderFired: ReminderView;
+  /** The reminder list changed. */
+  reminders: ReminderView[];
 };
 
 /**
@@ -167,6 +179,7 @@ export class Agent {
     readonly audit: AuditLog,
     /** The connection kinds this agent holds: how each profile becomes a session. */
     readonly dialects: DialectSet,
+    readonly reminders: Reminders,
   ) {
     this.clockSource = options.clock ?? systemClock;
     this.ids = options.ids ?? cryptoIds;
@@ -179,7 +192,8 @@ export class Agent {
     );
     for (const name of overrides.disabled ?? []) enabled[name] = false;
     this.registry = new Registry({ enabled });
-    for (const service of [...builtinServices(), ...(options.services ?? [])])
+    const desktop = systemDesktop(options.desktop);
+    for (const service of [...builtinServices({ reminders, desktop }), ...(options.services ?? [])])
       this.registry.add(service);
     this.mcp = new McpHub({
       registry: this.registry,
@@ -259,6 +273,8 @@ export class Agent {
     );
     audit.onAppend((record) => this.events.emit('audit', record));
     this.mcp.events.on('policies', () => this.events.emit('services', this.services()));
+    reminders.events.on('fired', (r) => this.events.emit('reminderFired', r));
+    reminders.events.on('changed', (list) => this.events.emit('reminders', list));
     this.registry.events.on('changed', () => {
       this.tools = undefined;
       for (const session of this.sessions.values()) session.reregister();
@@ -290,10 +306,21 @@ export class Agent {
     );
     const key = await auditKey(options.secrets);
     const audit = await AuditLog.open({ dir: path.join(options.dataDir, 'audit'), clock, key });
-    const agent = new Agent(options, settings, audit, dialects);
-    agent.lock = lock;
     const modeWarning = await makeDataDirPrivate(options.dataDir);
     const notices = [...settings.warnings, ...(modeWarning ? [modeWarning] : [])];
+    const made: { agent?: Agent } = {};
+    const reminders = await Reminders.open({
+      file: path.join(options.dataDir, 'reminders.json'),
+      clock,
+      ids: options.ids,
+      warn: (message) =>
+        made.agent
+          ? made.agent.events.emit('notice', { level: 'warn', message })
+          : notices.push(message),
+    });
+    const agent = new Agent(options, settings, audit, dialects, reminders);
+    made.agent = agent;
+    agent.lock = lock;
     // Calls the previous run let start and never finished recording (it crashed or was killed).
     const interrupted = await audit.recoverInterrupted();
     agent.interruptedAtStart = interrupted;
@@ -521,6 +548,7 @@ export class Agent {
     // Imported servers stop (their calls are cancelled and recorded as such), processes and all.
     await this.mcp.close();
     await this.gate.drain();
+    await this.reminders.close();
     await this.audit.flush();
     await this.audit.close();
     await this.lock?.release();

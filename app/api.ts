@@ -38,6 +38,10 @@ import { Emitter } from './events.js';
 import { CommandRefusal } from './contract/errors.js';
 import type { BaseProfile } from './wire/dialect.js';
 import { type LiveSession, notReady } from './wire/session.js';
+import type { ReminderView, ScreenCapture } from './contract/reminders.js';
+import type { ScreenImage, ScreenSource } from './services/platform/desktop.js';
+import { spokenReminder } from './services/reminders/spoken.js';
+import { ServiceFailure } from './services/service.js';
 
 export interface CoreApiOptions extends AgentOptions {
   version: string;
@@ -61,6 +65,15 @@ export type DemoFactory = () => Promise<DemoServer>;
 
 const tokenKey = (profileId: string): string => `profile:${profileId}:token`;
 const DEMO_ID = 'demo';
+/** How long a page has to let the user pick a screen before the capture is given up. */
+export const SCREEN_PICK_MS = 60_000;
+
+interface ScreenWait {
+  resolve: (image: ScreenImage) => void;
+  reject: (err: Error) => void;
+  /** Stops the wait's timer and abort listener. */
+  end: () => void;
+}
 
 export class CoreApi implements AgentApi {
   readonly events = new Emitter<EventPayloads>();
@@ -73,6 +86,8 @@ export class CoreApi implements AgentApi {
     { connection: string; taskId: string; bytes: number; logged: boolean } | undefined;
   /** The last voice turn closed by the UI, so a late chunk is refused with a clear reason. */
   private closedVoice: { taskId: string; why: 'ended' | 'cancelled' } | undefined;
+  /** Screen captures asked of the page (browser host), by request id. */
+  private readonly screenWaits = new Map<string, ScreenWait>();
 
   private constructor(
     readonly agent: Agent,
@@ -132,11 +147,26 @@ export class CoreApi implements AgentApi {
     // What the agent found while opening (before anyone listened): a settings file set aside,
     // calls a crash interrupted. Told again now, so the timeline and every UI have them.
     for (const message of agent.startupNotices) e.emit('notice', { level: 'warn', message });
+    e.on('reminders', (list) => this.events.emit('reminders', list));
+    e.on('reminderFired', (r) => this.announce(r));
+    // Missed while the app was closed: in the conversation from the first snapshot on.
+    for (const r of agent.reminders.missedAtStart()) this.timeline.reminder(r, true);
   }
 
   static async open(options: CoreApiOptions): Promise<CoreApi> {
-    const agent = await Agent.open(options);
+    // The browser host has no screen of its own: its page asks the user to pick one.
+    const made: { api?: CoreApi } = {};
+    const fromPage: ScreenSource = (request) =>
+      made.api
+        ? made.api.captureFromPage(request)
+        : Promise.reject(new ServiceFailure('unsupported', 'the app is still starting'));
+    const desktop =
+      options.host === 'browser' && !options.desktop?.screen
+        ? { ...options.desktop, screen: fromPage }
+        : options.desktop;
+    const agent = await Agent.open({ ...options, desktop });
     const api = new CoreApi(agent, options);
+    made.api = api;
     for (const p of agent.getSettings().connections) {
       if (await options.secrets.get(tokenKey(p.id))) api.tokens.add(p.id);
     }
@@ -489,7 +519,113 @@ export class CoreApi implements AgentApi {
 
   /** Attach a UI able to answer permission prompts; returns its detach function. */
   attachUi(name: string): () => void {
-    return this.agent.broker.attach({ name });
+    const detach = this.agent.broker.attach({ name });
+    return () => {
+      detach();
+      // Nobody is left to pick a screen: the captures waiting for one are given up now.
+      if (!this.agent.broker.hasAnswerer())
+        for (const id of [...this.screenWaits.keys()])
+          this.endScreenWait(id)?.reject(
+            new ServiceFailure('no_prompt_ui', 'the window closed before a screen was picked'),
+          );
+    };
+  }
+
+  // --- reminders -------------------------------------------------------------------------------
+
+  async listReminders(): Promise<ReminderView[]> {
+    return this.agent.reminders.list();
+  }
+
+  /** Cancel a waiting reminder, or clear a rung or missed one; false for an unknown id. */
+  async cancelReminder(id: string): Promise<boolean> {
+    return (await this.agent.reminders.cancel(id)) !== undefined;
+  }
+
+  /**
+   * A reminder rang: into the conversation, then spoken — by the active connection's voice where
+   * its dialect says text verbatim (Advent SPEAK), else the window speaks it (Web Speech API).
+   */
+  private announce(r: ReminderView): void {
+    this.timeline.reminder(r, false);
+    const session = this.active ? this.agent.session(this.active) : undefined;
+    let speech: 'connection' | 'window' = 'window';
+    if (session?.capabilities.speak && session.state.status === 'ready') {
+      const sent = session.speak(spokenReminder(r, this.agent.getSettings().language));
+      if (sent.ok) speech = 'connection';
+    }
+    this.events.emit('reminder', { reminder: r, speech });
+  }
+
+  // --- screen capture through the page (browser host) -----------------------------------------
+
+  /**
+   * Ask the page for a picture of the screen: it shows the request and, when the user agrees,
+   * picks a screen with getDisplayMedia and answers with `answerScreen`.
+   */
+  captureFromPage(request: Parameters<ScreenSource>[0]): Promise<ScreenImage> {
+    if (!this.agent.broker.hasAnswerer())
+      return Promise.reject(
+        new ServiceFailure(
+          'no_prompt_ui',
+          'no window is open, so nobody can pick the screen to capture; it was not captured',
+        ),
+      );
+    const id = `s-${this.agent.ids.hex(8)}`;
+    const clock = this.agent.clockSource;
+    const expiresAt = clock.now() + SCREEN_PICK_MS;
+    return new Promise<ScreenImage>((resolve, reject) => {
+      const timer = clock.setTimeout(
+        () =>
+          this.endScreenWait(id)?.reject(
+            new ServiceFailure(
+              'prompt_timeout',
+              'the user did not pick a screen in time; nothing was captured',
+            ),
+          ),
+        SCREEN_PICK_MS,
+      );
+      const onAbort = (): void =>
+        this.endScreenWait(id)?.reject(new ServiceFailure('cancelled', 'the capture was stopped'));
+      request.signal.addEventListener('abort', onAbort, { once: true });
+      this.screenWaits.set(id, {
+        resolve,
+        reject,
+        end: () => {
+          clock.clearTimeout(timer);
+          request.signal.removeEventListener('abort', onAbort);
+        },
+      });
+      this.events.emit('screenRequest', { id, connection: request.connection, expiresAt });
+    });
+  }
+
+  /** The page's answer: a capture, or null when the user declined. False for an unknown id. */
+  async answerScreen(id: string, capture: ScreenCapture | null): Promise<boolean> {
+    const wait = this.endScreenWait(id);
+    if (!wait) return false;
+    if (capture === null) {
+      wait.reject(
+        new ServiceFailure('denied', 'the user declined to share the screen; nothing was captured'),
+      );
+      return true;
+    }
+    wait.resolve({
+      data: Buffer.from(capture.data, 'base64'),
+      mimeType: capture.mimeType,
+      width: capture.width,
+      height: capture.height,
+    });
+    return true;
+  }
+
+  private endScreenWait(id: string): ScreenWait | undefined {
+    const wait = this.screenWaits.get(id);
+    if (!wait) return undefined;
+    this.screenWaits.delete(id);
+    wait.end();
+    this.events.emit('screenRequestDone', { id });
+    return wait;
   }
 
   chat(): ChatItem[] {
@@ -497,6 +633,8 @@ export class CoreApi implements AgentApi {
   }
 
   async close(): Promise<void> {
+    for (const id of [...this.screenWaits.keys()])
+      this.endScreenWait(id)?.reject(new ServiceFailure('cancelled', 'the app is closing'));
     await this.agent.close();
     await this.demo?.sim.stop();
     this.demo = undefined;

@@ -28,7 +28,12 @@ import { Emitter } from './events.js';
 import type { DecideInput, Decision as PolicyDecision } from './permissions/policy.js';
 import { cutName, paramsShapeProblem } from './audit/bounds.js';
 import type { FilesSandbox } from './services/files/sandbox.js';
-import { type CallPreview, type Service, ServiceFailure } from './services/service.js';
+import {
+  type CallPreview,
+  type Service,
+  ServiceFailure,
+  type VisionTarget,
+} from './services/service.js';
 
 export interface CallRequest {
   /** The connection the call came on (LOCAL_CONNECTION for a user-run). */
@@ -49,6 +54,8 @@ export interface CallRequest {
    * each execute twice). It is recorded as `duplicate` and never run.
    */
   duplicateOf?: string;
+  /** The server's vision service (XiaoZhi `capabilities.vision`), for take_screenshot. */
+  vision?: VisionTarget;
 }
 
 export type DispatchResult =
@@ -300,6 +307,8 @@ export class Dispatcher {
       connection: call.connection,
       files: this.deps.files,
       clock: this.deps.clock,
+      dialect: call.dialect,
+      ...(call.vision ? { vision: call.vision } : {}),
     };
 
     let preview: CallPreview | undefined;

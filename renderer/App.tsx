@@ -15,6 +15,9 @@ import { ConnectionsPage } from './features/connections/ConnectionsPage.js';
 import { McpIcon } from './features/mcp/McpIcon.js';
 import { McpPage } from './features/mcp/McpPage.js';
 import { PromptModal } from './features/permissions/PromptModal.js';
+import { ReminderIcon } from './features/reminders/ReminderIcon.js';
+import { RemindersPage } from './features/reminders/RemindersPage.js';
+import { ScreenRequestDialog } from './features/screen/ScreenRequestDialog.js';
 import { ServicesPage } from './features/services/ServicesPage.js';
 import { SettingsPage } from './features/settings/SettingsPage.js';
 import { applyLanguage } from './i18n/index.js';
@@ -27,6 +30,7 @@ const NAV: { page: Page; icon: () => ReactNode }[] = [
   { page: 'chat', icon: ChatIcon },
   { page: 'services', icon: ServicesIcon },
   { page: 'mcp', icon: McpIcon },
+  { page: 'reminders', icon: ReminderIcon },
   { page: 'activity', icon: ActivityIcon },
   { page: 'connections', icon: ConnectionsIcon },
   { page: 'settings', icon: SettingsIcon },
@@ -114,6 +118,8 @@ function CurrentPage({ page }: { page: Page }) {
       return <ServicesPage />;
     case 'mcp':
       return <McpPage />;
+    case 'reminders':
+      return <RemindersPage />;
     case 'activity':
       return <ActivityPage />;
     case 'connections':
@@ -171,6 +177,7 @@ export function App() {
         </main>
       </div>
       <PromptModal />
+      <ScreenRequestDialog />
       <Toasts />
     </>
   );

@@ -7,6 +7,7 @@ import type { AgentEvents } from '../agent.js';
 import { redactParams } from '../audit/redact.js';
 import type { Clock } from '../clock.js';
 import type { ChatItem, ToolItem } from '../contract/chat.js';
+import type { ReminderView } from '../contract/reminders.js';
 import { Emitter } from '../events.js';
 
 /** Oldest items are dropped past this; the audit log keeps the durable record of calls. */
@@ -124,6 +125,21 @@ export class Timeline {
       connection,
       text: text || kept?.text || '',
       voiceMs: voiceMs ?? kept?.voiceMs,
+    });
+  }
+
+  /** A reminder rang now, or (missed) fell due while the app was closed. */
+  reminder(r: ReminderView, missed: boolean): void {
+    this.put({
+      kind: 'reminder',
+      id: `r:${r.id}`,
+      at: r.firedAt ?? this.clock.now(),
+      connection: '',
+      reminderId: r.id,
+      reminderKind: r.kind,
+      text: r.text,
+      dueAt: r.dueAt,
+      missed,
     });
   }
 

@@ -1,8 +1,9 @@
 import type { Decision, Outcome } from './audit.js';
 import type { ErrorCode } from './errors.js';
+import type { ReminderKind } from './reminders.js';
 
 /** One entry of the conversation timeline (DESIGN §2 chat/). Sent whole on every change (upsert by id). */
-export type ChatItem = UserItem | AssistantItem | ToolItem | NoticeItem;
+export type ChatItem = UserItem | AssistantItem | ToolItem | NoticeItem | ReminderItem;
 
 interface Base {
   id: string;
@@ -48,4 +49,14 @@ export interface NoticeItem extends Base {
   kind: 'notice';
   level: 'info' | 'warn' | 'error';
   text: string;
+}
+
+/** A reminder or timer rang, or was found missed at start (it fell due while the app was closed). */
+export interface ReminderItem extends Base {
+  kind: 'reminder';
+  reminderId: string;
+  reminderKind: ReminderKind;
+  text: string;
+  dueAt: number;
+  missed: boolean;
 }

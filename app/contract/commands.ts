@@ -35,7 +35,7 @@ import {
   type ProfileInput,
   type ProfileKindView,
 } from './profiles/index.js';
-
+import type { ReminderFired, ReminderView, ScreenRequest } from './reminders.js';
 import {
   type McpImportPreview,
   McpImportRequestSchema,
@@ -95,6 +95,20 @@ export const SettingsPatchSchema = Type.Object(
 );
 export type SettingsPatch = Static<typeof SettingsPatchSchema>;
 
+/**
+ * A screen capture a page sends back (base64, so it fits the JSON bridge): the page scales it down
+ * first; the browser host's bridge takes at most 1 MiB per message.
+ */
+export const ScreenCaptureSchema = Type.Object(
+  {
+    data: Type.String({ minLength: 1, maxLength: 900_000, pattern: '^[A-Za-z0-9+/=]+$' }),
+    mimeType: Type.Union([Type.Literal('image/jpeg'), Type.Literal('image/png')]),
+    width: Type.Integer({ minimum: 1, maximum: 16384 }),
+    height: Type.Integer({ minimum: 1, maximum: 16384 }),
+  },
+  { additionalProperties: false },
+);
+
 /** A binary argument (voice chunks): checked by the hosts with ArrayBuffer.isView / instanceof. */
 export const BinarySchema = Type.Unsafe<ArrayBuffer | Uint8Array>({ binary: true });
 
@@ -153,6 +167,11 @@ export const COMMAND_ARGS = {
     Id,
     Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 }),
   ]),
+  listReminders: Type.Tuple([]),
+  /** Cancel a pending reminder, or clear a fired or missed one from the list. */
+  cancelReminder: Type.Tuple([Id]),
+  /** The page's answer to a `screenRequest`: the capture, or null when the user declined. */
+  answerScreen: Type.Tuple([Id, Type.Union([Type.Null(), ScreenCaptureSchema])]),
 } satisfies Record<string, TSchema>;
 
 export type CommandName = keyof typeof COMMAND_ARGS;
@@ -269,6 +288,9 @@ export interface CommandResults {
   listMcpImportSources: McpImportSourceView[];
   previewMcpImport: McpImportPreview;
   confirmMcpImport: McpServerView[];
+  listReminders: ReminderView[];
+  cancelReminder: boolean;
+  answerScreen: boolean;
 }
 
 /** What every host implements and every bridge exposes. */
@@ -303,6 +325,14 @@ export type EventPayloads = {
   audit: AuditRecord;
   notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: ConnectionRef };
   settings: SettingsView;
+  /** The whole reminder list, after any change. */
+  reminders: ReminderView[];
+  /** A reminder rang (or was found missed at start): show it, and speak it where `speech` says. */
+  reminder: ReminderFired;
+  /** Capture the screen for a call (browser host). */
+  screenRequest: ScreenRequest;
+  /** The request was answered, timed out or withdrawn: close its dialog. */
+  screenRequestDone: { id: string };
   /** An MCP server's state, tools or configuration changed. */
   mcpServer: McpServerView;
   mcpServerRemoved: { id: string };
@@ -325,6 +355,10 @@ const EVENT_SET = {
   settings: true,
   mcpServer: true,
   mcpServerRemoved: true,
+  reminders: true,
+  reminder: true,
+  screenRequest: true,
+  screenRequestDone: true,
 } as const satisfies Record<EventName, true>;
 export const EVENT_NAMES = Object.keys(EVENT_SET) as EventName[];
 

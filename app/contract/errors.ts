@@ -20,6 +20,12 @@ export const ERROR_CODES = [
   'duplicate',
   /** The audit log could not record the call before it would run, so it was not run. */
   'audit_unavailable',
+  /** What was named does not exist: an app not in list_apps, a reminder id never set. */
+  'not_found',
+  /** This computer, host or connection cannot do it (a platform without the command, no screen). */
+  'unsupported',
+  /** A bound was reached (too many reminders waiting): nothing was added. */
+  'limit_reached',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -6,3 +6,4 @@ export * from './chat.js';
 export * from './commands.js';
 export * from './bridge.js';
 export * from './mcp.js';
+export * from './reminders.js';

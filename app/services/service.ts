@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { Dialect } from '../contract/audit.js';
 import type { ConnectionRef } from '../contract/connection.js';
 import type { ErrorCode } from '../contract/errors.js';
 import type { McpToolHint } from '../contract/mcp.js';
@@ -21,6 +22,21 @@ export interface ServiceContext {
   connection: ConnectionRef;
   files: FilesSandbox;
   clock: Clock;
+  /** The dialect of the call: what its result can carry (MCP dialects carry images). */
+  dialect?: Dialect;
+  /** Where the server takes pictures to explain (XiaoZhi `capabilities.vision`), if it said. */
+  vision?: VisionTarget;
+}
+
+/**
+ * A XiaoZhi server's vision service, announced in MCP `initialize` as `capabilities.vision`
+ * ({url, token}); the device identity goes along as headers, as the firmware sends them.
+ */
+export interface VisionTarget {
+  url: string;
+  token?: string;
+  deviceId?: string;
+  clientId?: string;
 }
 
 /** What a call would do, computed before permission is asked, so the prompt can say it plainly. */

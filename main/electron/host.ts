@@ -16,6 +16,7 @@ import { attachWindow, wireIpc } from './ipc.js';
 import { type Log, setupLog } from './log.js';
 import { installAppMenu } from './menu.js';
 import { notifyPrompts } from './notify.js';
+import { desktopOptions, notifyReminders } from './desktop.js';
 import { type HostPaths, trayIconPath } from './paths.js';
 import { electronMcpOptions } from './mcp-launcher.js';
 import { registerAppScheme, serveApp } from './protocol.js';
@@ -207,6 +208,7 @@ export async function startHost(
     demo: startDemoServer,
     // Bundled JS servers as utility processes; everything else with the login shell's PATH.
     mcp: electronMcpOptions(),
+    desktop: desktopOptions(),
   });
   const opened = await core.opening;
   // The quit that came meanwhile closes it (shutdown awaits core.opening).
@@ -263,6 +265,12 @@ export async function startHost(
       showWindow,
       iconPath: path.join(paths.resources, 'icon.png'),
       warn: (m) => log.warn(m),
+    }),
+    notifyReminders({
+      api: opened,
+      language: () => opened.agent.getSettings().language,
+      showWindow,
+      iconPath: path.join(paths.resources, 'icon.png'),
     }),
   );
   log.info(`Advent Agent ${app.getVersion()} started`);

@@ -16,6 +16,7 @@ import { Printer } from './printer.js';
 import { DialectSet } from '../../app/wire/dialect.js';
 import { DIALECTS } from '../../app/wire/dialects.js';
 import { readMcpConfigs } from './mcp-config.js';
+import { printReminders } from './reminders.js';
 
 const ANSWERS: Record<string, PromptAnswer> = { y: 'once', s: 'session', a: 'always', n: 'deny' };
 
@@ -144,6 +145,7 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
     if (state.status === 'ready') out.info(line);
     else out.notice('warn', line);
   });
+  printReminders(agent, out);
 
   // Permission prompts: asked on the terminal when a person is there, one at a time.
   const queue: PendingPrompt[] = [];

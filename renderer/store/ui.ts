@@ -1,7 +1,15 @@
 import { create } from 'zustand';
 import type { BridgeStatus } from '../bridge/types.js';
 
-export const PAGES = ['chat', 'services', 'mcp', 'activity', 'connections', 'settings'] as const;
+export const PAGES = [
+  'chat',
+  'services',
+  'reminders',
+  'mcp',
+  'activity',
+  'connections',
+  'settings',
+] as const;
 export type Page = (typeof PAGES)[number];
 
 export function isPage(value: string): value is Page {

@@ -1,4 +1,5 @@
 import { NOTE, noteBody, noteFilename, show } from '../kit/demo-common.js';
+import { desktopTurn } from './demo-desktop.js';
 import type { SimPeer } from './peer.js';
 import type { Turn, TurnHandler } from './records.js';
 import { PCM_BYTES_PER_MS, sineTone, speechLike } from '../kit/tone.js';
@@ -34,6 +35,8 @@ export function createDemo(options: DemoOptions = {}): TurnHandler {
     const read = READ_NOTE.exec(text);
     if (read) return readNote(turn, peer, read[1]!.trim());
     if (NOTE.test(text)) return writeNote(turn, peer, text, now());
+    const desktop = await desktopTurn(text, peer);
+    if (desktop) return reply(peer, turn.taskId, desktop.text, desktop.emoji);
     return reply(
       peer,
       turn.taskId,

@@ -4,7 +4,6 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinServices } from '../../app/services/builtin/index.js';
 import { AdventSim } from '../../sim/advent/server.js';
 import { en } from '../../renderer/i18n/en.js';
 import {
@@ -21,6 +20,7 @@ import {
   startSim,
   text,
 } from './harness.js';
+import { BUILTIN_NAMES, builtinsWithout } from '../helpers/builtins.js';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -30,18 +30,15 @@ afterAll(async () => {
   await browser?.close();
 });
 
-// Sorted, as lastRegistered gives them.
-const ALL = builtinServices()
-  .map((b) => b.name)
-  .sort();
-const ALL_BUT_CREATE_FILE = ALL.filter((n) => n !== 'create_file');
+/** Every built-in service, as the server lists them (sorted). */
+const BOTH = [...BUILTIN_NAMES].sort();
 
 describe('services and connections', { timeout: 60_000 }, () => {
   it('switching create_file off re-registers without it, and a later call is refused as switched off', async () => {
     const sim = await startSim();
     const { page, errors } = await openApp(browser);
     await connectThroughUi(page, sim);
-    expect(lastRegistered(sim)).toEqual(ALL);
+    expect(lastRegistered(sim)).toEqual(BOTH);
     const registers = sim.registrations().length;
 
     await goTo(page, 'services');
@@ -53,7 +50,7 @@ describe('services and connections', { timeout: 60_000 }, () => {
       .waitFor();
 
     await expect.poll(() => sim.registrations().length).toBe(registers + 1);
-    expect(lastRegistered(sim)).toEqual(ALL_BUT_CREATE_FILE);
+    expect(lastRegistered(sim)).toEqual(builtinsWithout('create_file').sort());
 
     const result = await sim.peer().call('create_file', { filename: 'off.txt', content: 'x' });
     expect(result.success).toBe(false);
@@ -62,7 +59,7 @@ describe('services and connections', { timeout: 60_000 }, () => {
 
     // Back on: offered again.
     await toggle.click();
-    await expect.poll(() => lastRegistered(sim)).toEqual(ALL);
+    await expect.poll(() => lastRegistered(sim)).toEqual(BOTH);
     expect(errors).toEqual([]);
   });
 
@@ -118,7 +115,7 @@ describe('services and connections', { timeout: 60_000 }, () => {
     const second = await startSim({ demo: true, port });
     await page.locator(by('connection-banner', { state: 'ready' })).waitFor({ timeout: 15_000 });
     await expect.poll(() => second.registrations().length).toBeGreaterThan(0);
-    expect(Object.keys(second.registrations()[0]!).sort()).toEqual(ALL);
+    expect(Object.keys(second.registrations()[0]!).sort()).toEqual(BOTH);
 
     // And the conversation goes on with the new server.
     await say(page, 'what time is it');

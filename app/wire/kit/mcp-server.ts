@@ -23,6 +23,7 @@
 import type { Dialect } from '../../contract/audit.js';
 import type { ConnectionRef } from '../../contract/connection.js';
 import type { DispatchResult } from '../../dispatch.js';
+import { isImageResult } from '../../services/content.js';
 import type { Gate, ToolEntry } from '../session.js';
 import { MAX_NAME_CHARS, cutString } from './bounds.js';
 import { type JsonRpcId, type JsonRpcMessage, RPC, rpcError, rpcResult } from './jsonrpc.js';
@@ -52,6 +53,8 @@ export interface McpServerOptions {
   resultBytes?: number;
   /** The server has listed every page of our tools, or its listing failed. */
   onListing?: (listing: Listing) => void;
+  /** The device identity a vision upload carries (XiaoZhi: Device-Id, Client-Id headers). */
+  identity?: { deviceId: string; clientId: string };
 }
 
 /** The end of a `tools/list` walk as the server saw it. */
@@ -278,6 +281,9 @@ export class McpToolServer {
       params: args,
       // User-only services are callable by servers that list them; the gate still decides.
       userTools: entry?.userOnly === true && this.userToolsListed ? true : undefined,
+      ...(this.vision?.url
+        ? { vision: { ...this.vision, url: this.vision.url, ...this.options.identity } }
+        : {}),
     });
     return this.toResponse(id, result);
   }
@@ -291,6 +297,16 @@ export class McpToolServer {
         content: [{ type: 'text', text: result.message }],
         isError: true,
         error: result.message,
+      });
+    }
+    if (isImageResult(result.data)) {
+      const { text, image } = result.data;
+      return rpcResult(id, {
+        content: [
+          { type: 'text', text: cutText(text, this.options.resultBytes ?? RESULT_BYTES) },
+          { type: 'image', data: image.data, mimeType: image.mimeType },
+        ],
+        isError: false,
       });
     }
     const text =

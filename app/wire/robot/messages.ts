@@ -145,9 +145,9 @@ export function readAiMessage(params: unknown): AiMessage | { unknownType: strin
  * |--------|-----------------------------------------------------|-------------------------------|
  * | -32000 | (any code not listed below)                         | the call failed               |
  * | -32001 | unknown_service                                     | no such service               |
- * | -32002 | invalid_params, path_invalid (+ malformed execute)  | fix the arguments             |
+ * | -32002 | invalid_params, path_invalid, not_found (+ malformed execute) | fix the arguments   |
  * | -32003 | denied, prompt_timeout, no_prompt_ui                | the user did not allow it     |
- * | -32004 | service_error, service_timeout, cancelled           | it ran and failed             |
+ * | -32004 | service_error, service_timeout, cancelled, unsupported, limit_reached | it failed   |
  * | -32005 | disabled                                            | switched off by the user      |
  * | -32006 | duplicate                                           | a repeat; not run twice       |
  * | -32007 | path_outside_roots                                  | outside the allowed folders   |
@@ -173,6 +173,9 @@ export const ROBOT_ERROR_CODES: Record<ErrorCode, number> = {
   file_exists: -32008,
   file_too_large: -32008,
   disk_full: -32008,
+  not_found: -32002,
+  unsupported: -32004,
+  limit_reached: -32004,
 };
 
 export const MALFORMED_EXECUTE_CODE = -32002;

@@ -518,6 +518,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
       listChanged: false,
       callId: () => this.ids.hex(8),
       onListing: (listing) => this.onListing(mcp, listing),
+      identity: { deviceId: this.options.deviceId, clientId: this.options.clientId },
     });
     return mcp;
   }

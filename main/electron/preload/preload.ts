@@ -42,6 +42,9 @@ export const COMMAND_NAMES: readonly string[] = [
   'listMcpImportSources',
   'previewMcpImport',
   'confirmMcpImport',
+  'listReminders',
+  'cancelReminder',
+  'answerScreen',
 ];
 
 export const EVENT_NAMES: readonly string[] = [
@@ -59,6 +62,10 @@ export const EVENT_NAMES: readonly string[] = [
   'settings',
   'mcpServer',
   'mcpServerRemoved',
+  'reminders',
+  'reminder',
+  'screenRequest',
+  'screenRequestDone',
 ];
 
 /** Channel names: the same strings as main/electron/ipc.ts (checked by the same test). */

@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import type { ChatItem } from '../../../app/contract/index.js';
 import { DownIcon, MicSmallIcon } from '../../components/Icons.js';
 import { formatTime } from '../../lib/format.js';
+import { ReminderCard } from '../reminders/ReminderCard.js';
 import { ToolCard } from './ToolCard.js';
 
 const NEAR_BOTTOM_PX = 48;
@@ -93,6 +94,8 @@ const Item = memo(function Item({
           <ToolCard item={item} />
         </div>
       );
+    case 'reminder':
+      return <ReminderCard item={item} />;
     case 'notice':
       return (
         <div

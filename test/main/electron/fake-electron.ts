@@ -499,7 +499,28 @@ export function fakeElectron() {
       },
     },
     safeStorage: fakeSafeStorage({ isReady: () => app.ready }),
+    // The desktop services' clipboard and screen (main/electron/desktop.ts).
+    clipboard: fakeClipboard(),
+    desktopCapturer: { getSources: vi.fn(async (_options: unknown) => [] as unknown[]) },
+    screen: {
+      getPrimaryDisplay: vi.fn(() => ({
+        id: 1,
+        size: { width: 1920, height: 1080 },
+        scaleFactor: 1,
+      })),
+    },
   };
+}
+
+function fakeClipboard() {
+  const clipboard = {
+    text: '',
+    readText: vi.fn(() => clipboard.text),
+    writeText: vi.fn((text: string) => {
+      clipboard.text = text;
+    }),
+  };
+  return clipboard;
 }
 
 export type FakeElectron = ReturnType<typeof fakeElectron>;

@@ -12,12 +12,11 @@ import { RobotSim } from '../../../sim/robot/server.js';
 import { XiaozhiSim } from '../../../sim/xiaozhi/server.js';
 import { FrameType } from '../../../app/wire/advent/frame.js';
 import { main } from '../../../main/headless/cli.js';
-import { builtinServices } from '../../../app/services/builtin/index.js';
 import type { CliIo } from '../../../main/headless/io.js';
 import { FAST } from '../../helpers/agent-harness.js';
 import { until } from '../../helpers/wait.js';
+import { BUILTIN_NAMES, builtinsWithout } from '../../helpers/builtins.js';
 
-const BUILTINS = builtinServices().map((b) => b.name);
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -161,7 +160,7 @@ describe('advent-agent command line', () => {
     sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
     const r = start(runArgs(sim.port));
     await until(
-      () => r.stdout.text.includes(`registered ${BUILTINS.length} service(s)`),
+      () => r.stdout.text.includes(`registered ${BUILTIN_NAMES.length} service(s)`),
       'registered',
     );
     r.stdin.write('what time is it\n');
@@ -198,7 +197,11 @@ describe('advent-agent command line', () => {
       );
       await until(
         () =>
-          r.stdout.text.split(`✓ registered ${BUILTINS.length} service(s) with `).length - 1 === 4,
+          (
+            r.stdout.text.match(
+              new RegExp(`✓ registered ${BUILTIN_NAMES.length} service\\(s\\) with `, 'g'),
+            ) ?? []
+          ).length === 4,
         'all four registered',
         10_000,
       );
@@ -271,12 +274,10 @@ describe('advent-agent command line', () => {
   it('/disable re-registers at once, /services and /audit show state, /quit exits 0', async () => {
     sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
     const r = start(runArgs(sim.port, '--allow', 'create_file'));
-    await until(() => r.stdout.text.includes(`registered ${BUILTINS.length}`), 'registered');
+    await until(() => r.stdout.text.includes(`registered ${BUILTIN_NAMES.length}`), 'registered');
     r.stdin.write('/disable create_file\n');
     await until(() => sim!.registrations().length === 2, 'second register');
-    expect(Object.keys(sim.registrations()[1]!)).toEqual(
-      BUILTINS.filter((n) => n !== 'create_file'),
-    );
+    expect(Object.keys(sim.registrations()[1]!)).toEqual(builtinsWithout('create_file'));
     r.stdin.write('/services\n');
     await until(() => /○ create_file/.test(r.stdout.text), 'services list');
     expect(r.stdout.text).toMatch(/● get_current_time\s+read\s+policy allow/);

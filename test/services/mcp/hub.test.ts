@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../../app/agent.js';
 import type { PendingPrompt, PromptAnswer } from '../../../app/contract/policy.js';
+import { ALL_BUILTIN_NAMES } from '../../helpers/builtins.js';
 import type { RegistryChange } from '../../../app/services/registry.js';
 import { nextEvent, until } from '../../helpers/wait.js';
 import {
@@ -23,7 +24,6 @@ import {
   serverState,
   settingsText,
 } from './helpers.js';
-import { builtinServices } from '../../../app/services/builtin/index.js';
 
 let h: McpAgent | undefined;
 afterEach(async () => {
@@ -93,9 +93,7 @@ describe('importing a Claude Desktop config', () => {
     ]);
     // Nothing saved, nothing started.
     expect(agent.mcp.list()).toEqual([]);
-    expect(agent.registry.list().map((e) => e.service.name)).toEqual(
-      builtinServices().map((s) => s.name),
-    );
+    expect(agent.registry.list().map((e) => e.service.name)).toEqual(ALL_BUILTIN_NAMES);
 
     const changes: RegistryChange[] = [];
     agent.registry.events.on('changed', (c) => changes.push(c));

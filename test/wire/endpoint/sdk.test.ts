@@ -16,12 +16,12 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { builtinServices } from '../../../app/services/builtin/index.js';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Agent } from '../../../app/agent.js';
 import { EndpointSession } from '../../../app/wire/endpoint/session.js';
 import { until } from '../../helpers/wait.js';
 import { type TempAgent, openTempAgent } from '../../helpers/ws-agent.js';
+import { BUILTIN_NAMES, builtinsWithout } from '../../helpers/builtins.js';
 
 /** The SDK `Transport` over a socket the server side accepted. */
 class AcceptedSocketTransport implements Transport {
@@ -93,7 +93,17 @@ afterEach(async () => {
   await temp.close();
 });
 
-const BUILTINS = builtinServices().map((b) => b.name);
+/** Every page of tools/list, as a client that follows nextCursor sees them. */
+async function listAll() {
+  const tools = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
+}
 
 describe('endpoint session as seen by the official MCP SDK client', () => {
   it('completes the initialize handshake and announces tools with listChanged', () => {
@@ -102,8 +112,8 @@ describe('endpoint session as seen by the official MCP SDK client', () => {
   });
 
   it('lists our tools with their schemas, and the session shows them as registered', async () => {
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(BUILTINS);
+    const tools = await listAll();
+    expect(tools.map((t) => t.name)).toEqual(BUILTIN_NAMES);
     const expected = agent.toolEntries();
     for (const tool of tools) {
       const entry = expected.find((e) => e.name === tool.name)!;
@@ -111,9 +121,7 @@ describe('endpoint session as seen by the official MCP SDK client', () => {
       expect(tool.description).toBe(entry.description);
     }
     await until(() => session.registrationState.state === 'registered', 'registered');
-    expect(session.registrationState).toMatchObject({
-      services: BUILTINS,
-    });
+    expect(session.registrationState).toMatchObject({ services: BUILTIN_NAMES });
   });
 
   it('runs an allowed call and returns its text content', async () => {
@@ -163,11 +171,11 @@ describe('endpoint session as seen by the official MCP SDK client', () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       changed += 1;
     });
-    await client.listTools();
+    await listAll();
     await agent.setServiceEnabled('create_file', false);
     await until(() => changed === 1, 'the list_changed notification');
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(BUILTINS.filter((n) => n !== 'create_file'));
+    const tools = await listAll();
+    expect(tools.map((t) => t.name)).toEqual(builtinsWithout('create_file'));
     await until(() => session.registrationState.state === 'registered', 'registered again');
     expect(transportErrors).toEqual([]);
   });

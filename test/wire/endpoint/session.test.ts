@@ -3,7 +3,6 @@ import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { builtinServices } from '../../../app/services/builtin/index.js';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Agent } from '../../../app/agent.js';
 import type { ConnectionState, RegistrationState } from '../../../app/contract/connection.js';
@@ -15,6 +14,7 @@ import type { WsTiming } from '../../../app/wire/kit/ws-dialer.js';
 import { nextEvent, until } from '../../helpers/wait.js';
 import { rebootService } from '../../helpers/services.js';
 import { FAST_WS, type TempAgent, openTempAgent, recordEvents } from '../../helpers/ws-agent.js';
+import { BUILTIN_NAMES, builtinsWithout } from '../../helpers/builtins.js';
 
 const FAST: Partial<WsTiming> = { ...FAST_WS, backoffMaxMs: 100 };
 
@@ -109,8 +109,6 @@ async function setup(
 }
 
 const names = (tools: { name: string }[]) => tools.map((t) => t.name).sort();
-const BUILTINS = builtinServices().map((b) => b.name);
-const BUILTINS_BUT_CREATE_FILE = BUILTINS.filter((n) => n !== 'create_file');
 
 async function registered(f: Fixture): Promise<RegistrationState> {
   if (f.session.registrationState.state === 'registered') return f.session.registrationState;
@@ -122,9 +120,9 @@ describe('XiaoZhi MCP endpoint session against the simulated endpoint server', (
     const f = await setup({ services: [rebootService] });
     const tools = await f.sim.waitForTools((t) => t.length > 0);
     // User-only services are not shown to a server that did not ask for them.
-    expect(names(tools)).toEqual([...BUILTINS].sort());
+    expect(names(tools)).toEqual([...BUILTIN_NAMES].sort());
     const reg = await registered(f);
-    expect(reg).toMatchObject({ state: 'registered', services: BUILTINS });
+    expect(reg).toMatchObject({ state: 'registered', services: BUILTIN_NAMES });
     expect(f.session.state.status).toBe('ready');
     expect(f.sim.initializeResult).toMatchObject({
       protocolVersion: '2024-11-05',
@@ -143,7 +141,7 @@ describe('XiaoZhi MCP endpoint session against the simulated endpoint server', (
   it('walks a listing of many pages without breaking a rule, and registers every service', async () => {
     const f = await setup({ services: manyServices });
     const tools = await f.sim.waitForTools((t) => t.length > 0);
-    expect(tools).toHaveLength(manyServices.length + BUILTINS.length);
+    expect(tools).toHaveLength(manyServices.length + BUILTIN_NAMES.length);
     const pages = f.sim.received.filter((r) => /"tools":\[/.test(r.text));
     expect(pages.length).toBeGreaterThan(3);
     const reg = await registered(f);
@@ -230,17 +228,19 @@ describe('XiaoZhi MCP endpoint session against the simulated endpoint server', (
 
   it('sends tools/list_changed when a service is switched off, and the server re-lists without it', async () => {
     const f = await setup();
-    await f.sim.waitForTools((t) => t.length === BUILTINS.length);
+    await f.sim.waitForTools((t) => t.length === BUILTIN_NAMES.length);
     await registered(f);
     await f.agent.setServiceEnabled('create_file', false);
     const tools = await f.sim.waitForTools((t) => !t.some((x) => x.name === 'create_file'));
-    expect(names(tools)).toEqual([...BUILTINS_BUT_CREATE_FILE].sort());
+    expect(names(tools)).toEqual(builtinsWithout('create_file').sort());
     expect(f.sim.listChangedCount).toBe(1);
     await until(
       () => f.session.registrationState.state === 'registered',
       'registered after the change',
     );
-    expect(f.session.registrationState).toMatchObject({ services: BUILTINS_BUT_CREATE_FILE });
+    expect(f.session.registrationState).toMatchObject({
+      services: builtinsWithout('create_file'),
+    });
     // Between the change and the new listing, the registration said so.
     expect(f.registrations.map((r) => r.state)).toEqual([
       'registered',
@@ -256,11 +256,11 @@ describe('XiaoZhi MCP endpoint session against the simulated endpoint server', (
 
   it('re-dials a server that ignores tools/list_changed, so it lists the changed set', async () => {
     const f = await setup({ sim: { relistOnChange: false }, relistWaitMs: 100 });
-    await f.sim.waitForTools((t) => t.length === BUILTINS.length);
+    await f.sim.waitForTools((t) => t.length === BUILTIN_NAMES.length);
     await registered(f);
     await f.agent.setServiceEnabled('create_file', false);
-    const tools = await f.sim.waitForTools((t) => t.length === BUILTINS.length - 1);
-    expect(names(tools)).toEqual([...BUILTINS_BUT_CREATE_FILE].sort());
+    const tools = await f.sim.waitForTools((t) => t.length === BUILTIN_NAMES.length - 1);
+    expect(names(tools)).toEqual(builtinsWithout('create_file').sort());
     expect(f.sim.connections).toBe(2);
     // The old link ended with a close frame (normal closure), not a cut socket (1006).
     await until(() => f.sim.closeCodes.has(1), 'the first link to close');

@@ -10,9 +10,9 @@ import {
   McpToolServer,
   cutText,
 } from '../../../app/wire/kit/mcp-server.js';
-import { builtinServices } from '../../../app/services/builtin/index.js';
 import { rebootService } from '../../helpers/services.js';
 import { type TempAgent, openTempAgent } from '../../helpers/ws-agent.js';
+import { BUILTIN_NAMES } from '../../helpers/builtins.js';
 
 /** 60 services with long descriptions (multi-byte text: pages are counted in bytes). */
 const many: Service[] = Array.from({ length: 60 }, (_, i) => ({
@@ -181,7 +181,7 @@ describe('McpToolServer: tools/list', () => {
     }
     expect(pages).toBeGreaterThan(3);
     expect(seen).toEqual(all);
-    expect(all).toHaveLength(many.length + builtinServices().length);
+    expect(all).toHaveLength(many.length + BUILTIN_NAMES.length);
   });
 
   it('treats an empty cursor as the first page, and an unknown cursor as invalid params (-32602)', async () => {
@@ -208,16 +208,28 @@ describe('McpToolServer: tools/list', () => {
   it('lists user-only services only for withUserTools, marked for the user', async () => {
     await open([rebootService]);
     const s = server();
-    const list = async (params: Record<string, unknown>) =>
-      (await ask(s, { jsonrpc: '2.0', id: 1, method: 'tools/list', params })).result!.tools as {
-        name: string;
-        annotations?: unknown;
-        inputSchema: unknown;
-      }[];
-    const builtins = builtinServices().map((b) => b.name);
-    expect((await list({})).map((t) => t.name)).toEqual(builtins);
+    type Tool = { name: string; annotations?: unknown; inputSchema: unknown };
+    // Every page: the built-ins alone are more than one 8000-byte page.
+    const list = async (params: Record<string, unknown>) => {
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = (
+          await ask(s, {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/list',
+            params: cursor === undefined ? params : { ...params, cursor },
+          })
+        ).result as { tools: Tool[]; nextCursor?: string };
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      return tools;
+    };
+    expect((await list({})).map((t) => t.name)).toEqual(BUILTIN_NAMES);
     const withUser = await list({ withUserTools: true });
-    expect(withUser.map((t) => t.name)).toEqual([...builtins, 'reboot_device']);
+    expect(withUser.map((t) => t.name)).toEqual([...BUILTIN_NAMES, 'reboot_device']);
     expect(withUser.at(-1)!.annotations).toEqual({ audience: ['user'] });
     expect(withUser[0]).not.toHaveProperty('annotations');
     expect(withUser.find((t) => t.name === 'create_file')!.inputSchema).toMatchObject({

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { builtinServices } from '../../../app/services/builtin/index.js';
 import type { Agent, AgentOptions } from '../../../app/agent.js';
 import type { AuditRecord } from '../../../app/contract/audit.js';
 import type { ConnectionState, RegistrationState } from '../../../app/contract/connection.js';
@@ -15,6 +14,7 @@ import type { WsTiming } from '../../../app/wire/kit/ws-dialer.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { nextEvent, until } from '../../helpers/wait.js';
 import { FAST_WS, openTempAgent, recordEvents, startSession } from '../../helpers/ws-agent.js';
+import { BUILTIN_NAMES, builtinsWithout } from '../../helpers/builtins.js';
 
 const FAST: Partial<WsTiming> = { ...FAST_WS, connectTimeoutMs: 2000 };
 
@@ -125,7 +125,6 @@ function answerPrompts(h: Harness, answer: 'once' | 'deny'): string[] {
   return asked;
 }
 
-const BUILTINS = builtinServices().map((b) => b.name);
 
 describe('Robot session: registration', () => {
   it('registers every server-visible service on connect, with the MAC normalised and create_file as query', async () => {
@@ -133,7 +132,7 @@ describe('Robot session: registration', () => {
     const reg = await h.sim.waitForRegistration();
     expect(reg.macAddr).toBe('AA-BB-CC-DD-EE-0F');
     expect(typeof reg.id).toBe('string');
-    expect(reg.tools.map((t) => t.name).sort()).toEqual([...BUILTINS, 'bump_counter'].sort());
+    expect(reg.tools.map((t) => t.name).sort()).toEqual([...BUILTIN_NAMES, 'bump_counter'].sort());
     const createFile = reg.tools.find((t) => t.name === 'create_file')!;
     expect(createFile).toMatchObject({ main_type: 'remote', sub_type: 'query' });
     expect((createFile.parameters as { type: string }).type).toBe('object');
@@ -180,17 +179,18 @@ describe('Robot session: registration', () => {
     await h.sim.waitForRegistration();
     await registered(h);
     await h.agent.setServiceEnabled('create_file', false);
-    const withoutCreateFile = [...BUILTINS, 'bump_counter']
-      .filter((n) => n !== 'create_file')
-      .sort();
     const second = await h.sim.waitForRegistration((r) => r !== h!.sim.registrations[0]);
-    expect(second.tools.map((t) => t.name).sort()).toEqual(withoutCreateFile);
+    expect(second.tools.map((t) => t.name).sort()).toEqual(
+      [...builtinsWithout('create_file'), 'bump_counter'].sort(),
+    );
     expect(second.id).not.toBe(h.sim.registrations[0]!.id);
     await registered(h);
 
     h.sim.dropConnections();
     const third = await h.sim.waitForRegistration((r) => r.conn === 2);
-    expect(third.tools.map((t) => t.name).sort()).toEqual(withoutCreateFile);
+    expect(third.tools.map((t) => t.name).sort()).toEqual(
+      [...builtinsWithout('create_file'), 'bump_counter'].sort(),
+    );
     expect(third.macAddr).toBe('AA-BB-CC-DD-EE-0F');
     expect(h.states.some((s) => s.status === 'reconnecting')).toBe(true);
     await registered(h);

@@ -659,6 +659,26 @@ export const utilityProcess = {
   },
 };
 
+/** clipboard works before ready; screen and desktopCapturer only after it (screen.md). */
+let clipboardText = '';
+export const clipboard = {
+  readText: () => clipboardText,
+  /** @param {string} text */
+  writeText: (text) => void (clipboardText = text),
+};
+export const screen = {
+  getPrimaryDisplay() {
+    requireReady('screen');
+    return { id: 1, size: { width: 1280, height: 800 }, scaleFactor: 1 };
+  },
+};
+export const desktopCapturer = {
+  getSources: async () => {
+    requireReady('desktopCapturer');
+    return [];
+  },
+};
+
 // No contextBridge or ipcRenderer here: in the main process Electron's module has neither (code
 // such as electron-log's preload tests `electron.ipcRenderer` to know where it runs).
 
@@ -679,4 +699,7 @@ export default {
   systemPreferences,
   safeStorage,
   utilityProcess,
+  clipboard,
+  screen,
+  desktopCapturer,
 };

@@ -1,0 +1,133 @@
+/**
+ * What the desktop app gives the desktop services that the platform commands cannot: Electron's
+ * own clipboard (works on every platform without xclip & co.) and screen capture through
+ * desktopCapturer; and a desktop notification when a reminder rings. The Electron objects are
+ * passed in, so everything here runs in tests with stand-ins.
+ */
+import { Notification, clipboard, desktopCapturer, screen } from 'electron';
+import type { CoreApi } from '../../app/api.js';
+import type { ReminderFired } from '../../app/contract/reminders.js';
+import type {
+  ClipboardStore,
+  Desktop,
+  ScreenImage,
+  ScreenSource,
+} from '../../app/services/platform/desktop.js';
+import { ServiceFailure } from '../../app/services/service.js';
+
+/** Wide enough to read a screen, small enough to send: vision models scale down further anyway. */
+export const MAX_CAPTURE_WIDTH = 1600;
+const JPEG_QUALITY = 80;
+
+export interface ThumbnailLike {
+  isEmpty(): boolean;
+  getSize(): { width: number; height: number };
+  toJPEG(quality: number): Buffer;
+}
+
+export interface CapturerLike {
+  getSources(options: {
+    types: ['screen'];
+    thumbnailSize: { width: number; height: number };
+  }): Promise<{ display_id: string; thumbnail: ThumbnailLike }[]>;
+}
+
+export interface ScreensLike {
+  getPrimaryDisplay(): { id: number; size: { width: number; height: number }; scaleFactor: number };
+}
+
+/** Electron's clipboard (its typings have turned these async; await works either way). */
+export interface ClipboardLike {
+  readText(): string | Promise<string>;
+  writeText(text: string): void | Promise<void>;
+}
+
+/** The primary screen as a JPEG, at most MAX_CAPTURE_WIDTH wide. */
+export function screenSource(capturer: CapturerLike, screens: ScreensLike): ScreenSource {
+  return async (): Promise<ScreenImage> => {
+    const display = screens.getPrimaryDisplay();
+    const width = Math.round(display.size.width * display.scaleFactor);
+    const height = Math.round(display.size.height * display.scaleFactor);
+    const scale = Math.min(1, MAX_CAPTURE_WIDTH / Math.max(1, width));
+    const sources = await capturer.getSources({
+      types: ['screen'],
+      thumbnailSize: { width: Math.round(width * scale), height: Math.round(height * scale) },
+    });
+    const source = sources.find((s) => s.display_id === String(display.id)) ?? sources[0];
+    // macOS gives an empty picture until the user allows Screen Recording for the app.
+    if (!source || source.thumbnail.isEmpty())
+      throw new ServiceFailure(
+        'denied',
+        'the system did not let the app capture the screen (on macOS the user must allow it in System Settings → Privacy & Security → Screen Recording)',
+      );
+    const size = source.thumbnail.getSize();
+    return {
+      data: source.thumbnail.toJPEG(JPEG_QUALITY),
+      mimeType: 'image/jpeg',
+      width: size.width,
+      height: size.height,
+    };
+  };
+}
+
+export function clipboardStore(cb: ClipboardLike): ClipboardStore {
+  return {
+    readText: async () => await cb.readText(),
+    writeText: async (text) => {
+      await cb.writeText(text);
+    },
+  };
+}
+
+/** The desktop app's additions to the services' view of this computer. */
+export function desktopOptions(): Partial<Desktop> {
+  return {
+    clipboard: clipboardStore(clipboard),
+    screen: screenSource(desktopCapturer as unknown as CapturerLike, screen),
+  };
+}
+
+const WORDS = {
+  en: { reminder: 'Reminder', timer: "Time's up", missed: 'Missed reminder' },
+  'zh-CN': { reminder: '提醒', timer: '时间到', missed: '错过的提醒' },
+} as const;
+
+export function reminderNotice(
+  { reminder }: ReminderFired,
+  language: string,
+): { title: string; body: string } {
+  const words = language === 'zh-CN' ? WORDS['zh-CN'] : WORDS.en;
+  const title = reminder.kind === 'timer' ? words.timer : words.reminder;
+  return { title, body: reminder.text || title };
+}
+
+export interface ReminderNotifyOptions {
+  api: Pick<CoreApi, 'events'>;
+  language: () => string;
+  showWindow: () => void;
+  iconPath?: string;
+}
+
+/** A desktop notification for every reminder that rings; clicking it shows the window. */
+export function notifyReminders({
+  api,
+  language,
+  showWindow,
+  iconPath,
+}: ReminderNotifyOptions): () => void {
+  const shown = new Set<Notification>();
+  const off = api.events.on('reminder', (fired) => {
+    if (!Notification.isSupported()) return;
+    const { title, body } = reminderNotice(fired, language());
+    const note = new Notification({ title, body, ...(iconPath ? { icon: iconPath } : {}) });
+    note.on('click', () => showWindow());
+    note.on('close', () => shown.delete(note));
+    shown.add(note);
+    note.show();
+  });
+  return () => {
+    off();
+    for (const note of shown) note.close();
+    shown.clear();
+  };
+}

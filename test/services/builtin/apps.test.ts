@@ -1,0 +1,222 @@
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { listAppsService } from '../../../app/services/builtin/list_apps.js';
+import { openAppService } from '../../../app/services/builtin/open_app.js';
+import {
+  execArgs,
+  listInstalledApps,
+  parseDesktopEntry,
+  xdgApplicationDirs,
+} from '../../../app/services/platform/apps.js';
+import { systemDesktop } from '../../../app/services/platform/desktop.js';
+import { execRunner } from '../../../app/services/platform/runner.js';
+import { ServiceFailure } from '../../../app/services/service.js';
+import { createFilesSandbox } from '../../../app/services/files/sandbox.js';
+import { until } from '../../helpers/wait.js';
+import { context, tempDirs } from '../helpers.js';
+import { RecordingRunner, recordedDesktop } from '../platform/recorder.js';
+
+const dirs = tempDirs();
+afterEach(() => dirs.cleanup());
+const ctx = () => context(createFilesSandbox({ roots: () => [], maxFileBytes: () => 1 }));
+
+async function failure(fn: () => unknown): Promise<ServiceFailure> {
+  const err = await Promise.resolve()
+    .then(fn)
+    .then(
+      () => new Error('expected a refusal'),
+      (e: unknown) => e,
+    );
+  if (err instanceof ServiceFailure) return err;
+  throw err;
+}
+
+async function entry(dir: string, rel: string, text: string): Promise<void> {
+  await mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
+  await writeFile(path.join(dir, rel), text);
+}
+
+const app = (name: string, exec: string, extra = '') =>
+  `[Desktop Entry]\nType=Application\nName=${name}\nExec=${exec}\n${extra}`;
+
+describe('installed apps on Linux: .desktop entries in the XDG data folders', () => {
+  it('reads XDG_DATA_HOME first, then XDG_DATA_DIRS; a user entry shadows (or hides) a system one', async () => {
+    const home = await dirs.make();
+    const system = await dirs.make();
+    await entry(
+      path.join(home, 'applications'),
+      'org.example.Editor.desktop',
+      app('My Editor', 'myedit %F'),
+    );
+    await entry(
+      path.join(system, 'applications'),
+      'org.example.Editor.desktop',
+      app('Editor', 'edit %F'),
+    );
+    await entry(
+      path.join(system, 'applications'),
+      'org.example.Calc.desktop',
+      app('Calculator', 'calc'),
+    );
+    await entry(
+      path.join(home, 'applications'),
+      'gone.desktop',
+      '[Desktop Entry]\nType=Application\nHidden=true\n',
+    );
+    await entry(path.join(system, 'applications'), 'gone.desktop', app('Gone', 'gone'));
+    await entry(
+      path.join(system, 'applications'),
+      'vendor/tool.desktop',
+      app('Vendor Tool', '"/opt/vendor/tool" --x'),
+    );
+    await entry(
+      path.join(system, 'applications'),
+      'term.desktop',
+      app('Vim', 'vim %F', 'Terminal=true\n'),
+    );
+    await entry(
+      path.join(system, 'applications'),
+      'link.desktop',
+      '[Desktop Entry]\nType=Link\nName=Web\nURL=https://x\n',
+    );
+    const desktop = systemDesktop({
+      platform: 'linux',
+      env: { XDG_DATA_HOME: home, XDG_DATA_DIRS: `${system}:relative/ignored` },
+      homedir: '/nonexistent',
+    });
+    expect(xdgApplicationDirs(desktop)).toEqual([
+      path.join(home, 'applications'),
+      path.join(system, 'applications'),
+    ]);
+    const apps = await listInstalledApps(desktop);
+    expect(apps.map((a) => [a.id, a.name])).toEqual([
+      ['org.example.Calc', 'Calculator'],
+      ['org.example.Editor', 'My Editor'],
+      ['vendor-tool', 'Vendor Tool'],
+    ]);
+    expect(apps.find((a) => a.id === 'vendor-tool')!.launch).toEqual({
+      cmd: '/opt/vendor/tool',
+      args: ['--x'],
+    });
+  });
+
+  it('parses Exec by the Desktop Entry rules: quotes, escapes, field codes removed', () => {
+    expect(execArgs('"/opt/My App/run" --name "a \\"b\\" \\$c" %U --flag=%f x%%y')).toEqual([
+      '/opt/My App/run',
+      '--name',
+      'a "b" $c',
+      '--flag=',
+      'x%y',
+    ]);
+    expect(execArgs('"unterminated')).toBeUndefined();
+    expect(parseDesktopEntry(app('A', 'a', 'NoDisplay=true\n'))?.hidden).toBe(true);
+    expect(parseDesktopEntry('[Desktop Entry]\nType=Application\nName=No exec\n')).toBeUndefined();
+    expect(parseDesktopEntry(app('Esc\\sName', 'run\\sme'))).toMatchObject({
+      name: 'Esc Name',
+      launch: { cmd: 'run', args: ['me'] },
+    });
+  });
+
+  it('opens an app for real with the command its entry names (a marker file proves it ran)', async () => {
+    const dir = await dirs.make();
+    const marker = path.join(dir, 'opened');
+    const script = path.join(dir, 'app.cjs');
+    await writeFile(
+      script,
+      `require('fs').writeFileSync(${JSON.stringify(marker)}, process.argv.slice(2).join(' '))`,
+    );
+    await entry(
+      path.join(dir, 'applications'),
+      'org.example.Marker.desktop',
+      app('Marker', `"${process.execPath}" "${script}" hello %U`),
+    );
+    const desktop = systemDesktop({
+      platform: 'linux',
+      runner: execRunner,
+      env: { XDG_DATA_HOME: dir, XDG_DATA_DIRS: path.join(dir, 'none') },
+    });
+    const service = openAppService(desktop);
+    expect(await service.preview!({ id: 'org.example.Marker' }, ctx())).toEqual({
+      summary: 'Open the app “Marker” (org.example.Marker)',
+      resolvedPaths: [],
+    });
+    expect(await service.run({ id: 'org.example.Marker' }, ctx())).toEqual({
+      message: 'Opened Marker',
+    });
+    await until(() => existsSync(marker), 'the app to run');
+  });
+});
+
+describe('installed apps on macOS and Windows (their folder layouts, exact commands)', () => {
+  it('macOS: .app bundles in the Applications folders, opened with open -a', async () => {
+    const apps = await dirs.make();
+    const utilities = await dirs.make();
+    await mkdir(path.join(apps, 'Safari.app'));
+    await mkdir(path.join(apps, 'Notes.app'));
+    await mkdir(path.join(utilities, 'Terminal.app'));
+    await mkdir(path.join(utilities, 'Safari.app'));
+    await writeFile(path.join(apps, 'readme.txt'), '');
+    const runner = new RecordingRunner();
+    const desktop = recordedDesktop(runner, { platform: 'darwin', appDirs: [apps, utilities] });
+    const listed = await listAppsService(desktop).run({}, ctx());
+    expect(listed).toEqual({
+      apps: [
+        { id: 'Notes', name: 'Notes' },
+        { id: 'Safari', name: 'Safari' },
+        { id: 'Terminal', name: 'Terminal' },
+      ],
+      total: 3,
+    });
+    await openAppService(desktop).run({ id: 'Safari' }, ctx());
+    expect(runner.calls).toEqual([
+      { kind: 'launch', cmd: 'open', args: ['-a', path.join(apps, 'Safari.app')] },
+    ]);
+  });
+
+  it('Windows: Start Menu shortcuts (uninstallers left out), opened by Explorer', async () => {
+    const programs = await dirs.make();
+    await entry(programs, 'Notepad.lnk', 'L');
+    await entry(programs, 'Accessories/Paint.lnk', 'L');
+    await entry(programs, 'Vendor/Uninstall Vendor.lnk', 'L');
+    await entry(programs, 'Vendor/readme.txt', '');
+    const runner = new RecordingRunner();
+    const desktop = recordedDesktop(runner, { platform: 'win32', appDirs: [programs] });
+    const listed = (await listAppsService(desktop).run({ query: 'PA' }, ctx())) as {
+      apps: unknown[];
+    };
+    expect(listed.apps).toEqual([
+      { id: 'Notepad', name: 'Notepad' },
+      { id: 'Accessories/Paint', name: 'Paint' },
+    ]);
+    await openAppService(desktop).run({ id: 'Accessories/Paint' }, ctx());
+    expect(runner.calls).toEqual([
+      {
+        kind: 'launch',
+        cmd: 'explorer.exe',
+        args: [path.join(programs, 'Accessories', 'Paint.lnk')],
+      },
+    ]);
+  });
+
+  it('refuses an app that is not installed, before anyone is asked and without running anything', async () => {
+    const runner = new RecordingRunner();
+    const desktop = recordedDesktop(runner, { platform: 'darwin', appDirs: [await dirs.make()] });
+    const refusal = await failure(() =>
+      openAppService(desktop).preview!({ id: '/bin/sh -c "rm -rf ~"' }, ctx()),
+    );
+    expect(refusal.code).toBe('not_found');
+    expect(refusal.message).toBe(
+      `no installed app has the id '/bin/sh -c "rm -rf ~"'; call list_apps to see the ids`,
+    );
+    expect(runner.calls).toEqual([]);
+  });
+
+  it('describes itself to the model and the user', () => {
+    const s = openAppService(systemDesktop());
+    expect(s).toMatchObject({ name: 'open_app', group: 'apps', risk: 'system' });
+    expect(s.parameters).toMatchObject({ required: ['id'], additionalProperties: false });
+    expect(listAppsService(systemDesktop())).toMatchObject({ name: 'list_apps', risk: 'read' });
+  });
+});
