@@ -17,7 +17,6 @@ import { FAST } from '../../helpers/agent-harness.js';
 import { until } from '../../helpers/wait.js';
 import { BUILTIN_NAMES, builtinsWithout } from '../../helpers/builtins.js';
 
-
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 class Capture extends PassThrough {

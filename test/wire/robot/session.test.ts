@@ -125,7 +125,6 @@ function answerPrompts(h: Harness, answer: 'once' | 'deny'): string[] {
   return asked;
 }
 
-
 describe('Robot session: registration', () => {
   it('registers every server-visible service on connect, with the MAC normalised and create_file as query', async () => {
     h = await start();
