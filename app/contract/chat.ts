@@ -48,4 +48,6 @@ export interface NoticeItem extends Base {
   kind: 'notice';
   level: 'info' | 'warn' | 'error';
   text: string;
+  /** Said by the server itself (its STATUS text), not by the agent. */
+  from?: 'server';
 }
