@@ -19,7 +19,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     switch (args.command) {
       case 'help':
-        io.stdout.write(usage(kinds));
+        io.stdout.write(usage(kinds, args.topic));
         return 0;
       case 'version':
         io.stdout.write(`${io.version}\n`);

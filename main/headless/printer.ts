@@ -25,7 +25,10 @@ export class Printer {
   private openReply: string | undefined;
   private readonly replies = new Map<string, ReplyProgress>();
   private readonly audioBytes = new Map<string, number>();
-  private readonly shown = new Map<string, { state: string; registration: string }>();
+  private readonly shown = new Map<
+    string,
+    { status: ConnectionState['status']; state: string; registration: string }
+  >();
 
   constructor(
     private readonly stdout: NodeJS.WritableStream,
@@ -41,13 +44,15 @@ export class Printer {
     const last = this.shown.get(id);
     const state = JSON.stringify(view.state);
     const registration = JSON.stringify(view.registration ?? null);
-    this.shown.set(id, { state, registration });
-    if (state !== last?.state) this.state(view.profile.name, view.state);
+    this.shown.set(id, { status: view.state.status, state, registration });
+    const wasLive = last !== undefined && last.status !== 'idle' && last.status !== 'offline';
+    if (state !== last?.state) this.state(view.profile.name, view.state, wasLive);
     if (registration !== last?.registration && view.registration)
       this.registration(view.registration, label);
   }
 
-  private state(server: string, state: ConnectionState): void {
+  /** `wasLive`: it had a session, so going back to idle (none) is a disconnect. */
+  private state(server: string, state: ConnectionState, wasLive: boolean): void {
     switch (state.status) {
       case 'connecting':
         return this.line(
@@ -69,6 +74,7 @@ export class Printer {
           `✗ ${state.reason === 'auth_failed' ? 'login failed' : 'cannot connect'}: ${state.message}`,
         );
       case 'idle':
+        if (wasLive) this.line('✓ disconnected');
         return;
     }
   }

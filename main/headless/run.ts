@@ -38,8 +38,11 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   const views = new Map<string, ConnectionView>();
   const nameOf = (id: string): string => views.get(id)?.profile.name ?? id;
   let exitCode = 0;
+  let finishing = false;
   let finish!: () => void;
-  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const finished = new Promise<void>((resolve) => (finish = resolve)).then(() => {
+    finishing = true;
+  });
 
   // One turn at a time: a line waits for the login, the registration and the previous reply (a
   // newer turn would cut the older one off). At end of input the session stays until every line
@@ -224,6 +227,8 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
       pump();
     });
     lines.on('close', () => {
+      // Closed by the shutdown itself: nothing is left to wait for.
+      if (finishing) return;
       // Nobody is left to answer questions once input has ended.
       detachTerminal();
       inputEnded = true;

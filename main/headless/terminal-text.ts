@@ -11,7 +11,8 @@
  * C0 controls, DEL and C1 controls; the bidi embeddings, overrides and isolates with the marks
  * (ALM, LRM, RLM); the line and paragraph separators. Zero-width joiners stay: emoji need them.
  */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE =
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** The same set less newline and tab, which a reply may use to be readable. */
 const UNSAFE_IN_BLOCK =

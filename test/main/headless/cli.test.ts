@@ -104,6 +104,25 @@ describe('advent-agent command line', () => {
   });
 
   it.each([
+    [['run', '--help'], /advent-agent run \[--server HOST:PORT/, /--no-chat/],
+    [['run', '-h'], /advent-agent run \[--server HOST:PORT/, /--prompt-timeout SECONDS/],
+    [['run', '--server', 'h:1', '--token', 't', '--help'], /advent-agent run /, /--allow NAME/],
+    [['ui', '--help'], /advent-agent ui \[--port N\] \[--open\]/, /--server HOST:PORT/],
+    [['ui', '-h'], /advent-agent ui /, /--open /],
+    [['audit', '--help'], /advent-agent audit \[--data-dir DIR\]/, /--verify/],
+    [['audit', '-h'], /advent-agent audit /, /--json/],
+  ])('%j prints that command’s own usage and exits 0', async (argv, synopsis, flag) => {
+    const r = start(argv as string[]);
+    expect(await r.exit).toBe(0);
+    expect(r.stderr.text).toBe('');
+    expect(r.stdout.text).toMatch(synopsis as RegExp);
+    expect(r.stdout.text).toMatch(flag as RegExp);
+    // Only that command: the others' synopses are left out.
+    const others = ['run', 'ui', 'audit'].filter((c) => c !== argv[0]);
+    for (const other of others) expect(r.stdout.text).not.toContain(`  advent-agent ${other} `);
+  });
+
+  it.each([
     [['run'], /give at least one server: --server, --xiaozhi, --endpoint, --robot/],
     [['run', '--token', 't', '--robot', 'ws://h/ws'], /--token applies only with --server/],
     [['run', '--server', 'h:1'], /--server needs --token or --token-file/],
