@@ -12,10 +12,12 @@
  * (ALM, LRM, RLM); the line and paragraph separators. Zero-width joiners stay: emoji need them.
  */
 const UNSAFE =
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** The same set less newline and tab, which a reply may use to be readable. */
 const UNSAFE_IN_BLOCK =
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 function escape(ch: string): string {

@@ -8,6 +8,7 @@ import { oneLine, replyText, safeJson } from '../../../main/headless/terminal-te
 
 /** Bytes a terminal acts on: C0 but newline, DEL, C1, and the bidi controls. */
 const CONTROL =
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 /** Each with what it would do to a terminal printed raw (test names never carry the bytes). */
