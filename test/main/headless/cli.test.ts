@@ -11,6 +11,8 @@ import { EndpointSim } from '../../../sim/endpoint/server.js';
 import { RobotSim } from '../../../sim/robot/server.js';
 import { XiaozhiSim } from '../../../sim/xiaozhi/server.js';
 import { FrameType } from '../../../app/wire/advent/frame.js';
+import { CoreApi } from '../../../app/api.js';
+import { FileSecretStore } from '../../../app/settings/secrets.js';
 import { main } from '../../../main/headless/cli.js';
 import type { CliIo } from '../../../main/headless/io.js';
 import { FAST } from '../../helpers/agent-harness.js';
@@ -297,6 +299,37 @@ describe('advent-agent command line', () => {
     await until(() => /#1 .* create_file disabled refused/.test(r.stdout.text), 'audit lines');
     r.stdin.write('/quit\n');
     expect(await r.exit).toBe(0);
+  });
+
+  it('holds only the servers its flags name: saved profiles stay unconnected, and the run leaves no profile behind', async () => {
+    sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    const other = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    try {
+      const dataDir = path.join(dir, 'data');
+      const api = await CoreApi.open({
+        dataDir,
+        defaultFilesRoot: path.join(dir, 'files'),
+        secrets: await FileSecretStore.open(path.join(dataDir, 'secrets.json')),
+        host: 'browser',
+        version: '0.0.0-test',
+        autoConnect: false,
+      });
+      await api.saveConnection(
+        { kind: 'advent', name: 'Saved', host: '127.0.0.1', port: other.port, autoConnect: true },
+        'saved-tok',
+      );
+      await api.close();
+
+      const r = start(runArgs(sim.port));
+      r.stdin.end('what time is it\n');
+      expect(await r.exit).toBe(0);
+      expect(r.stdout.text).toMatch(/assistant› It's /);
+      expect(other.connections).toBe(0);
+      const settings = JSON.parse(await readFile(path.join(dataDir, 'settings.json'), 'utf8'));
+      expect(settings.connections.map((c: { name: string }) => c.name)).toEqual(['Saved']);
+    } finally {
+      await other.stop();
+    }
   });
 
   it('--no-chat ignores stdin and runs until a signal', async () => {
