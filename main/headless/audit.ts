@@ -4,6 +4,7 @@ import { AuditLog } from '../../app/audit/log.js';
 import type { AuditArgs } from './args.js';
 import type { CliIo } from './io.js';
 import { formatAuditLine } from './printer.js';
+import { oneLine, safeJson } from './terminal-text.js';
 
 export async function auditCommand(args: AuditArgs, io: CliIo): Promise<number> {
   const dir = path.join(path.resolve(args.dataDir ?? io.dataDir()), 'audit');
@@ -18,13 +19,13 @@ export async function auditCommand(args: AuditArgs, io: CliIo): Promise<number> 
         return 0;
       }
       io.stdout.write(
-        `✗ audit log damaged at record #${v.firstBadSeq} in ${v.file}: ${v.reason}\n`,
+        `${oneLine(`✗ audit log damaged at record #${v.firstBadSeq} in ${v.file}: ${v.reason}`)}\n`,
       );
       return 1;
     }
     const records = await log.selectAsync({ service: args.service, order: 'asc' });
     for (const r of records)
-      io.stdout.write(args.json ? `${JSON.stringify(r)}\n` : `${formatAuditLine(r)}\n`);
+      io.stdout.write(args.json ? `${safeJson(r)}\n` : `${formatAuditLine(r)}\n`);
     if (!args.json) io.stdout.write(`${records.length} record(s) in ${dir}\n`);
     return 0;
   } finally {

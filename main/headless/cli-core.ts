@@ -14,6 +14,7 @@ import { type SessionFlags, overridesOf } from './args.js';
 import { type FlagConnection, flagConnections } from './flag-profiles.js';
 import type { CliIo } from './io.js';
 import { RunSecretStore } from './run-secrets.js';
+import { oneLine } from './terminal-text.js';
 
 export interface CliCoreOptions {
   host: SettingsView['host'];
@@ -45,7 +46,7 @@ export class CliCore {
     const dialects = io.dialects ?? DIALECTS;
     const targets = await flagConnections(args.servers, new DialectSet(dialects), dataDir);
     const saved = await FileSecretStore.open(path.join(dataDir, 'secrets.json'));
-    for (const warning of saved.warnings) io.stderr.write(`advent-agent: ${warning}\n`);
+    for (const warning of saved.warnings) io.stderr.write(`advent-agent: ${oneLine(warning)}\n`);
     const secrets = new RunSecretStore(saved);
     const api = await CoreApi.open({
       dataDir,

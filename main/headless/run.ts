@@ -15,6 +15,7 @@ import type { RunArgs } from './args.js';
 import { CliCore } from './cli-core.js';
 import type { CliIo } from './io.js';
 import { Printer } from './printer.js';
+import { oneLine } from './terminal-text.js';
 
 const ANSWERS: Record<string, PromptAnswer> = { y: 'once', s: 'session', a: 'always', n: 'deny' };
 const SENDING = Symbol('sending');
@@ -27,7 +28,7 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   try {
     core = await CliCore.open(args, io, { host: 'terminal', autoConnect: false });
   } catch (err) {
-    io.stderr.write(`advent-agent: ${(err as Error).message}\n`);
+    io.stderr.write(`advent-agent: ${oneLine((err as Error).message)}\n`);
     return 2;
   }
   const { api } = core;

@@ -13,6 +13,7 @@ import type { CliIo } from './io.js';
 import { openInBrowser } from './open-browser.js';
 import { startUiServer } from './ui-server.js';
 import { startDemoServer } from '../../sim/demo-server.js';
+import { oneLine } from './terminal-text.js';
 
 export interface RunningUi {
   /** The page's address with its token. */
@@ -40,7 +41,7 @@ export async function startUi(args: UiArgs, io: CliIo): Promise<RunningUi> {
       api,
       port: args.listenPort,
       staticDir: io.rendererDir ?? defaultRendererDir(),
-      log: (line) => io.stderr.write(`advent-agent: ${line}\n`),
+      log: (line) => io.stderr.write(`advent-agent: ${oneLine(line)}\n`),
     });
   } catch (err) {
     await core.close();
@@ -83,7 +84,7 @@ export async function uiCommand(args: UiArgs, io: CliIo): Promise<number> {
     ui = await startUi(args, io);
   } catch (err) {
     unsubscribe();
-    io.stderr.write(`advent-agent: ${(err as Error).message}\n`);
+    io.stderr.write(`advent-agent: ${oneLine((err as Error).message)}\n`);
     return 2;
   }
   await signal;

@@ -118,4 +118,23 @@ it('a server sending escape sequences and bidi controls through run gets none of
     /\? .* wants to run create_file: .*\n {2}path: .*x\.txt\n {2}params: \{.*\\u001b\[1A.*\}\n {2}allow\? \[y\] once/,
   );
   expect(stdout.text).toMatch(/⚙ nope\\x1B\[2J\\x1B\[H\\u202E — .* — refused: /);
+
+  // `advent-agent audit` reads the same records back: as text, and as JSON that still parses to
+  // exactly what the server sent.
+  for (const extra of [[], ['--json']]) {
+    const auditOut = new Capture();
+    const code = await main(['audit', '--data-dir', path.join(dir, 'data'), ...extra], {
+      ...io,
+      stdout: auditOut,
+    });
+    expect(code).toBe(0);
+    expect(auditOut.text).not.toMatch(OBEYED);
+    if (extra.length) {
+      const records = auditOut.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { service: string; params: unknown });
+      expect(records.map((r) => r.service)).toEqual(['create_file', `nope${CLEAR}${RLO}`]);
+    } else expect(auditOut.text).toContain('nope\\x1B[2J\\x1B[H\\u202E invalid refused');
+  }
 });
