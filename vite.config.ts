@@ -25,6 +25,14 @@ function vadAssets(): Plugin {
   };
 }
 
+const NODE_MODULES = /[\\/]node_modules[\\/]/;
+/**
+ * Libraries only the lazily loaded local voice detection uses (renderer/audio/local-vad.ts): they
+ * stay in that lazy chunk, fetched when the user turns the feature on, not with the page.
+ */
+const LAZY_LIBRARIES =
+  /[\\/]node_modules[\\/](@ricky0123[\\/]vad-web|onnxruntime-web|onnxruntime-common)[\\/]/;
+
 // The renderer (React UI) is built into dist/renderer and served by both hosts: Electron loads it
 // from the app bundle, the headless host serves it on 127.0.0.1. Relative asset paths work in both.
 export default defineConfig({
@@ -35,5 +43,18 @@ export default defineConfig({
     outDir: '../dist/renderer',
     emptyOutDir: true,
     sourcemap: false,
+    rolldownOptions: {
+      output: {
+        // Libraries apart from our code: no chunk crosses Vite's 500 kB warning (the main one was
+        // 511 kB with everything in it), and a change to the app leaves the libraries' files, and
+        // the browser's cached copies of them, as they were.
+        codeSplitting: {
+          groups: [
+            { name: 'react', test: /[\\/]node_modules[\\/](react|react-dom|scheduler)[\\/]/ },
+            { name: 'vendor', test: (id) => NODE_MODULES.test(id) && !LAZY_LIBRARIES.test(id) },
+          ],
+        },
+      },
+    },
   },
 });

@@ -54,6 +54,11 @@ export interface CoreApiOptions extends AgentOptions {
    * core (sim/), so the host injects it; without one the demo is not offered.
    */
   demo?: DemoFactory;
+  /**
+   * Connect the saved profiles marked "connect at start" (default true). The terminal's `run`
+   * holds only the servers its flags name, so it opens the core with this off.
+   */
+  autoConnect?: boolean;
 }
 
 /** A simulated Advent server on a loopback port that accepts any token. */
@@ -170,6 +175,7 @@ export class CoreApi implements AgentApi {
     for (const p of agent.getSettings().connections) {
       if (await options.secrets.get(tokenKey(p.id))) api.tokens.add(p.id);
     }
+    if (options.autoConnect === false) return api;
     for (const p of agent.getSettings().connections)
       if (p.autoConnect && (api.tokens.has(p.id) || !api.needsSecret(p))) await api.connect(p.id);
     return api;

@@ -98,6 +98,7 @@ export class Timeline {
         connection: id,
         level: 'info',
         text,
+        from: 'server',
       });
     });
     agentEvents.on('notice', ({ level, message, connection }) => {

@@ -49,6 +49,8 @@ export interface NoticeItem extends Base {
   kind: 'notice';
   level: 'info' | 'warn' | 'error';
   text: string;
+  /** Said by the server itself (its STATUS text), not by the agent. */
+  from?: 'server';
 }
 
 /** A reminder or timer rang, or was found missed at start (it fell due while the app was closed). */

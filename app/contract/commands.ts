@@ -234,7 +234,7 @@ export interface SettingsView {
   /** Where secrets are kept, and a warning when that is weak (Linux without a keyring). */
   secrets: { kind: string; warning?: string };
   /** The host: Electron gets a folder picker, the browser host a text field. */
-  host: 'electron' | 'browser';
+  host: 'electron' | 'browser' | 'terminal';
 }
 
 export interface Snapshot {

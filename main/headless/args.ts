@@ -8,31 +8,29 @@ import type { Policy } from '../../app/contract/policy.js';
 import { PROFILE_KIND_SPECS, type ProfileKindSpec } from '../../app/contract/profiles/index.js';
 import { type KindFlags, kindOptions, kindUsage, parseKindFlags } from './flag-kinds.js';
 
-/** The usage text, with the server flags of every kind the command line can add. */
-export function usage(kinds: readonly ProfileKindSpec[] = PROFILE_KIND_SPECS): string {
+/** The subcommands that answer `--help` / `-h` with their own usage. */
+export type HelpTopic = 'run' | 'ui' | 'audit';
+
+/**
+ * The usage text, with the server flags of every kind the command line can add: all of it, or
+ * one subcommand's part (`advent-agent run --help`).
+ */
+export function usage(
+  kinds: readonly ProfileKindSpec[] = PROFILE_KIND_SPECS,
+  topic?: HelpTopic,
+): string {
   const { synopsis, lines } = kindUsage(kinds);
   const names = kinds.filter((k) => k.flags).map((k) => `--${k.flags!.name}`);
-  return `advent-agent — your local services for voice-AI servers, behind a permission gate
-
-Usage:
-  advent-agent run ${synopsis.join('\n                   ')}
+  const runSynopsis = `  advent-agent run ${synopsis.join('\n                   ')}
                    [--files DIR]... [--allow NAME]... [--deny NAME]... [--disable NAME]...
                    [--mcp-config FILE]...
                    [--data-dir DIR] [--prompt-timeout SECONDS] [--no-chat]
-  advent-agent ui [--port N] [--open] [run's flags]
-  advent-agent audit [--data-dir DIR] [--service NAME] [--json] [--verify]
-  advent-agent --help
-
-run      Connect to one or more servers at once (at least one of ${names.join(', ')}),
-         offer the enabled services to each and answer their calls, every call through the
-         same permission gate and audit log.
-         Each line you type is sent as a text turn to the first server that chats (in the
-         order above). Commands: /services, /enable NAME, /disable NAME (each re-registers at
-         once), /audit, /help, /quit.
-         When a service needs permission and stdin is a terminal you are asked:
-         y = allow once, s = allow for this session, a = always allow, n = deny.
-         When stdin is not a terminal nobody can answer, so such calls are denied.
-${lines.join('\n')}
+`;
+  const uiSynopsis = `  advent-agent ui [--port N] [--open] [run's flags]
+`;
+  const auditSynopsis = `  advent-agent audit [--data-dir DIR] [--service NAME] [--json] [--verify]
+`;
+  const sessionFlags = `${lines.join('\n')}
   --mcp-config FILE         MCP servers to import for this run (repeatable): a Claude Desktop
                             style {"mcpServers": …} file (Cursor's and VS Code's mcp.json too);
                             their tools are offered as <server>_<tool>, asked like any other
@@ -43,9 +41,19 @@ ${lines.join('\n')}
   --disable NAME            do not offer NAME to the server (this run only)
   --data-dir DIR            settings and audit log (default: the platform's data folder)
   --prompt-timeout SECONDS  how long a permission question waits (default 60)
-  --no-chat                 ignore stdin; run until Ctrl-C or SIGTERM
-
-ui       Serve the agent's window to your browser on this machine only (127.0.0.1) and print
+`;
+  const run = `run      Connect to one or more servers at once (at least one of ${names.join(', ')}),
+         offer the enabled services to each and answer their calls, every call through the
+         same permission gate and audit log.
+         Each line you type is sent as a text turn to the first server that chats (in the
+         order above). Commands: /services, /enable NAME, /disable NAME (each re-registers at
+         once), /audit, /help, /quit.
+         When a service needs permission and stdin is a terminal you are asked:
+         y = allow once, s = allow for this session, a = always allow, n = deny.
+         When stdin is not a terminal nobody can answer, so such calls are denied.
+${sessionFlags}  --no-chat                 ignore stdin; run until Ctrl-C or SIGTERM
+`;
+  const ui = `ui       Serve the agent's window to your browser on this machine only (127.0.0.1) and print
          its address. The address carries a random key made for this launch (?token=…): it
          is the key to this UI, so do not share it; anyone with it can use the agent while
          it runs. Runs until Ctrl-C or SIGTERM. Takes run's flags: the servers they name are
@@ -53,12 +61,31 @@ ui       Serve the agent's window to your browser on this machine only (127.0.0.
          connect or to try the demo server.
   --port N                  the local port to serve on (default: a free one)
   --open                    open the address in your default browser (when there is a display)
-
-audit    Show the audit log: every call, its decision and outcome.
+`;
+  const audit = `audit    Show the audit log: every call, its decision and outcome.
+  --data-dir DIR            the data folder whose log to read (default: the platform's)
   --service NAME            only calls of this service
   --json                    one JSON record per line
   --verify                  check the hash chain and report any tampering
 `;
+  const head =
+    'advent-agent — your local services for voice-AI servers, behind a permission gate\n\n';
+  switch (topic) {
+    case 'run':
+      return `${head}Usage:\n${runSynopsis}\n${run}`;
+    case 'ui':
+      return `${head}Usage:\n${uiSynopsis}\n${ui}\nrun's flags, for servers added for this run:\n${sessionFlags}`;
+    case 'audit':
+      return `${head}Usage:\n${auditSynopsis}\n${audit}`;
+    default:
+      return `${head}Usage:
+${runSynopsis}${uiSynopsis}${auditSynopsis}  advent-agent --help
+  advent-agent COMMAND --help
+
+${run}
+${ui}
+${audit}`;
+  }
 }
 
 /** What `run` and `ui` share: the servers to add for this run and this run's overrides. */
@@ -95,7 +122,7 @@ export interface AuditArgs {
 }
 
 export type ParsedArgs =
-  RunArgs | UiArgs | AuditArgs | { command: 'help' } | { command: 'version' };
+  RunArgs | UiArgs | AuditArgs | { command: 'help'; topic?: HelpTopic } | { command: 'version' };
 export type ParseResult = { ok: true; args: ParsedArgs } | { ok: false; message: string };
 
 const fail = (message: string): ParseResult => ({ ok: false, message });
@@ -130,6 +157,7 @@ const SESSION_OPTIONS = {
   'prompt-timeout': { type: 'string' },
   'no-chat': { type: 'boolean' },
   'mcp-config': { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -137,7 +165,7 @@ type Values = Record<string, string | boolean | string[] | undefined>;
 function parseSessionArgs(
   argv: string[],
   kinds: readonly ProfileKindSpec[],
-  extra: Record<string, { type: 'string' } | { type: 'boolean' }> = {},
+  extra: Record<string, { type: 'string' } | { type: 'boolean'; short?: string }> = {},
 ): { values: Values; positionals: string[] } {
   return parseArgs({
     args: argv,
@@ -183,6 +211,7 @@ function sessionFlags(values: Values, kinds: readonly ProfileKindSpec[]): Sessio
 
 function parseRun(argv: string[], kinds: readonly ProfileKindSpec[]): ParseResult {
   const { values, positionals } = parseSessionArgs(argv, kinds);
+  if (values.help) return { ok: true, args: { command: 'help', topic: 'run' } };
   if (positionals.length) return fail(`unexpected argument '${positionals[0]}'`);
   const flags = sessionFlags(values, kinds);
   if (flags instanceof Error) return fail(flags.message);
@@ -198,6 +227,7 @@ function parseUi(argv: string[], kinds: readonly ProfileKindSpec[]): ParseResult
     port: { type: 'string' },
     open: { type: 'boolean' },
   });
+  if (values.help) return { ok: true, args: { command: 'help', topic: 'ui' } };
   if (positionals.length) return fail(`unexpected argument '${positionals[0]}'`);
 
   let listenPort = 0;
@@ -223,8 +253,10 @@ function parseAudit(argv: string[]): ParseResult {
       service: { type: 'string' },
       json: { type: 'boolean' },
       verify: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
+  if (values.help) return { ok: true, args: { command: 'help', topic: 'audit' } };
   if (positionals.length) return fail(`unexpected argument '${positionals[0]}'`);
   return {
     ok: true,

@@ -7,6 +7,7 @@ import type { AuditVerifyResult } from '../../app/contract/audit.js';
 import type { AuditArgs } from './args.js';
 import type { CliIo } from './io.js';
 import { formatAuditLine } from './printer.js';
+import { oneLine, safeJson } from './terminal-text.js';
 
 /**
  * The audit chain's key, when this folder's secrets are the terminal's file. The desktop app keeps
@@ -29,7 +30,9 @@ export function verifyReport(v: AuditVerifyResult): string {
       `✓ audit log intact: ${v.records} record(s) in ${v.files} file(s)${v.tornLines ? `, ${v.tornLines} torn line(s) skipped` : ''}${v.keyCheck === 'checked' ? ', keyed chain checked' : ''}`,
     );
   } else {
-    lines.push(`✗ audit log damaged at record #${v.firstBadSeq} in ${v.file}: ${v.reason}`);
+    lines.push(
+      oneLine(`✗ audit log damaged at record #${v.firstBadSeq} in ${v.file}: ${v.reason}`),
+    );
   }
   if (v.tornTail) {
     lines.push(
@@ -56,7 +59,7 @@ export async function auditCommand(args: AuditArgs, io: CliIo): Promise<number> 
     }
     const records = await log.selectAsync({ service: args.service, order: 'asc' });
     for (const r of records)
-      io.stdout.write(args.json ? `${JSON.stringify(r)}\n` : `${formatAuditLine(r)}\n`);
+      io.stdout.write(args.json ? `${safeJson(r)}\n` : `${formatAuditLine(r)}\n`);
     if (!args.json) io.stdout.write(`${records.length} record(s) in ${dir}\n`);
     return 0;
   } finally {

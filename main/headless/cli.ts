@@ -7,6 +7,7 @@ import { auditCommand } from './audit.js';
 import type { CliIo } from './io.js';
 import { runCommand } from './run.js';
 import { uiCommand } from './ui.js';
+import { oneLine } from './terminal-text.js';
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const kinds = (io.dialects ?? DIALECTS).map((d) => d.profile);
@@ -19,7 +20,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     switch (args.command) {
       case 'help':
-        io.stdout.write(usage(kinds));
+        io.stdout.write(usage(kinds, args.topic));
         return 0;
       case 'version':
         io.stdout.write(`${io.version}\n`);
@@ -32,7 +33,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         return await auditCommand(args, io);
     }
   } catch (err) {
-    io.stderr.write(`advent-agent: ${(err as Error).message}\n`);
+    io.stderr.write(`advent-agent: ${oneLine((err as Error).message)}\n`);
     return 1;
   }
 }

@@ -1,27 +1,38 @@
 /**
  * The terminal host's side of reminders: one line when one rings, and at start one line for each
- * that fell due while no agent was running (they are never dropped silently).
+ * that fell due while no agent was running (they are never dropped silently). Read from the core's
+ * contract like everything else the terminal prints.
  */
-import type { Agent } from '../../app/agent.js';
+import type { CoreApi } from '../../app/api.js';
 import type { ReminderView } from '../../app/contract/reminders.js';
+import { oneLine } from './terminal-text.js';
 
 export interface ReminderOutput {
   info(text: string): void;
   notice(level: 'info' | 'warn' | 'error', message: string): void;
 }
 
+/** One line; the text came from a server, so it is kept to one escaped line. */
 export function reminderLine(r: ReminderView): string {
   const what = r.kind === 'timer' ? `timer${r.text ? `: ${r.text}` : ''}` : `reminder: ${r.text}`;
   const due = new Date(r.dueAt).toLocaleString();
-  return `${what} (due ${due}, set by ${r.connection.name})`;
+  return oneLine(`${what} (due ${due}, set by ${r.connection.name})`);
 }
 
-/** Print reminders as they ring and the missed ones now; returns the unsubscribe function. */
-export function printReminders(
-  agent: Pick<Agent, 'events' | 'reminders'>,
+/**
+ * Print reminders as they ring, and the ones the core found missed at its start (they are in the
+ * conversation as missed); resolves with the unsubscribe function.
+ */
+export async function printReminders(
+  api: Pick<CoreApi, 'events' | 'snapshot' | 'listReminders'>,
   out: ReminderOutput,
-): () => void {
-  for (const r of agent.reminders.missedAtStart())
-    out.notice('warn', `⏰ missed while the agent was not running — ${reminderLine(r)}`);
-  return agent.events.on('reminderFired', (r) => out.info(`⏰ ${reminderLine(r)}`));
+): Promise<() => void> {
+  const off = api.events.on('reminder', ({ reminder }) => out.info(`⏰ ${reminderLine(reminder)}`));
+  const missed = new Set<string>();
+  for (const item of (await api.snapshot()).chat)
+    if (item.kind === 'reminder' && item.missed) missed.add(item.reminderId);
+  for (const r of await api.listReminders())
+    if (missed.has(r.id))
+      out.notice('warn', `⏰ missed while the agent was not running — ${reminderLine(r)}`);
+  return off;
 }

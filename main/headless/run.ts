@@ -1,162 +1,185 @@
 /**
  * `advent-agent run`: hold sessions with one or more servers (Advent, XiaoZhi device, XiaoZhi MCP
- * endpoint, robot) from a terminal, all behind the same gate. stdin lines are text turns for the
- * first server that chats (or /commands); replies and tool calls are printed as they stream.
+ * endpoint, robot) from a terminal, all behind the same gate. Like every host it goes through
+ * CoreApi: the flags' servers are saved as profiles for this run only, stdin lines are text turns
+ * for the first server that chats (or /commands), and what it prints comes from the contract's
+ * events: chat items as they grow, connection views, permission prompts.
  */
-import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { Agent } from '../../app/agent.js';
+import type { CoreApi } from '../../app/api.js';
+import type { ChatItem } from '../../app/contract/chat.js';
+import type { ConnectionView } from '../../app/contract/commands.js';
 import type { PendingPrompt, PromptAnswer } from '../../app/contract/policy.js';
-import { FileSecretStore } from '../../app/settings/secrets.js';
-import { type RunArgs, overridesOf } from './args.js';
-import { type FlagConnection, flagConnections } from './flag-profiles.js';
-import type { LiveSession } from '../../app/wire/session.js';
+import { checkCommand } from '../../app/contract/validate.js';
+import type { RunArgs } from './args.js';
+import { CliCore } from './cli-core.js';
 import type { CliIo } from './io.js';
 import { Printer } from './printer.js';
-import { DialectSet } from '../../app/wire/dialect.js';
-import { DIALECTS } from '../../app/wire/dialects.js';
-import { readMcpConfigs } from './mcp-config.js';
+import { oneLine } from './terminal-text.js';
+import { printMcpServers } from './mcp-lines.js';
 import { printReminders } from './reminders.js';
 
 const ANSWERS: Record<string, PromptAnswer> = { y: 'once', s: 'session', a: 'always', n: 'deny' };
+const SENDING = Symbol('sending');
+
+/** User items (typed lines, what the server heard) remembered to tell a transcript from an echo. */
+const USER_ITEMS_LIMIT = 64;
 
 export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
-  const dataDir = path.resolve(args.dataDir ?? io.dataDir());
-  const dialects = io.dialects ?? DIALECTS;
-  let agent: Agent;
-  let targets: FlagConnection[];
+  let core: CliCore;
   try {
-    targets = await flagConnections(args.servers, new DialectSet(dialects), dataDir);
-    const mcp = await readMcpConfigs(args.mcpConfigs);
-    for (const warning of mcp.warnings) io.stderr.write(`advent-agent: ${warning}\n`);
-    const secrets = await FileSecretStore.open(path.join(dataDir, 'secrets.json'));
-    agent = await Agent.open({
-      mcp: { runOnly: mcp.servers },
-      dataDir,
-      defaultFilesRoot: io.filesRoot(),
-      secrets,
-      overrides: overridesOf(args),
-      timing: io.timing,
-      wsTiming: io.wsTiming,
-      version: io.version,
-      dialects,
-    });
+    core = await CliCore.open(args, io, { host: 'terminal', autoConnect: false });
   } catch (err) {
-    io.stderr.write(`advent-agent: ${(err as Error).message}\n`);
+    io.stderr.write(`advent-agent: ${oneLine((err as Error).message)}\n`);
     return 2;
   }
-
+  const { api } = core;
   const out = new Printer(io.stdout, io.stderr);
   const interactive = !args.noChat && io.stdin.isTTY === true;
-  const several = targets.length > 1;
-  // Set once the sessions exist (below); events before that only concern connecting.
-  const chatTarget: { id?: string; session?: LiveSession } = {};
+  const targets = new Set(core.targets.map((t) => t.profile.id));
+  const several = targets.size > 1;
+  const views = new Map<string, ConnectionView>();
+  const nameOf = (id: string): string => views.get(id)?.profile.name ?? id;
   let exitCode = 0;
+  let finishing = false;
   let finish!: () => void;
-  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const finished = new Promise<void>((resolve) => (finish = resolve)).then(() => {
+    finishing = true;
+  });
 
-  // One turn at a time: a line waits for the login and for the previous reply (a newer turn would
-  // cut the older one off). At end of input the session stays until every line is answered, so
-  // `echo "what time is it" | advent-agent run …` works.
+  // One turn at a time: a line waits for the login, the registration and the previous reply (a
+  // newer turn would cut the older one off). At end of input the session stays until every line
+  // is answered, so `echo "what time is it" | advent-agent run …` works.
   const waiting: string[] = [];
-  let current: string | undefined;
+  /** The turn waiting for its reply: its task once sendText answered, SENDING until then. */
+  let current: string | typeof SENDING | undefined;
   let turnTimer: ReturnType<typeof setTimeout> | undefined;
   let inputEnded = false;
   let drainTimer: ReturnType<typeof setTimeout> | undefined;
   const maybeDone = (): void => {
     if (inputEnded && waiting.length === 0 && current === undefined) finish();
   };
-  const pump = (): void => {
-    const session = chatTarget.session;
-    // The first line waits for the services to be registered too: a question asked before the
-    // server knows our services would be answered without them.
-    const registering = session?.registrationState.state === 'registering';
-    while (
-      current === undefined &&
-      waiting.length &&
-      session?.state.status === 'ready' &&
-      !registering
-    ) {
-      const sent = session.sendText(waiting.shift()!);
-      if (!sent.ok) {
-        out.notice('warn', `not sent: ${sent.message}`);
-        continue;
-      }
-      current = sent.taskId;
-      // A server that never finishes a reply must not block the next line forever.
-      turnTimer = setTimeout(() => session?.interrupt(), io.turnTimeoutMs ?? 60_000);
-    }
-    maybeDone();
-  };
-  const turnEnded = (taskId: string): void => {
-    if (taskId !== current) return;
+  const turnEnded = (): void => {
     current = undefined;
     clearTimeout(turnTimer);
     pump();
+  };
+  const chatReady = (): boolean => {
+    const view = core.chatId === undefined ? undefined : views.get(core.chatId);
+    // The first line waits for the services to be registered too: a question asked before the
+    // server knows our services would be answered without them.
+    return (
+      view?.state.status === 'ready' &&
+      view.registration !== undefined &&
+      view.registration.state !== 'registering'
+    );
+  };
+  /** User items this run typed itself (CoreApi records a typed line while sendText runs). */
+  const userItems = new Map<string, string>();
+  let sendingLine = false;
+  const pump = (): void => {
+    while (current === undefined && waiting.length && chatReady()) {
+      const line = waiting.shift()!;
+      const checked = checkCommand('sendText', [line]);
+      if (!checked.ok) {
+        out.notice('warn', `not sent: ${checked.message}`);
+        continue;
+      }
+      current = SENDING;
+      sendingLine = true;
+      const sent = api.sendText(line);
+      sendingLine = false;
+      sent.then(
+        ({ taskId }) => {
+          if (current !== SENDING) return;
+          current = taskId;
+          // A server that never finishes a reply must not block the next line forever; the next
+          // turn supersedes the unfinished one.
+          turnTimer = setTimeout(() => {
+            out.notice('warn', 'no complete reply in time; going on');
+            turnEnded();
+          }, io.turnTimeoutMs ?? 60_000);
+        },
+        (err: unknown) => {
+          out.notice('warn', `not sent: ${(err as Error).message}`);
+          turnEnded();
+        },
+      );
+    }
+    maybeDone();
   };
 
   // A refused login or unusable settings end that connection for good; the run ends (exit 1) when
   // no connection is left.
   const gone = new Set<string>();
-  agent.events.on('connection', ({ id, name, state }) => {
-    out.state(name, state);
-    if (state.status === 'ready' && id === chatTarget.id) pump();
-    if (state.status === 'offline' && state.reason !== 'stopped') {
+  api.events.on('connection', (view) => {
+    const id = view.profile.id;
+    if (!targets.has(id)) return;
+    views.set(id, view);
+    out.connection(view, several ? view.profile.name : undefined);
+    if (id === core.chatId) {
+      // A dropped link ends the turn: its reply will not come, and a reply cut off before any
+      // text leaves no chat item to say so.
+      if (view.state.status !== 'ready' && typeof current === 'string') turnEnded();
+      else pump();
+    }
+    if (view.state.status === 'offline' && view.state.reason !== 'stopped') {
       gone.add(id);
-      if (gone.size === targets.length) {
+      if (gone.size === targets.size) {
         exitCode = 1;
         finish();
       }
     }
   });
-  agent.events.on('registration', ({ id, name, registration }) => {
-    out.registration(registration, several ? name : undefined);
-    if (id === chatTarget.id && registration.state !== 'registering') pump();
-  });
-  agent.events.on('replyDelta', ({ taskId, text }) => out.replyDelta(taskId, text));
-  agent.events.on('replyDone', ({ taskId }) => {
-    out.replyDone(taskId);
-    turnEnded(taskId);
-  });
-  agent.events.on('replyInterrupted', ({ taskId }) => {
-    out.replyDone(taskId, true);
-    turnEnded(taskId);
-  });
-  agent.events.on('thought', ({ text }) => out.info(`(thinking) ${text}`));
-  agent.events.on('transcript', ({ text }) => out.info(`(heard) ${text}`));
-  agent.events.on('mood', ({ emoji }) => out.mood(emoji));
-  agent.events.on('audio', ({ taskId, data }) => out.audio(taskId, data.length));
-  agent.events.on('status', ({ name, text }) => out.info(`${several ? name : 'server'}: ${text}`));
-  agent.events.on('callFinished', (call) => out.call(call));
-  agent.events.on('notice', ({ level, message }) => out.notice(level, message));
-  // An MCP server's state, once per change of status (not per re-list).
-  const mcpShown = new Map<string, string>();
-  agent.mcp.events.on('server', ({ id, name, state }) => {
-    const line =
-      state.status === 'ready'
-        ? `MCP server ${name}: ready, ${state.tools} tool${state.tools === 1 ? '' : 's'}`
-        : state.status === 'failed'
-          ? `MCP server ${name}: failed: ${state.reason}`
-          : state.status === 'restarting'
-            ? `MCP server ${name}: ${state.reason}; restarting`
-            : undefined;
-    if (line === undefined || mcpShown.get(id) === line) return;
-    mcpShown.set(id, line);
-    if (state.status === 'ready') out.info(line);
-    else out.notice('warn', line);
-  });
-  printReminders(agent, out);
+  api.events.on('chat', (item) => showChat(item));
+  api.events.on('mood', ({ emoji }) => out.mood(emoji));
+  api.events.on('audio', ({ connection, taskId, pcm }) =>
+    out.audio(connection, taskId, pcm.byteLength),
+  );
+
+  function showChat(item: ChatItem): void {
+    switch (item.kind) {
+      case 'assistant':
+        out.reply(item);
+        if (item.state !== 'streaming' && item.taskId === current) turnEnded();
+        return;
+      case 'tool':
+        if (item.state !== 'done') return;
+        out.call(item);
+        if (!interactive && item.code === 'no_prompt_ui')
+          out.notice(
+            'warn',
+            `${item.service} needs your permission, but nobody can answer here (stdin is not a terminal), so it was denied. ` +
+              `Run in a terminal, or pass --allow ${item.service} to let it run without asking.`,
+          );
+        return;
+      case 'notice':
+        if (item.from === 'server')
+          out.info(`${several ? nameOf(item.connection) : 'server'}: ${item.text}`);
+        else out.notice(item.level, item.text);
+        return;
+      case 'user': {
+        // A typed line is ours; later words on it, or on a voice turn, are what the server heard.
+        const before = userItems.get(item.id);
+        userItems.delete(item.id);
+        userItems.set(item.id, item.text);
+        if (userItems.size > USER_ITEMS_LIMIT) userItems.delete(userItems.keys().next().value!);
+        if (!sendingLine && item.text && item.text !== before) out.info(`(heard) ${item.text}`);
+        return;
+      }
+    }
+  }
 
   // Permission prompts: asked on the terminal when a person is there, one at a time.
   const queue: PendingPrompt[] = [];
   let detachTerminal = (): void => {};
   if (interactive) {
-    detachTerminal = agent.broker.attach({ name: 'terminal' });
-    agent.events.on('prompt', (p) => {
+    detachTerminal = api.attachUi('terminal');
+    api.events.on('prompt', (p) => {
       queue.push(p);
-      if (queue.length === 1) out.prompt(p, agent.clock());
+      if (queue.length === 1) out.prompt(p, Date.now());
     });
-    agent.events.on('promptResolved', ({ id, resolution }) => {
+    api.events.on('promptResolved', ({ id, resolution }) => {
       const at = queue.findIndex((p) => p.id === id);
       if (at < 0) return;
       const [done] = queue.splice(at, 1);
@@ -164,32 +187,26 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
         out.notice('warn', `no answer for ${done!.service} in time: denied`);
       if (resolution === 'cancelled')
         out.notice('warn', `the question about ${done!.service} was withdrawn`);
-      if (at === 0 && queue[0]) out.prompt(queue[0], agent.clock());
-    });
-  } else {
-    agent.events.on('callFinished', (call) => {
-      if (call.code === 'no_prompt_ui') {
-        out.notice(
-          'warn',
-          `${call.service} needs your permission, but nobody can answer here (stdin is not a terminal), so it was denied. ` +
-            `Run in a terminal, or pass --allow ${call.service} to let it run without asking.`,
-        );
-      }
+      if (at === 0 && queue[0]) out.prompt(queue[0], Date.now());
     });
   }
 
-  for (const t of targets) agent.connect(t.profile, () => t.secret);
-  // Lines go to the first connection that chats (the targets come Advent, XiaoZhi, endpoint, robot).
-  const chat = targets
-    .map((t) => ({ id: t.profile.id, session: agent.session(t.profile.id)! }))
-    .find((c) => c.session.capabilities.chat);
-  chatTarget.id = chat?.id;
-  chatTarget.session = chat?.session;
-  const session = chat?.session;
-  if (!session && !args.noChat)
-    out.info('(none of these servers chats: typed lines are not sent; /commands still work)');
+  await printMcpServers(api, out);
+  await printReminders(api, out);
 
+  // Listen from the start: a signal while connecting still ends the run.
   const unsubscribeSignal = io.onSignal(() => finish());
+  try {
+    await core.connect();
+  } catch (err) {
+    out.notice('error', (err as Error).message);
+    exitCode = 2;
+    finish();
+  }
+  if (core.chatId === undefined && !args.noChat)
+    out.info('(none of these servers chats: typed lines are not sent; /commands still work)');
+  pump();
+
   let lines: ReturnType<typeof createInterface> | undefined;
   if (!args.noChat) {
     lines = createInterface({ input: io.stdin, terminal: false });
@@ -197,25 +214,27 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
       const line = raw.trim();
       if (queue[0]) {
         const answer = ANSWERS[line.toLowerCase()];
-        if (answer) agent.answerPrompt(queue[0].id, answer);
+        if (answer) void api.answerPrompt(queue[0].id, answer);
         else out.info('answer y (once), s (this session), a (always) or n (deny)');
         return;
       }
       if (!line) return;
       if (line.startsWith('/')) {
-        void command(line, agent, out).then((quit) => quit && finish());
+        void command(line, api, out).then((quit) => quit && finish());
         return;
       }
-      if (!session) {
+      if (core.chatId === undefined) {
         out.notice('warn', 'not sent: none of the connected servers has a chat');
         return;
       }
       waiting.push(line);
-      if (session.state.status !== 'ready')
+      if (views.get(core.chatId)?.state.status !== 'ready')
         out.info('(not connected yet: it will be sent once connected)');
       pump();
     });
     lines.on('close', () => {
+      // Closed by the shutdown itself: nothing is left to wait for.
+      if (finishing) return;
       // Nobody is left to answer questions once input has ended.
       detachTerminal();
       inputEnded = true;
@@ -231,15 +250,25 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   clearTimeout(drainTimer);
   clearTimeout(turnTimer);
   unsubscribeSignal();
+  // /quit, Ctrl-C or SIGTERM may come while stdin is still open: let it go, or the open handle
+  // keeps the process alive after "bye" (a service manager would have to kill it).
   lines?.close();
+  releaseInput(io.stdin);
+  detachTerminal();
   out.info('disconnecting…');
-  await agent.close();
+  await core.close();
   out.info('bye');
   return exitCode;
 }
 
+/** Stop reading stdin and close it, so it holds the process no longer. */
+function releaseInput(stdin: CliIo['stdin']): void {
+  stdin.pause();
+  (stdin as Partial<NodeJS.ReadStream>).destroy?.();
+}
+
 /** Slash commands; resolves true for /quit. */
-async function command(line: string, agent: Agent, out: Printer): Promise<boolean> {
+async function command(line: string, api: CoreApi, out: Printer): Promise<boolean> {
   const [name, arg] = line.split(/\s+/, 2);
   try {
     switch (name) {
@@ -247,7 +276,7 @@ async function command(line: string, agent: Agent, out: Printer): Promise<boolea
       case '/exit':
         return true;
       case '/services':
-        out.services(agent.services());
+        out.services((await api.snapshot()).services);
         return false;
       case '/enable':
       case '/disable':
@@ -255,11 +284,11 @@ async function command(line: string, agent: Agent, out: Printer): Promise<boolea
           out.notice('warn', `usage: ${name} NAME`);
           return false;
         }
-        await agent.setServiceEnabled(arg, name === '/enable');
+        await api.setServiceEnabled(arg, name === '/enable');
         out.info(`${arg} ${name === '/enable' ? 'enabled' : 'disabled'}; services re-registered`);
         return false;
       case '/audit': {
-        const page = await agent.queryAudit({ limit: 10 });
+        const page = await api.queryAudit({ limit: 10 });
         out.audit(page.records, page.total);
         return false;
       }

@@ -6,17 +6,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CoreApi } from '../../app/api.js';
-import { checkCommand } from '../../app/contract/validate.js';
-import { FileSecretStore } from '../../app/settings/secrets.js';
-import { type UiArgs, overridesOf } from './args.js';
+import type { CoreApi } from '../../app/api.js';
+import type { UiArgs } from './args.js';
+import { CliCore } from './cli-core.js';
 import type { CliIo } from './io.js';
 import { openInBrowser } from './open-browser.js';
-import { RunSecretStore } from './run-secrets.js';
-import { type FlagConnection, flagConnections } from './flag-profiles.js';
 import { startUiServer } from './ui-server.js';
 import { startDemoServer } from '../../sim/demo-server.js';
-import { readMcpConfigs } from './mcp-config.js';
+import { oneLine } from './terminal-text.js';
 
 export interface RunningUi {
   /** The page's address with its token. */
@@ -30,40 +27,24 @@ export interface RunningUi {
 
 /** Start the agent and its browser UI; rejects with a message for the user when it cannot. */
 export async function startUi(args: UiArgs, io: CliIo): Promise<RunningUi> {
-  const dataDir = path.resolve(args.dataDir ?? io.dataDir());
-  const saved = await FileSecretStore.open(path.join(dataDir, 'secrets.json'));
-  for (const warning of saved.warnings) io.stderr.write(`advent-agent: ${warning}\n`);
-  const secrets = new RunSecretStore(saved);
-  const mcp = await readMcpConfigs(args.mcpConfigs);
-  for (const warning of mcp.warnings) io.stderr.write(`advent-agent: ${warning}\n`);
-
-  const api = await CoreApi.open({
-    mcp: { runOnly: mcp.servers },
-    dataDir,
-    defaultFilesRoot: io.filesRoot(),
-    secrets,
+  const core = await CliCore.open(args, io, {
     host: 'browser',
-    version: io.version,
-    overrides: overridesOf(args),
-    timing: io.timing,
-    wsTiming: io.wsTiming,
     demo: startDemoServer,
-    dialects: io.dialects,
+    autoConnect: true,
   });
+  const { api } = core;
 
-  let flagProfiles: string[] = [];
   let server: Awaited<ReturnType<typeof startUiServer>>;
   try {
-    const targets = await flagConnections(args.servers, api.agent.dialects, dataDir);
-    flagProfiles = await connectFlagProfiles(api, secrets, targets);
+    await core.connect();
     server = await startUiServer({
       api,
       port: args.listenPort,
       staticDir: io.rendererDir ?? defaultRendererDir(),
-      log: (line) => io.stderr.write(`advent-agent: ${line}\n`),
+      log: (line) => io.stderr.write(`advent-agent: ${oneLine(line)}\n`),
     });
   } catch (err) {
-    await api.close();
+    await core.close();
     throw err;
   }
 
@@ -81,9 +62,7 @@ export async function startUi(args: UiArgs, io: CliIo): Promise<RunningUi> {
   const stop = async (): Promise<void> => {
     // Pages first: their prompts are cancelled (a "no" to the server) before the goodbye.
     await server.close();
-    // The flags' servers were for this run only: leave no profile of them behind.
-    for (const id of flagProfiles) await api.deleteConnection(id).catch(() => undefined);
-    await api.close();
+    await core.close();
   };
   return {
     url: server.url,
@@ -105,40 +84,13 @@ export async function uiCommand(args: UiArgs, io: CliIo): Promise<number> {
     ui = await startUi(args, io);
   } catch (err) {
     unsubscribe();
-    io.stderr.write(`advent-agent: ${(err as Error).message}\n`);
+    io.stderr.write(`advent-agent: ${oneLine((err as Error).message)}\n`);
     return 2;
   }
   await signal;
   unsubscribe();
   await ui.stop();
   return 0;
-}
-
-/**
- * The servers given by flags become profiles with fixed ids (`cli-…`), so a second run reuses
- * them instead of piling up copies; their tokens stay in memory. The first one that chats becomes
- * the active connection.
- */
-async function connectFlagProfiles(
-  api: CoreApi,
-  secrets: RunSecretStore,
-  targets: FlagConnection[],
-): Promise<string[]> {
-  const ids: string[] = [];
-  for (const { profile, secret } of targets) {
-    const checked = checkCommand('saveConnection', [profile]);
-    if (!checked.ok) throw new Error(`${profile.name}: ${checked.message}`);
-    // Same key format as CoreApi's token store (app/api.ts tokenKey).
-    secrets.keepInMemory(`profile:${profile.id}:token`);
-    await api.saveConnection(profile, secret);
-    ids.push(profile.id);
-    await api.connect(profile.id);
-  }
-  const chat = targets.find(
-    (t) => api.agent.dialects.get(t.profile.kind)?.profile.capabilities.chat,
-  );
-  if (chat) await api.setActiveConnection(chat.profile.id);
-  return ids;
 }
 
 /** dist/renderer of this package, found from this file whether it runs from dist/ or source. */

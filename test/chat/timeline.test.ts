@@ -59,4 +59,20 @@ describe('the conversation timeline', () => {
     expect(snapshot).not.toContain('secret-value');
     expect(item('t:k1')).toMatchObject({ kind: 'tool', service: 'create_file' });
   });
+
+  it("marks the server's own STATUS words apart from the agent's notices", () => {
+    const { events, timeline } = setup();
+    events.emit('status', { id: 'adv', name: 'Advent', text: 'quota low' });
+    events.emit('notice', {
+      level: 'info',
+      message: 'reconnected',
+      connection: { id: 'adv', name: 'Advent' },
+    });
+    const notices = timeline.list().filter((i) => i.kind === 'notice');
+    expect(notices).toMatchObject([
+      { connection: 'adv', text: 'quota low', from: 'server' },
+      { connection: 'adv', text: 'reconnected' },
+    ]);
+    expect(notices[1]).not.toHaveProperty('from');
+  });
 });

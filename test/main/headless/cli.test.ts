@@ -11,6 +11,8 @@ import { EndpointSim } from '../../../sim/endpoint/server.js';
 import { RobotSim } from '../../../sim/robot/server.js';
 import { XiaozhiSim } from '../../../sim/xiaozhi/server.js';
 import { FrameType } from '../../../app/wire/advent/frame.js';
+import { CoreApi } from '../../../app/api.js';
+import { FileSecretStore } from '../../../app/settings/secrets.js';
 import { main } from '../../../main/headless/cli.js';
 import type { CliIo } from '../../../main/headless/io.js';
 import { FAST } from '../../helpers/agent-harness.js';
@@ -102,6 +104,25 @@ describe('advent-agent command line', () => {
     expect(r.stdout.text).toMatch(
       /advent-agent audit \[--data-dir DIR\] \[--service NAME\] \[--json\] \[--verify\]/,
     );
+  });
+
+  it.each([
+    [['run', '--help'], /advent-agent run \[--server HOST:PORT/, /--no-chat/],
+    [['run', '-h'], /advent-agent run \[--server HOST:PORT/, /--prompt-timeout SECONDS/],
+    [['run', '--server', 'h:1', '--token', 't', '--help'], /advent-agent run /, /--allow NAME/],
+    [['ui', '--help'], /advent-agent ui \[--port N\] \[--open\]/, /--server HOST:PORT/],
+    [['ui', '-h'], /advent-agent ui /, /--open /],
+    [['audit', '--help'], /advent-agent audit \[--data-dir DIR\]/, /--verify/],
+    [['audit', '-h'], /advent-agent audit /, /--json/],
+  ])('%j prints that command’s own usage and exits 0', async (argv, synopsis, flag) => {
+    const r = start(argv as string[]);
+    expect(await r.exit).toBe(0);
+    expect(r.stderr.text).toBe('');
+    expect(r.stdout.text).toMatch(synopsis as RegExp);
+    expect(r.stdout.text).toMatch(flag as RegExp);
+    // Only that command: the others' synopses are left out.
+    const others = ['run', 'ui', 'audit'].filter((c) => c !== argv[0]);
+    for (const other of others) expect(r.stdout.text).not.toContain(`  advent-agent ${other} `);
   });
 
   it.each([
@@ -287,6 +308,37 @@ describe('advent-agent command line', () => {
     await until(() => /#1 .* create_file disabled refused/.test(r.stdout.text), 'audit lines');
     r.stdin.write('/quit\n');
     expect(await r.exit).toBe(0);
+  });
+
+  it('holds only the servers its flags name: saved profiles stay unconnected, and the run leaves no profile behind', async () => {
+    sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    const other = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    try {
+      const dataDir = path.join(dir, 'data');
+      const api = await CoreApi.open({
+        dataDir,
+        defaultFilesRoot: path.join(dir, 'files'),
+        secrets: await FileSecretStore.open(path.join(dataDir, 'secrets.json')),
+        host: 'browser',
+        version: '0.0.0-test',
+        autoConnect: false,
+      });
+      await api.saveConnection(
+        { kind: 'advent', name: 'Saved', host: '127.0.0.1', port: other.port, autoConnect: true },
+        'saved-tok',
+      );
+      await api.close();
+
+      const r = start(runArgs(sim.port));
+      r.stdin.end('what time is it\n');
+      expect(await r.exit).toBe(0);
+      expect(r.stdout.text).toMatch(/assistant› It's /);
+      expect(other.connections).toBe(0);
+      const settings = JSON.parse(await readFile(path.join(dataDir, 'settings.json'), 'utf8'));
+      expect(settings.connections.map((c: { name: string }) => c.name)).toEqual(['Saved']);
+    } finally {
+      await other.stop();
+    }
   });
 
   it('--no-chat ignores stdin and runs until a signal', async () => {
