@@ -1,8 +1,11 @@
 /**
- * Frame decoding throughput: `FrameDecoder` against the naive baseline (naive-decoder.ts), on the
- * same bytes split the same way, interleaved run by run so both see the same machine state.
+ * Frame decoding throughput: `FrameDecoder` against the naive baseline (naive-decoder.ts), and
+ * against its own frozen predecessor (frame-decoder-before.ts, before the named-states rewrite of
+ * issue 9 §6), on the same bytes split the same way, interleaved run by run so all see the same
+ * machine state.
  */
 import { FrameDecoder } from '../../app/wire/advent/frame.js';
+import { FrameDecoderBefore } from './frame-decoder-before.js';
 import { NaiveDecoder } from './naive-decoder.js';
 import { KiB, MiB, collect, median, nowMs, size } from './stats.js';
 import { type Stream, audioStream, chunked, textStream } from './streams.js';
@@ -35,10 +38,38 @@ export interface DecodeCase {
   input: string;
   note?: string;
   target?: { text: string; met: boolean };
+  /** FrameDecoder now against the frozen copy of itself before the rewrite, on the same bytes. */
+  sinceBefore: SinceBefore;
+}
+
+export interface SinceBefore {
+  input: string;
+  now: Throughput;
+  before: Throughput;
+  /** now / before, from the two medians of the same interleaved runs. */
+  ratio: number;
 }
 
 function decodeOurs(chunks: readonly Buffer[]): Decoded {
   const decoder = new FrameDecoder();
+  let frames = 0;
+  let payloadBytes = 0;
+  for (const chunk of chunks) {
+    for (const f of decoder.push(chunk)) {
+      frames += 1;
+      payloadBytes += f.payload.length;
+    }
+  }
+  for (const f of decoder.finish()) {
+    frames += 1;
+    payloadBytes += f.payload.length;
+  }
+  return { frames, payloadBytes };
+}
+
+/** decodeOurs, written out again so each call site sees one decoder class (no shared inline cache). */
+function decodeBefore(chunks: readonly Buffer[]): Decoded {
+  const decoder = new FrameDecoderBefore();
   let frames = 0;
   let payloadBytes = 0;
   for (const chunk of chunks) {
@@ -72,6 +103,7 @@ function check(stream: Stream, chunks: readonly Buffer[], label: string): void {
   const want = `${stream.frames} frames / ${stream.payloadBytes} payload bytes`;
   for (const [who, run] of [
     ['FrameDecoder', decodeOurs],
+    ['FrameDecoder before', decodeBefore],
     ['baseline', decodeNaive],
   ] as const) {
     const got = run(chunks);
@@ -149,14 +181,23 @@ function side(label: string, run: Side['run'], stream: Stream, chunkBytes: numbe
   };
 }
 
-/** Ours must also decode, exactly, a stream the baseline is not timed on. */
+/** Ours (now and before) must also decode, exactly, a stream the baseline is not timed on. */
 function checkOurs(stream: Stream, chunks: readonly Buffer[], label: string): void {
-  const got = decodeOurs(chunks);
-  if (got.frames !== stream.frames || got.payloadBytes !== stream.payloadBytes) {
-    throw new Error(
-      `${label}: FrameDecoder decoded ${got.frames} frames / ${got.payloadBytes} payload bytes, expected ${stream.frames} / ${stream.payloadBytes}`,
-    );
+  for (const [who, run] of [
+    ['FrameDecoder', decodeOurs],
+    ['FrameDecoder before', decodeBefore],
+  ] as const) {
+    const got = run(chunks);
+    if (got.frames !== stream.frames || got.payloadBytes !== stream.payloadBytes) {
+      throw new Error(
+        `${label}: ${who} decoded ${got.frames} frames / ${got.payloadBytes} payload bytes, expected ${stream.frames} / ${stream.payloadBytes}`,
+      );
+    }
   }
+}
+
+function sinceBefore(input: string, now: Throughput, before: Throughput): SinceBefore {
+  return { input, now, before, ratio: now.mbps / before.mbps };
 }
 
 export function runDecodeBench(
@@ -170,22 +211,30 @@ export function runDecodeBench(
     log(`  (a) AUDIO_FRAMEs, ${size(opts.audioBytes)} in 64 KiB chunks`);
     const stream = audioStream(opts.audioBytes);
     const ours = side('FrameDecoder', decodeOurs, stream, CHUNK);
+    const before = side('FrameDecoder before', decodeBefore, stream, CHUNK);
     const base = side('baseline', decodeNaive, stream, CHUNK);
     check(stream, ours.chunks, 'case a');
-    const [o, b] = race([ours, base], 1, opts.runs) as [Throughput, Throughput];
+    const [o, p, b] = race([ours, before, base], 1, opts.runs) as [
+      Throughput,
+      Throughput,
+      Throughput,
+    ];
+    const input = `${size(stream.bytes.length)}, ${stream.frames} frames`;
     cases.push({
       id: 'a',
       title: 'AUDIO_FRAME (640 B PCM), 64 KiB chunks',
       ours: o,
       baseline: b,
       ratio: o.mbps / b.mbps,
-      input: `${size(stream.bytes.length)}, ${stream.frames} frames`,
+      input,
       target: { text: '≥ 1 GB/s (1000 MB/s)', met: o.mbps >= 1000 },
+      sinceBefore: sinceBefore(input, o, p),
     });
   }
 
   // (b) The same kind of stream, one byte per chunk. Ours runs on a bigger stream too; the ratio
-  // is taken on the very same bytes for both.
+  // is taken on the very same bytes for both. Now against before is taken on the bigger stream,
+  // whose runs are long enough to be steadier.
   {
     log(
       `  (b) AUDIO_FRAMEs, 1-byte chunks: ${size(opts.oneByteOurs)} (ours) and ${size(opts.oneByteBaseline)} (both)`,
@@ -193,11 +242,13 @@ export function runDecodeBench(
     const large = audioStream(opts.oneByteOurs, 3);
     const small = audioStream(opts.oneByteBaseline, 3);
     const oursLarge = side('FrameDecoder', decodeOurs, large, 1);
+    const beforeLarge = side('FrameDecoder before', decodeBefore, large, 1);
     const ours = side('FrameDecoder', decodeOurs, small, 1);
     const base = side('baseline', decodeNaive, small, 1);
     check(small, ours.chunks, 'case b');
     checkOurs(large, oursLarge.chunks, 'case b (large)');
-    const [ol, o, b] = race([oursLarge, ours, base], 1, opts.runs) as [
+    const [ol, pl, o, b] = race([oursLarge, beforeLarge, ours, base], 1, opts.runs) as [
+      Throughput,
       Throughput,
       Throughput,
       Throughput,
@@ -213,6 +264,7 @@ export function runDecodeBench(
       input: `${size(small.bytes.length)}, ${small.frames} frames`,
       note: `ours alone on ${size(large.bytes.length)} (${large.frames} frames): ${ol.mbps.toFixed(2)} MB/s (best ${ol.best.toFixed(2)})`,
       target: { text: '≥ 50× baseline', met: ratio >= 50 },
+      sinceBefore: sinceBefore(`${size(large.bytes.length)}, ${large.frames} frames`, ol, pl),
     });
   }
 
@@ -222,17 +274,24 @@ export function runDecodeBench(
     log(`  (b+) 1 s AUDIO_FRAMEs (${opts.longPayload} B), 1-byte chunks, ${size(opts.longBytes)}`);
     const stream = audioStream(opts.longBytes, 4, opts.longPayload);
     const ours = side('FrameDecoder', decodeOurs, stream, 1);
+    const before = side('FrameDecoder before', decodeBefore, stream, 1);
     const base = side('baseline', decodeNaive, stream, 1);
     check(stream, ours.chunks, 'case b+');
-    const [o, b] = race([ours, base], 1, Math.min(opts.runs, 3)) as [Throughput, Throughput];
+    const [o, p, b] = race([ours, before, base], 1, Math.min(opts.runs, 3)) as [
+      Throughput,
+      Throughput,
+      Throughput,
+    ];
+    const input = `${size(stream.bytes.length)}, ${stream.frames} frame${stream.frames === 1 ? '' : 's'}`;
     cases.push({
       id: 'b+',
       title: `AUDIO_FRAME (${opts.longPayload} B = 1 s PCM), 1-byte chunks`,
       ours: o,
       baseline: b,
       ratio: o.mbps / b.mbps,
-      input: `${size(stream.bytes.length)}, ${stream.frames} frame${stream.frames === 1 ? '' : 's'}`,
+      input,
       note: 'context for (b), no target',
+      sinceBefore: sinceBefore(input, o, p),
     });
   }
 
@@ -241,16 +300,23 @@ export function runDecodeBench(
     log(`  (c) TEXT + MCP frames, ${size(opts.textBytes)} in 64 KiB chunks`);
     const stream = textStream(opts.textBytes);
     const ours = side('FrameDecoder', decodeOurs, stream, CHUNK);
+    const before = side('FrameDecoder before', decodeBefore, stream, CHUNK);
     const base = side('baseline', decodeNaive, stream, CHUNK);
     check(stream, ours.chunks, 'case c');
-    const [o, b] = race([ours, base], 1, opts.runs) as [Throughput, Throughput];
+    const [o, p, b] = race([ours, before, base], 1, opts.runs) as [
+      Throughput,
+      Throughput,
+      Throughput,
+    ];
+    const input = `${size(stream.bytes.length)}, ${stream.frames} frames (avg ${Math.round(stream.bytes.length / stream.frames)} B)`;
     cases.push({
       id: 'c',
       title: 'TEXT + MCP JSON (~150–400 B), 64 KiB chunks',
       ours: o,
       baseline: b,
       ratio: o.mbps / b.mbps,
-      input: `${size(stream.bytes.length)}, ${stream.frames} frames (avg ${Math.round(stream.bytes.length / stream.frames)} B)`,
+      input,
+      sinceBefore: sinceBefore(input, o, p),
     });
   }
   return cases;

@@ -6,26 +6,48 @@
  * number; it fails only when a decoder decodes the wrong frames or a call does not succeed,
  * because then the timing would be of the wrong work.
  *
- *   node --expose-gc --import tsx test/bench/run.ts [--quick] [--no-write]
+ *   node --expose-gc --import tsx test/bench/run.ts [--quick] [--no-write] [--only decode] [--runs N]
  *
  * --quick runs much smaller workloads (to check the bench itself; numbers are not comparable),
  * and does not touch docs/PERFORMANCE.md unless --write is given.
+ * --only decode runs section 1 alone (about half a minute) and, when writing, replaces only that
+ * section of docs/PERFORMANCE.md. --runs N times each decoding case N times (default 5).
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_DECODE, referenceCosts, runDecodeBench } from './decode.js';
 import { DEFAULT_DIALECTS, runDialectBench } from './dialects.js';
-import { type Results, markdown, printText } from './report.js';
+import {
+  type Results,
+  decodeMarkdown,
+  markdown,
+  printDecodeOnly,
+  printText,
+  spliceDecodeSection,
+} from './report.js';
 import { DEFAULT_ROUNDTRIP, runRoundTripBench } from './roundtrip.js';
 import { media } from './rig.js';
 import { KiB, MiB, hasGc, machine, nowMs } from './stats.js';
 import { DEFAULT_VOICE, type VoiceLatencyOutcome, runVoiceLatencyBench } from './voice-latency.js';
 
-const args = new Set(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const args = new Set(argv);
+/** The value of `--name value` or `--name=value`. */
+function option(name: string): string | undefined {
+  const at = argv.indexOf(name);
+  if (at >= 0) return argv[at + 1];
+  return argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+}
 const quick = args.has('--quick');
 const write = args.has('--write') || (!quick && !args.has('--no-write'));
+const only = option('--only');
+if (only !== undefined && only !== 'decode') throw new Error(`--only: 'decode' is the one section`);
+const runsOption = option('--runs');
+const runs = runsOption === undefined ? undefined : Number(runsOption);
+if (runs !== undefined && !(Number.isInteger(runs) && runs > 0))
+  throw new Error(`--runs: a positive whole number, not '${runsOption}'`);
 const docPath = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   '../../docs/PERFORMANCE.md',
@@ -47,12 +69,29 @@ const decode = runDecodeBench(
         longPayload: 32_000,
         longBytes: 33 * KiB,
         textBytes: 1 * MiB,
-        runs: 2,
+        runs: runs ?? 2,
       }
-    : DEFAULT_DECODE,
+    : { ...DEFAULT_DECODE, runs: runs ?? DEFAULT_DECODE.runs },
   log,
 );
 const reference = referenceCosts();
+
+if (only === 'decode') {
+  const results = {
+    machine: machine(),
+    decode,
+    reference,
+    elapsedS: (nowMs() - t0) / 1000,
+    load: { start: loadStart, end: os.loadavg() },
+  };
+  printDecodeOnly(results, (s) => process.stdout.write(s));
+  if (write) {
+    const doc = await readFile(docPath, 'utf8');
+    await writeFile(docPath, spliceDecodeSection(doc, decodeMarkdown(results, true)));
+    log(`wrote section 1 of ${path.relative(process.cwd(), docPath)}`);
+  }
+  process.exit(0);
+}
 
 log('2. call round trip');
 const roundtrip = await runRoundTripBench(
