@@ -23,6 +23,8 @@ export interface Throughput {
   mbps: number;
   best: number;
   runs: number;
+  /** MB/s of each timed run, in order (run i of every side of one race ran back to back). */
+  perRun: number[];
 }
 
 export interface DecodeCase {
@@ -46,7 +48,7 @@ export interface SinceBefore {
   input: string;
   now: Throughput;
   before: Throughput;
-  /** now / before, from the two medians of the same interleaved runs. */
+  /** now / before: the median of the ratios of each run, where both ran back to back. */
   ratio: number;
 }
 
@@ -125,7 +127,15 @@ function timeOnce(run: (c: readonly Buffer[]) => Decoded, chunks: readonly Buffe
 
 function throughput(label: string, bytes: number, chunkBytes: number, ms: number[]): Throughput {
   const mbps = ms.map((t) => bytes / 1e6 / (t / 1000));
-  return { label, bytes, chunkBytes, mbps: median(mbps), best: Math.max(...mbps), runs: ms.length };
+  return {
+    label,
+    bytes,
+    chunkBytes,
+    mbps: median(mbps),
+    best: Math.max(...mbps),
+    runs: ms.length,
+    perRun: mbps,
+  };
 }
 
 interface Side {
@@ -139,12 +149,18 @@ interface Side {
 /**
  * Warm up every side, then time them in turn `runs` times. One forced GC before, none between
  * runs: right after a full GC V8 starts with a small young generation, which would tax short runs.
+ * The first two sides (now and before) swap places every other run, so that neither always runs
+ * right after the baseline, whose garbage the collector may still be sweeping.
  */
 function race(sides: readonly Side[], warmups: number, runs: number): Throughput[] {
   collect();
   for (let i = 0; i < warmups; i++) for (const s of sides) timeOnce(s.run, s.chunks);
   const times = sides.map(() => [] as number[]);
-  for (let i = 0; i < runs; i++) sides.forEach((s, k) => times[k]!.push(timeOnce(s.run, s.chunks)));
+  for (let i = 0; i < runs; i++) {
+    const order = sides.map((_, k) => k);
+    if (i % 2 === 1) [order[0], order[1]] = [order[1]!, order[0]!];
+    for (const k of order) times[k]!.push(timeOnce(sides[k]!.run, sides[k]!.chunks));
+  }
   return sides.map((s, k) => throughput(s.label, s.bytes, s.chunkBytes, times[k]!));
 }
 
@@ -196,8 +212,13 @@ function checkOurs(stream: Stream, chunks: readonly Buffer[], label: string): vo
   }
 }
 
+/**
+ * The ratio is the median of the per-run ratios: the two ran back to back in every run, so a busy
+ * moment of a shared machine weighs on both sides of one ratio rather than on one side's median.
+ */
 function sinceBefore(input: string, now: Throughput, before: Throughput): SinceBefore {
-  return { input, now, before, ratio: now.mbps / before.mbps };
+  const ratios = now.perRun.map((m, i) => m / before.perRun[i]!);
+  return { input, now, before, ratio: median(ratios) };
 }
 
 export function runDecodeBench(

@@ -640,8 +640,9 @@ Issue 9 §6 rewrote \`FrameDecoder\` as named states (seek header, text body, bi
 and asked that it stay within 10 % of the decoder before it on (a), (b) and (c). The decoder as it
 was before is kept, frozen, in test/bench/frame-decoder-before.ts, and runs in the same
 interleaved runs on the same bytes (case (b): the larger stream, whose runs are long enough to be
-steadier). The machine is shared, so a single run's ratio can move by several per cent either
-way; compare medians of repeated runs.
+steadier), the two back to back in every run and in alternating order. "Now ÷ before" is the
+median of the per-run ratios, so a busy moment of a shared machine weighs on both sides of one
+ratio; the MB/s columns are each side's own median.
 
 ${mdTable(sinceBeforeTable(r))}
 `;
