@@ -243,7 +243,9 @@ export class FrameDecoder {
    * costs a few nanoseconds instead of a full scan.
    */
   private wakeLen = 0;
-  /** Consecutive frames almost always share a task id: reuse the decoded string. */
+  // Consecutive frames almost always share a task id: reuse the decoded string. (Comparing the
+  // bytes with the string's char codes instead of a copy of them was 5 % slower on case (a).)
+  private lastTaskBytes = new Uint8Array(8);
   private lastTaskId = '';
 
   constructor(options: DecoderOptions = {}) {
@@ -558,14 +560,14 @@ export class FrameDecoder {
   }
 
   private taskIdAt(data: Buffer, at: number): string {
-    // Latin-1: the decoded string's char codes are the bytes.
-    const last = this.lastTaskId;
-    for (let i = 0; i < 8; i++) {
-      if (last.charCodeAt(i) !== data[at + i]) {
-        return (this.lastTaskId = data.toString('latin1', at, at + 8));
-      }
+    const last = this.lastTaskBytes;
+    let same = this.lastTaskId !== '';
+    for (let i = 0; i < 8 && same; i++) same = data[at + i] === last[i];
+    if (!same) {
+      for (let i = 0; i < 8; i++) last[i] = data[at + i]!;
+      this.lastTaskId = data.toString('latin1', at, at + 8);
     }
-    return last;
+    return this.lastTaskId;
   }
 
   private emit(data: Buffer, pos: number, end: number, owned: boolean, out: Frame[]): void {
