@@ -25,6 +25,8 @@ export interface Throughput {
   runs: number;
   /** MB/s of each timed run, in order (run i of every side of one race ran back to back). */
   perRun: number[];
+  /** The same by the CPU time the process spent, which excludes time spent waiting for a core. */
+  perRunCpu: number[];
 }
 
 export interface DecodeCase {
@@ -50,6 +52,11 @@ export interface SinceBefore {
   before: Throughput;
   /** now / before: the median of the ratios of each run, where both ran back to back. */
   ratio: number;
+  /**
+   * The same by CPU time. On a shared machine wall time also counts the moments the process
+   * waited for a core, and those fall unevenly on the two sides; CPU time does not count them.
+   */
+  cpuRatio: number;
 }
 
 function decodeOurs(chunks: readonly Buffer[]): Decoded {
@@ -117,24 +124,33 @@ function check(stream: Stream, chunks: readonly Buffer[], label: string): void {
   }
 }
 
-function timeOnce(run: (c: readonly Buffer[]) => Decoded, chunks: readonly Buffer[]): number {
+/** One run's wall time and the CPU time the process spent in it (this thread and V8's helpers), ms. */
+interface Timing {
+  ms: number;
+  cpuMs: number;
+}
+
+function timeOnce(run: (c: readonly Buffer[]) => Decoded, chunks: readonly Buffer[]): Timing {
+  const cpu0 = process.cpuUsage();
   const t0 = nowMs();
   const got = run(chunks);
   const ms = nowMs() - t0;
+  const cpu = process.cpuUsage(cpu0);
   if (got.frames === 0) throw new Error('nothing decoded');
-  return ms;
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
-function throughput(label: string, bytes: number, chunkBytes: number, ms: number[]): Throughput {
-  const mbps = ms.map((t) => bytes / 1e6 / (t / 1000));
+function throughput(label: string, bytes: number, chunkBytes: number, t: Timing[]): Throughput {
+  const mbps = t.map((x) => bytes / 1e6 / (x.ms / 1000));
   return {
     label,
     bytes,
     chunkBytes,
     mbps: median(mbps),
     best: Math.max(...mbps),
-    runs: ms.length,
+    runs: t.length,
     perRun: mbps,
+    perRunCpu: t.map((x) => bytes / 1e6 / (x.cpuMs / 1000)),
   };
 }
 
@@ -155,7 +171,7 @@ interface Side {
 function race(sides: readonly Side[], warmups: number, runs: number): Throughput[] {
   collect();
   for (let i = 0; i < warmups; i++) for (const s of sides) timeOnce(s.run, s.chunks);
-  const times = sides.map(() => [] as number[]);
+  const times = sides.map(() => [] as Timing[]);
   for (let i = 0; i < runs; i++) {
     const order = sides.map((_, k) => k);
     if (i % 2 === 1) [order[0], order[1]] = [order[1]!, order[0]!];
@@ -213,12 +229,18 @@ function checkOurs(stream: Stream, chunks: readonly Buffer[], label: string): vo
 }
 
 /**
- * The ratio is the median of the per-run ratios: the two ran back to back in every run, so a busy
+ * The ratios are medians of the per-run ratios: the two ran back to back in every run, so a busy
  * moment of a shared machine weighs on both sides of one ratio rather than on one side's median.
  */
 function sinceBefore(input: string, now: Throughput, before: Throughput): SinceBefore {
-  const ratios = now.perRun.map((m, i) => m / before.perRun[i]!);
-  return { input, now, before, ratio: median(ratios) };
+  const paired = (a: number[], b: number[]) => median(a.map((x, i) => x / b[i]!));
+  return {
+    input,
+    now,
+    before,
+    ratio: paired(now.perRun, before.perRun),
+    cpuRatio: paired(now.perRunCpu, before.perRunCpu),
+  };
 }
 
 export function runDecodeBench(

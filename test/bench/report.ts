@@ -91,11 +91,12 @@ function sinceBeforeTable(r: Pick<Results, 'decode'>): Table {
       'Input (both)',
       'FrameDecoder now MB/s',
       'Before MB/s',
-      'Now ÷ before',
-      'Target',
+      'Now ÷ before, wall',
+      'Now ÷ before, CPU',
+      'Target (CPU)',
       'Result',
     ],
-    right: [2, 3, 4],
+    right: [2, 3, 4, 5],
     rows: r.decode.map((c) => {
       const s = c.sinceBefore;
       const target = c.id !== 'b+';
@@ -105,8 +106,9 @@ function sinceBeforeTable(r: Pick<Results, 'decode'>): Table {
         `${mbps(s.now.mbps)} (best ${mbps(s.now.best)})`,
         `${mbps(s.before.mbps)} (best ${mbps(s.before.best)})`,
         `${f2(s.ratio)}×`,
+        `${f2(s.cpuRatio)}×`,
         target ? `≥ ${f2(SINCE_BEFORE_FLOOR)}×` : '—',
-        target ? met(s.ratio >= SINCE_BEFORE_FLOOR) : '—',
+        target ? met(s.cpuRatio >= SINCE_BEFORE_FLOOR) : '—',
       ];
     }),
   };
@@ -640,9 +642,12 @@ Issue 9 §6 rewrote \`FrameDecoder\` as named states (seek header, text body, bi
 and asked that it stay within 10 % of the decoder before it on (a), (b) and (c). The decoder as it
 was before is kept, frozen, in test/bench/frame-decoder-before.ts, and runs in the same
 interleaved runs on the same bytes (case (b): the larger stream, whose runs are long enough to be
-steadier), the two back to back in every run and in alternating order. "Now ÷ before" is the
+steadier), the two back to back in every run and in alternating order. Each "now ÷ before" is the
 median of the per-run ratios, so a busy moment of a shared machine weighs on both sides of one
-ratio; the MB/s columns are each side's own median.
+ratio; the MB/s columns are each side's own median (wall time). The ratio is given by wall time
+and by the CPU time the process spent (getrusage: the decoding thread and V8's helpers), which
+leaves out the moments it waited for a core; the target is judged on the latter, since on a
+loaded machine those waits, not the decoders, set the wall-time ratio of a single run.
 
 ${mdTable(sinceBeforeTable(r))}
 `;
