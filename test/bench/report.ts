@@ -658,7 +658,7 @@ export function spliceDecodeSection(doc: string, section: string): string {
   const from = doc.indexOf(`${DECODE_HEADING}\n`);
   const to = doc.indexOf('\n## ', from + DECODE_HEADING.length);
   if (from < 0 || to < 0) throw new Error(`no '${DECODE_HEADING}' section to replace`);
-  return `${doc.slice(0, from)}${section}${doc.slice(to + 1)}`;
+  return `${doc.slice(0, from)}${section}\n${doc.slice(to + 1)}`;
 }
 
 export function markdown(r: Results): string {
