@@ -450,7 +450,11 @@ export class FrameDecoder {
   /** TEXT_BODY: the payload cannot hold `##END`, so the first one ends the frame. */
   private textBody(data: Buffer, pos: number, owned: boolean, out: Frame[]): number {
     const at = data.indexOf(END, pos + this.scan);
-    if (at >= 0) return this.close(data, pos, at + END.length, owned, out);
+    if (at >= 0) {
+      // Frames usually follow each other directly: read the next one at once.
+      const end = this.close(data, pos, at + END.length, owned, out);
+      return headerAt(data, end) ? this.open(data, end) : end;
+    }
     this.scan = Math.max(HEADER, data.length - pos - (END.length - 1));
     return this.awaitEnd(data, pos);
   }
