@@ -1,8 +1,11 @@
 /**
- * Frame decoding throughput: `FrameDecoder` against the naive baseline (naive-decoder.ts), on the
- * same bytes split the same way, interleaved run by run so both see the same machine state.
+ * Frame decoding throughput: `FrameDecoder` against the naive baseline (naive-decoder.ts), and
+ * against its own frozen predecessor (frame-decoder-before.ts, before the named-states rewrite of
+ * issue 9 §6), on the same bytes split the same way, interleaved run by run so all see the same
+ * machine state.
  */
 import { FrameDecoder } from '../../app/wire/advent/frame.js';
+import { FrameDecoderBefore } from './frame-decoder-before.js';
 import { NaiveDecoder } from './naive-decoder.js';
 import { KiB, MiB, collect, median, nowMs, size } from './stats.js';
 import { type Stream, audioStream, chunked, textStream } from './streams.js';
@@ -20,6 +23,10 @@ export interface Throughput {
   mbps: number;
   best: number;
   runs: number;
+  /** MB/s of each timed run, in order (run i of every side of one race ran back to back). */
+  perRun: number[];
+  /** The same by the CPU time the process spent, which excludes time spent waiting for a core. */
+  perRunCpu: number[];
 }
 
 export interface DecodeCase {
@@ -29,16 +36,50 @@ export interface DecodeCase {
   baseline: Throughput;
   /** ours / baseline, from the two medians of the same interleaved runs. */
   ratio: number;
-  /** Ours on a bigger stream, when the baseline had to use a smaller one (case b). */
+  /** Ours on a bigger stream, when the baseline had to use a smaller one (case b), and that stream. */
   oursLarge?: Throughput;
+  largeInput?: string;
   /** The bytes both decoders were given. */
   input: string;
   note?: string;
   target?: { text: string; met: boolean };
+  /** FrameDecoder now against the frozen copy of itself before the rewrite, on the same bytes. */
+  sinceBefore: SinceBefore;
+}
+
+export interface SinceBefore {
+  input: string;
+  now: Throughput;
+  before: Throughput;
+  /** now / before: the median of the ratios of each run, where both ran back to back. */
+  ratio: number;
+  /**
+   * The same by CPU time. On a shared machine wall time also counts the moments the process
+   * waited for a core, and those fall unevenly on the two sides; CPU time does not count them.
+   */
+  cpuRatio: number;
 }
 
 function decodeOurs(chunks: readonly Buffer[]): Decoded {
   const decoder = new FrameDecoder();
+  let frames = 0;
+  let payloadBytes = 0;
+  for (const chunk of chunks) {
+    for (const f of decoder.push(chunk)) {
+      frames += 1;
+      payloadBytes += f.payload.length;
+    }
+  }
+  for (const f of decoder.finish()) {
+    frames += 1;
+    payloadBytes += f.payload.length;
+  }
+  return { frames, payloadBytes };
+}
+
+/** decodeOurs, written out again so each call site sees one decoder class (no shared inline cache). */
+function decodeBefore(chunks: readonly Buffer[]): Decoded {
+  const decoder = new FrameDecoderBefore();
   let frames = 0;
   let payloadBytes = 0;
   for (const chunk of chunks) {
@@ -72,6 +113,7 @@ function check(stream: Stream, chunks: readonly Buffer[], label: string): void {
   const want = `${stream.frames} frames / ${stream.payloadBytes} payload bytes`;
   for (const [who, run] of [
     ['FrameDecoder', decodeOurs],
+    ['FrameDecoder before', decodeBefore],
     ['baseline', decodeNaive],
   ] as const) {
     const got = run(chunks);
@@ -83,17 +125,34 @@ function check(stream: Stream, chunks: readonly Buffer[], label: string): void {
   }
 }
 
-function timeOnce(run: (c: readonly Buffer[]) => Decoded, chunks: readonly Buffer[]): number {
+/** One run's wall time and the CPU time the process spent in it (this thread and V8's helpers), ms. */
+interface Timing {
+  ms: number;
+  cpuMs: number;
+}
+
+function timeOnce(run: (c: readonly Buffer[]) => Decoded, chunks: readonly Buffer[]): Timing {
+  const cpu0 = process.cpuUsage();
   const t0 = nowMs();
   const got = run(chunks);
   const ms = nowMs() - t0;
+  const cpu = process.cpuUsage(cpu0);
   if (got.frames === 0) throw new Error('nothing decoded');
-  return ms;
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
-function throughput(label: string, bytes: number, chunkBytes: number, ms: number[]): Throughput {
-  const mbps = ms.map((t) => bytes / 1e6 / (t / 1000));
-  return { label, bytes, chunkBytes, mbps: median(mbps), best: Math.max(...mbps), runs: ms.length };
+function throughput(label: string, bytes: number, chunkBytes: number, t: Timing[]): Throughput {
+  const mbps = t.map((x) => bytes / 1e6 / (x.ms / 1000));
+  return {
+    label,
+    bytes,
+    chunkBytes,
+    mbps: median(mbps),
+    best: Math.max(...mbps),
+    runs: t.length,
+    perRun: mbps,
+    perRunCpu: t.map((x) => bytes / 1e6 / (x.cpuMs / 1000)),
+  };
 }
 
 interface Side {
@@ -107,12 +166,18 @@ interface Side {
 /**
  * Warm up every side, then time them in turn `runs` times. One forced GC before, none between
  * runs: right after a full GC V8 starts with a small young generation, which would tax short runs.
+ * The first two sides (now and before) swap places every other run, so that neither always runs
+ * right after the baseline, whose garbage the collector may still be sweeping.
  */
 function race(sides: readonly Side[], warmups: number, runs: number): Throughput[] {
   collect();
   for (let i = 0; i < warmups; i++) for (const s of sides) timeOnce(s.run, s.chunks);
-  const times = sides.map(() => [] as number[]);
-  for (let i = 0; i < runs; i++) sides.forEach((s, k) => times[k]!.push(timeOnce(s.run, s.chunks)));
+  const times = sides.map(() => [] as Timing[]);
+  for (let i = 0; i < runs; i++) {
+    const order = sides.map((_, k) => k);
+    if (i % 2 === 1) [order[0], order[1]] = [order[1]!, order[0]!];
+    for (const k of order) times[k]!.push(timeOnce(sides[k]!.run, sides[k]!.chunks));
+  }
   return sides.map((s, k) => throughput(s.label, s.bytes, s.chunkBytes, times[k]!));
 }
 
@@ -149,14 +214,86 @@ function side(label: string, run: Side['run'], stream: Stream, chunkBytes: numbe
   };
 }
 
-/** Ours must also decode, exactly, a stream the baseline is not timed on. */
+/** Ours (now and before) must also decode, exactly, a stream the baseline is not timed on. */
 function checkOurs(stream: Stream, chunks: readonly Buffer[], label: string): void {
-  const got = decodeOurs(chunks);
-  if (got.frames !== stream.frames || got.payloadBytes !== stream.payloadBytes) {
-    throw new Error(
-      `${label}: FrameDecoder decoded ${got.frames} frames / ${got.payloadBytes} payload bytes, expected ${stream.frames} / ${stream.payloadBytes}`,
-    );
+  for (const [who, run] of [
+    ['FrameDecoder', decodeOurs],
+    ['FrameDecoder before', decodeBefore],
+  ] as const) {
+    const got = run(chunks);
+    if (got.frames !== stream.frames || got.payloadBytes !== stream.payloadBytes) {
+      throw new Error(
+        `${label}: ${who} decoded ${got.frames} frames / ${got.payloadBytes} payload bytes, expected ${stream.frames} / ${stream.payloadBytes}`,
+      );
+    }
   }
+}
+
+/**
+ * The ratios are medians of the per-run ratios: the two ran back to back in every run, so a busy
+ * moment of a shared machine weighs on both sides of one ratio rather than on one side's median.
+ */
+function sinceBefore(input: string, now: Throughput, before: Throughput): SinceBefore {
+  const paired = (a: number[], b: number[]) => median(a.map((x, i) => x / b[i]!));
+  return {
+    input,
+    now,
+    before,
+    ratio: paired(now.perRun, before.perRun),
+    cpuRatio: paired(now.perRunCpu, before.perRunCpu),
+  };
+}
+
+const A_TARGET_MBPS = 1000;
+const B_TARGET_RATIO = 50;
+
+function largeNote(largeInput: string, t: Throughput): string {
+  return `ours alone on ${largeInput}: ${t.mbps.toFixed(2)} MB/s (best ${t.best.toFixed(2)})`;
+}
+
+/** One side's timed runs from several runs of the bench, as if they were one. */
+function pooled(sides: readonly Throughput[]): Throughput {
+  const first = sides[0]!;
+  const perRun = sides.flatMap((t) => t.perRun);
+  return {
+    label: first.label,
+    bytes: first.bytes,
+    chunkBytes: first.chunkBytes,
+    mbps: median(perRun),
+    best: Math.max(...perRun),
+    runs: perRun.length,
+    perRun,
+    perRunCpu: sides.flatMap((t) => t.perRunCpu),
+  };
+}
+
+/**
+ * Several runs of the decoding bench (each in a process of its own, so each has its own JIT
+ * history) as one: every timed run is pooled, and medians and ratios are taken over the pool.
+ */
+export function poolDecodeCases(runs: readonly DecodeCase[][]): DecodeCase[] {
+  return runs[0]!.map((first) => {
+    const same = runs.map((r) => r.find((c) => c.id === first.id)!);
+    const ours = pooled(same.map((c) => c.ours));
+    const baseline = pooled(same.map((c) => c.baseline));
+    const oursLarge = first.oursLarge && pooled(same.map((c) => c.oursLarge!));
+    const ratio = ours.mbps / baseline.mbps;
+    const met = first.id === 'a' ? ours.mbps >= A_TARGET_MBPS : ratio >= B_TARGET_RATIO;
+    return {
+      ...first,
+      ours,
+      baseline,
+      ...(oursLarge && { oursLarge }),
+      ratio,
+      ...(oursLarge && first.largeInput && { note: largeNote(first.largeInput, oursLarge) }),
+      ...(first.target && { target: { text: first.target.text, met } }),
+      sinceBefore: sinceBefore(
+        first.sinceBefore.input,
+        pooled(same.map((c) => c.sinceBefore.now)),
+        pooled(same.map((c) => c.sinceBefore.before)),
+      ),
+    };
+  });
 }
 
 export function runDecodeBench(
@@ -170,22 +307,30 @@ export function runDecodeBench(
     log(`  (a) AUDIO_FRAMEs, ${size(opts.audioBytes)} in 64 KiB chunks`);
     const stream = audioStream(opts.audioBytes);
     const ours = side('FrameDecoder', decodeOurs, stream, CHUNK);
+    const before = side('FrameDecoder before', decodeBefore, stream, CHUNK);
     const base = side('baseline', decodeNaive, stream, CHUNK);
     check(stream, ours.chunks, 'case a');
-    const [o, b] = race([ours, base], 1, opts.runs) as [Throughput, Throughput];
+    const [o, p, b] = race([ours, before, base], 1, opts.runs) as [
+      Throughput,
+      Throughput,
+      Throughput,
+    ];
+    const input = `${size(stream.bytes.length)}, ${stream.frames} frames`;
     cases.push({
       id: 'a',
       title: 'AUDIO_FRAME (640 B PCM), 64 KiB chunks',
       ours: o,
       baseline: b,
       ratio: o.mbps / b.mbps,
-      input: `${size(stream.bytes.length)}, ${stream.frames} frames`,
-      target: { text: '≥ 1 GB/s (1000 MB/s)', met: o.mbps >= 1000 },
+      input,
+      target: { text: '≥ 1 GB/s (1000 MB/s)', met: o.mbps >= A_TARGET_MBPS },
+      sinceBefore: sinceBefore(input, o, p),
     });
   }
 
   // (b) The same kind of stream, one byte per chunk. Ours runs on a bigger stream too; the ratio
-  // is taken on the very same bytes for both.
+  // is taken on the very same bytes for both. Now against before is taken on the bigger stream,
+  // whose runs are long enough to be steadier.
   {
     log(
       `  (b) AUDIO_FRAMEs, 1-byte chunks: ${size(opts.oneByteOurs)} (ours) and ${size(opts.oneByteBaseline)} (both)`,
@@ -193,26 +338,31 @@ export function runDecodeBench(
     const large = audioStream(opts.oneByteOurs, 3);
     const small = audioStream(opts.oneByteBaseline, 3);
     const oursLarge = side('FrameDecoder', decodeOurs, large, 1);
+    const beforeLarge = side('FrameDecoder before', decodeBefore, large, 1);
     const ours = side('FrameDecoder', decodeOurs, small, 1);
     const base = side('baseline', decodeNaive, small, 1);
     check(small, ours.chunks, 'case b');
     checkOurs(large, oursLarge.chunks, 'case b (large)');
-    const [ol, o, b] = race([oursLarge, ours, base], 1, opts.runs) as [
+    const [ol, pl, o, b] = race([oursLarge, beforeLarge, ours, base], 1, opts.runs) as [
+      Throughput,
       Throughput,
       Throughput,
       Throughput,
     ];
     const ratio = o.mbps / b.mbps;
+    const largeInput = `${size(large.bytes.length)} (${large.frames} frames)`;
     cases.push({
       id: 'b',
       title: 'AUDIO_FRAME (640 B PCM), 1-byte chunks',
       ours: o,
       baseline: b,
       oursLarge: ol,
+      largeInput,
       ratio,
       input: `${size(small.bytes.length)}, ${small.frames} frames`,
-      note: `ours alone on ${size(large.bytes.length)} (${large.frames} frames): ${ol.mbps.toFixed(2)} MB/s (best ${ol.best.toFixed(2)})`,
-      target: { text: '≥ 50× baseline', met: ratio >= 50 },
+      note: largeNote(largeInput, ol),
+      target: { text: `≥ ${B_TARGET_RATIO}× baseline`, met: ratio >= B_TARGET_RATIO },
+      sinceBefore: sinceBefore(`${size(large.bytes.length)}, ${large.frames} frames`, ol, pl),
     });
   }
 
@@ -222,17 +372,24 @@ export function runDecodeBench(
     log(`  (b+) 1 s AUDIO_FRAMEs (${opts.longPayload} B), 1-byte chunks, ${size(opts.longBytes)}`);
     const stream = audioStream(opts.longBytes, 4, opts.longPayload);
     const ours = side('FrameDecoder', decodeOurs, stream, 1);
+    const before = side('FrameDecoder before', decodeBefore, stream, 1);
     const base = side('baseline', decodeNaive, stream, 1);
     check(stream, ours.chunks, 'case b+');
-    const [o, b] = race([ours, base], 1, Math.min(opts.runs, 3)) as [Throughput, Throughput];
+    const [o, p, b] = race([ours, before, base], 1, Math.min(opts.runs, 3)) as [
+      Throughput,
+      Throughput,
+      Throughput,
+    ];
+    const input = `${size(stream.bytes.length)}, ${stream.frames} frame${stream.frames === 1 ? '' : 's'}`;
     cases.push({
       id: 'b+',
       title: `AUDIO_FRAME (${opts.longPayload} B = 1 s PCM), 1-byte chunks`,
       ours: o,
       baseline: b,
       ratio: o.mbps / b.mbps,
-      input: `${size(stream.bytes.length)}, ${stream.frames} frame${stream.frames === 1 ? '' : 's'}`,
+      input,
       note: 'context for (b), no target',
+      sinceBefore: sinceBefore(input, o, p),
     });
   }
 
@@ -241,16 +398,23 @@ export function runDecodeBench(
     log(`  (c) TEXT + MCP frames, ${size(opts.textBytes)} in 64 KiB chunks`);
     const stream = textStream(opts.textBytes);
     const ours = side('FrameDecoder', decodeOurs, stream, CHUNK);
+    const before = side('FrameDecoder before', decodeBefore, stream, CHUNK);
     const base = side('baseline', decodeNaive, stream, CHUNK);
     check(stream, ours.chunks, 'case c');
-    const [o, b] = race([ours, base], 1, opts.runs) as [Throughput, Throughput];
+    const [o, p, b] = race([ours, before, base], 1, opts.runs) as [
+      Throughput,
+      Throughput,
+      Throughput,
+    ];
+    const input = `${size(stream.bytes.length)}, ${stream.frames} frames (avg ${Math.round(stream.bytes.length / stream.frames)} B)`;
     cases.push({
       id: 'c',
       title: 'TEXT + MCP JSON (~150–400 B), 64 KiB chunks',
       ours: o,
       baseline: b,
       ratio: o.mbps / b.mbps,
-      input: `${size(stream.bytes.length)}, ${stream.frames} frames (avg ${Math.round(stream.bytes.length / stream.frames)} B)`,
+      input,
+      sinceBefore: sinceBefore(input, o, p),
     });
   }
   return cases;
@@ -288,4 +452,13 @@ export function referenceCosts(): Reference {
   }
   if (sink === 0) throw new Error('unreachable');
   return { indexOfCallNs: median(callNs), subarrayNs: median(subNs), scanMBps: median(scan) };
+}
+
+/** Reference costs measured in several processes: the median of each. */
+export function medianReference(refs: readonly Reference[]): Reference {
+  return {
+    indexOfCallNs: median(refs.map((r) => r.indexOfCallNs)),
+    subarrayNs: median(refs.map((r) => r.subarrayNs)),
+    scanMBps: median(refs.map((r) => r.scanMBps)),
+  };
 }

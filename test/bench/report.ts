@@ -12,6 +12,8 @@ export interface Results {
   machine: Machine;
   gc: boolean;
   decode: DecodeCase[];
+  /** How many processes the decoding runs were pooled from (run.ts --processes). */
+  decodeProcesses: number;
   reference: Reference;
   roundtrip: RoundTripResult;
   dialects: DialectResult;
@@ -20,6 +22,12 @@ export interface Results {
   /** os.loadavg() (1, 5, 15 min) when the bench started and when it ended. */
   load: { start: number[]; end: number[] };
 }
+
+/** What a run of the decoding section alone (`--only decode`) has to report. */
+export type DecodeResults = Pick<
+  Results,
+  'machine' | 'decode' | 'decodeProcesses' | 'reference' | 'elapsedS' | 'load'
+>;
 
 interface Table {
   head: string[];
@@ -54,7 +62,7 @@ const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
 const mbps = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 1 ? n.toFixed(1) : n.toFixed(2));
 const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
 
-function decodeTable(r: Results): Table {
+function decodeTable(r: Pick<Results, 'decode'>): Table {
   return {
     head: [
       'Case',
@@ -75,6 +83,39 @@ function decodeTable(r: Results): Table {
       c.target?.text ?? '—',
       c.target ? met(c.target.met) : '—',
     ]),
+  };
+}
+
+/** Issue 9 §6: the rewritten decoder must stay within 10 % of the one before it, case by case. */
+const SINCE_BEFORE_FLOOR = 0.9;
+
+function sinceBeforeTable(r: Pick<Results, 'decode'>): Table {
+  return {
+    head: [
+      'Case',
+      'Input (both)',
+      'FrameDecoder now MB/s',
+      'Before MB/s',
+      'Now ÷ before',
+      'Same by CPU time',
+      'Target',
+      'Result',
+    ],
+    right: [2, 3, 4, 5],
+    rows: r.decode.map((c) => {
+      const s = c.sinceBefore;
+      const target = c.id !== 'b+';
+      return [
+        `(${c.id})`,
+        s.input,
+        `${mbps(s.now.mbps)} (best ${mbps(s.now.best)})`,
+        `${mbps(s.before.mbps)} (best ${mbps(s.before.best)})`,
+        `${f2(s.ratio)}×`,
+        `${f2(s.cpuRatio)}×`,
+        target ? `≥ ${f2(SINCE_BEFORE_FLOOR)}×` : '—',
+        target ? met(s.ratio >= SINCE_BEFORE_FLOOR) : '—',
+      ];
+    }),
   };
 }
 
@@ -558,20 +599,40 @@ function gateTargets(r: Results): string[] {
 }
 
 /** The load averages at start and end: other processes on the machine share its cores. */
-function loadText(r: Results): string {
+function loadText(r: Pick<Results, 'load'>): string {
   const l = (v: number[]) => v.map((x) => x.toFixed(2)).join(' / ');
   return `${l(r.load.start)} at the start, ${l(r.load.end)} at the end (the bench itself keeps about one core busy)`;
 }
 
-export function printText(r: Results, write: (s: string) => void): void {
+function machineText(r: DecodeResults): string {
   const m = r.machine;
-  write(
-    `\nMachine: ${m.cpu}, ${m.cores} cores, ${f1(m.memoryGB)} GB, Node ${m.node}, ${m.platform}, ${m.date}\n`,
-  );
-  write(`Load average (1/5/15 min): ${loadText(r)}\n`);
-  write('\n1. Frame decoding (MB/s = 10^6 bytes/s, median of the timed runs)\n');
+  return `${m.cpu}, ${m.cores} cores, ${f1(m.memoryGB)} GB, Node ${m.node}, ${m.platform}, ${m.date}`;
+}
+
+function printDecodeText(
+  r: Pick<Results, 'decode' | 'decodeProcesses'>,
+  write: (s: string) => void,
+): void {
+  const pooled = r.decodeProcesses > 1 ? `, pooled from ${r.decodeProcesses} processes` : '';
+  write(`\n1. Frame decoding (MB/s = 10^6 bytes/s, median of the timed runs${pooled})\n`);
   write(`${textTable(decodeTable(r))}\n`);
   for (const c of r.decode) if (c.note) write(`(${c.id}) ${c.note}\n`);
+  write('\nFrameDecoder now against before its rewrite as named states (same runs, same bytes)\n');
+  write(`${textTable(sinceBeforeTable(r))}\n`);
+}
+
+/** `--only decode`: the machine, the load and section 1. */
+export function printDecodeOnly(r: DecodeResults, write: (s: string) => void): void {
+  write(`\nMachine: ${machineText(r)}\n`);
+  write(`Load average (1/5/15 min): ${loadText(r)}\n`);
+  printDecodeText(r, write);
+  write(`\nDecoding bench time ${f1(r.elapsedS)} s\n`);
+}
+
+export function printText(r: Results, write: (s: string) => void): void {
+  write(`\nMachine: ${machineText(r)}\n`);
+  write(`Load average (1/5/15 min): ${loadText(r)}\n`);
+  printDecodeText(r, write);
   write('\n2. MCP call round trip on loopback (get_current_time, auto-allowed, audited)\n');
   write(`${textTable(latencyTable(r))}\n\n`);
   write(`${textTable(componentTable(r))}\n`);
@@ -591,6 +652,72 @@ export function printText(r: Results, write: (s: string) => void): void {
   write(
     `\nTotal bench time ${f1(r.elapsedS)} s${r.gc ? '' : ' (no --expose-gc: memory readings without a forced GC)'}\n`,
   );
+}
+
+const DECODE_HEADING = '## 1. Frame decoding';
+
+/**
+ * Section 1 of docs/PERFORMANCE.md. `alone`: from a run of this section only, which says when it
+ * ran and under what load, since the Machine table at the top is from another run.
+ */
+export function decodeMarkdown(r: DecodeResults, alone = false): string {
+  const runs = Math.max(...r.decode.map((c) => c.ours.runs));
+  const pooled =
+    r.decodeProcesses > 1
+      ? `${runs} timed runs per case pooled from ${r.decodeProcesses} processes run one after the other`
+      : `${runs} timed runs per case`;
+  return `${DECODE_HEADING}
+${
+  alone
+    ? `
+This section was measured on its own (\`npm run bench -- --only decode\`) on ${r.machine.date}: ` +
+      `${pooled}, ${f1(r.elapsedS)} s in all; load average (1/5/15 min) ${loadText(r)}.
+`
+    : r.decodeProcesses > 1
+      ? `\n${pooled[0]!.toUpperCase()}${pooled.slice(1)}.\n`
+      : ''
+}
+MB/s are 10^6 bytes per second of stream (headers included), the median of the timed runs after a
+warm-up (best run in brackets). 20 ms audio frames carry 640 bytes of PCM, nudged so no marker
+hides inside. Case (b) uses a small stream because the baseline's work per byte grows with the
+frame being assembled; the ratio is taken on that same stream for both decoders, and ours also ran
+alone on a larger one.
+
+${mdTable(decodeTable(r))}
+
+${r.decode
+  .filter((c) => c.note)
+  .map((c) => `(${c.id}) ${c.note}.`)
+  .join('\n')}
+
+Reference costs on this machine: one \`Buffer.indexOf('##END')\` from a random point of an audio
+stream ${r.reference.indexOfCallNs.toFixed(0)} ns, one \`subarray\` ${r.reference.subarrayNs.toFixed(0)} ns,
+\`indexOf\` scanning ${mbps(r.reference.scanMBps)} MB/s.
+
+### FrameDecoder now and before its rewrite as named states
+
+Issue 9 §6 rewrote \`FrameDecoder\` as named states (seek header, text body, binary body, skip)
+and asked that it stay within 10 % of the decoder before it on (a), (b) and (c). The decoder as it
+was before is kept, frozen, in test/bench/frame-decoder-before.ts, and runs in the same
+interleaved runs on the same bytes (case (b): the larger stream, whose runs are long enough to be
+steadier), the two back to back in every run and in alternating order. Each "now ÷ before" is the
+median of the per-run ratios (wall time), so a busy moment of a shared machine weighs on both
+sides of one ratio; the MB/s columns are each side's own median. The same ratio by the CPU time the
+process spent (getrusage: the decoding thread and V8's helpers) is shown beside it as a second
+reading: it leaves out the moments the process waited for a core, but counts V8's background
+compilation and collection. On a loaded machine the figures of one process move together (each has
+its own JIT history), which is why \`--processes\` pools runs from several.
+
+${mdTable(sinceBeforeTable(r))}
+`;
+}
+
+/** `doc` with its section 1 replaced by `section` (a run of `--only decode`). */
+export function spliceDecodeSection(doc: string, section: string): string {
+  const from = doc.indexOf(`${DECODE_HEADING}\n`);
+  const to = doc.indexOf('\n## ', from + DECODE_HEADING.length);
+  if (from < 0 || to < 0) throw new Error(`no '${DECODE_HEADING}' section to replace`);
+  return `${doc.slice(0, from)}${section}\n${doc.slice(to + 1)}`;
 }
 
 export function markdown(r: Results): string {
@@ -646,25 +773,7 @@ Run: \`npm run bench\` (about two minutes on two cores, voice turns included).
 | Bench time | ${f1(r.elapsedS)} s |
 | Load average (1/5/15 min) | ${loadText(r)} |
 
-## 1. Frame decoding
-
-MB/s are 10^6 bytes per second of stream (headers included), the median of the timed runs after a
-warm-up (best run in brackets). 20 ms audio frames carry 640 bytes of PCM, nudged so no marker
-hides inside. Case (b) uses a small stream because the baseline's work per byte grows with the
-frame being assembled; the ratio is taken on that same stream for both decoders, and ours also ran
-alone on a larger one.
-
-${mdTable(decodeTable(r))}
-
-${r.decode
-  .filter((c) => c.note)
-  .map((c) => `(${c.id}) ${c.note}.`)
-  .join('\n')}
-
-Reference costs on this machine: one \`Buffer.indexOf('##END')\` from a random point of an audio
-stream ${r.reference.indexOfCallNs.toFixed(0)} ns, one \`subarray\` ${r.reference.subarrayNs.toFixed(0)} ns,
-\`indexOf\` scanning ${mbps(r.reference.scanMBps)} MB/s.
-
+${decodeMarkdown(r)}
 ## 2. Call round trip
 
 Latency of each call from send to result, in ms. "100 at a time": batches of 100 calls sent back

@@ -6,27 +6,67 @@
  * number; it fails only when a decoder decodes the wrong frames or a call does not succeed,
  * because then the timing would be of the wrong work.
  *
- *   node --expose-gc --import tsx test/bench/run.ts [--quick] [--no-write]
+ *   node --expose-gc --import tsx test/bench/run.ts [--quick] [--no-write] [--only decode]
+ *     [--runs N] [--processes K]
  *
  * --quick runs much smaller workloads (to check the bench itself; numbers are not comparable),
  * and does not touch docs/PERFORMANCE.md unless --write is given.
+ * --only decode runs section 1 alone (about half a minute) and, when writing, replaces only that
+ * section of docs/PERFORMANCE.md. --runs N times each decoding case N times (default 5).
+ * --processes K runs the decoding section in K fresh processes one after the other and pools
+ * their timed runs: each process has its own JIT history, which moves a process's figures as a
+ * whole, so repeating within one process alone does not average it out.
  */
-import { writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_DECODE, referenceCosts, runDecodeBench } from './decode.js';
+import {
+  DEFAULT_DECODE,
+  type DecodeCase,
+  type Reference,
+  medianReference,
+  poolDecodeCases,
+  referenceCosts,
+  runDecodeBench,
+} from './decode.js';
 import { DEFAULT_DIALECTS, runDialectBench } from './dialects.js';
-import { type Results, markdown, printText } from './report.js';
+import {
+  type Results,
+  decodeMarkdown,
+  markdown,
+  printDecodeOnly,
+  printText,
+  spliceDecodeSection,
+} from './report.js';
 import { DEFAULT_MCP, mcpMarkdown, mcpText, runMcpBench } from './mcp.js';
 import { DEFAULT_ROUNDTRIP, runRoundTripBench } from './roundtrip.js';
 import { media } from './rig.js';
 import { KiB, MiB, hasGc, machine, nowMs } from './stats.js';
 import { DEFAULT_VOICE, type VoiceLatencyOutcome, runVoiceLatencyBench } from './voice-latency.js';
 
-const args = new Set(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const args = new Set(argv);
+/** The value of `--name value` or `--name=value`. */
+function option(name: string): string | undefined {
+  const at = argv.indexOf(name);
+  if (at >= 0) return argv[at + 1];
+  return argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+}
 const quick = args.has('--quick');
 const write = args.has('--write') || (!quick && !args.has('--no-write'));
+const only = option('--only');
+if (only !== undefined && only !== 'decode') throw new Error(`--only: 'decode' is the one section`);
+const runsOption = option('--runs');
+const runs = runsOption === undefined ? undefined : Number(runsOption);
+if (runs !== undefined && !(Number.isInteger(runs) && runs > 0))
+  throw new Error(`--runs: a positive whole number, not '${runsOption}'`);
+const processes = Number(option('--processes') ?? 1);
+if (!(Number.isInteger(processes) && processes > 0))
+  throw new Error(`--processes: a positive whole number, not '${option('--processes')}'`);
+/** A child of --processes: print the decoding results as JSON and stop. */
+const json = args.has('--json');
 const docPath = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   '../../docs/PERFORMANCE.md',
@@ -39,21 +79,69 @@ const log = (line: string) =>
 if (!hasGc) log('note: run with node --expose-gc for memory readings after a forced GC');
 
 log('1. frame decoding');
-const decode = runDecodeBench(
-  quick
-    ? {
-        audioBytes: 2 * MiB,
-        oneByteOurs: 32 * KiB,
-        oneByteBaseline: 16 * KiB,
-        longPayload: 32_000,
-        longBytes: 33 * KiB,
-        textBytes: 1 * MiB,
-        runs: 2,
-      }
-    : DEFAULT_DECODE,
-  log,
-);
-const reference = referenceCosts();
+let decode: DecodeCase[];
+let reference: Reference;
+if (processes > 1) {
+  const outcomes: { decode: DecodeCase[]; reference: Reference }[] = [];
+  for (let i = 1; i <= processes; i++) {
+    log(`   process ${i} of ${processes}`);
+    const out = execFileSync(
+      process.execPath,
+      [
+        ...process.execArgv,
+        fileURLToPath(import.meta.url),
+        '--only',
+        'decode',
+        '--json',
+        '--no-write',
+        ...(quick ? ['--quick'] : []),
+        ...(runs === undefined ? [] : ['--runs', String(runs)]),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * MiB, encoding: 'utf8' },
+    );
+    outcomes.push(JSON.parse(out) as { decode: DecodeCase[]; reference: Reference });
+  }
+  decode = poolDecodeCases(outcomes.map((o) => o.decode));
+  reference = medianReference(outcomes.map((o) => o.reference));
+} else {
+  decode = runDecodeBench(
+    quick
+      ? {
+          audioBytes: 2 * MiB,
+          oneByteOurs: 32 * KiB,
+          oneByteBaseline: 16 * KiB,
+          longPayload: 32_000,
+          longBytes: 33 * KiB,
+          textBytes: 1 * MiB,
+          runs: runs ?? 2,
+        }
+      : { ...DEFAULT_DECODE, runs: runs ?? DEFAULT_DECODE.runs },
+    log,
+  );
+  reference = referenceCosts();
+}
+if (json) {
+  process.stdout.write(JSON.stringify({ decode, reference }));
+  process.exit(0);
+}
+
+if (only === 'decode') {
+  const results = {
+    machine: machine(),
+    decode,
+    decodeProcesses: processes,
+    reference,
+    elapsedS: (nowMs() - t0) / 1000,
+    load: { start: loadStart, end: os.loadavg() },
+  };
+  printDecodeOnly(results, (s) => process.stdout.write(s));
+  if (write) {
+    const doc = await readFile(docPath, 'utf8');
+    await writeFile(docPath, spliceDecodeSection(doc, decodeMarkdown(results, true)));
+    log(`wrote section 1 of ${path.relative(process.cwd(), docPath)}`);
+  }
+  process.exit(0);
+}
 
 log('2. call round trip');
 const roundtrip = await runRoundTripBench(
@@ -102,6 +190,7 @@ const results: Results = {
   machine: machine(),
   gc: hasGc,
   decode,
+  decodeProcesses: processes,
   reference,
   roundtrip,
   dialects,

@@ -186,6 +186,48 @@ describe('frame codec', () => {
     );
   });
 
+  it('decodes arbitrary bytes (stray markers, bad and unknown headers) the same however they are split', () => {
+    const header = fc
+      .tuple(
+        fc.integer({ min: 0, max: 33 }),
+        fc.constantFrom('task0001', 'ab\x01defgh'),
+        fc.constantFrom('0001', '12a4'),
+      )
+      .map(([type, id, seq]) =>
+        Buffer.concat([START, Buffer.from([type]), Buffer.from(id + seq, 'latin1')]),
+      );
+    const bytesArb = fc
+      .array(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 30 }).map((u) => Buffer.from(u)),
+          markerArb,
+          header,
+        ),
+        { maxLength: 25 },
+      )
+      .map((parts) => Buffer.concat(parts));
+    // Garbage may be reported in more or fewer pieces; what was dropped adds up the same.
+    const outcome = (stream: Buffer, cuts: number[]) => {
+      const { frames, issues } = decodeAll(stream, cuts);
+      return {
+        frames: frames.map(plain),
+        garbage: issues.reduce((n, i) => n + (i.kind === 'garbage' ? i.bytes : 0), 0),
+        others: issues.filter((i) => i.kind !== 'garbage'),
+      };
+    };
+    fc.assert(
+      fc.property(bytesArb, fc.uniqueArray(fc.nat(), { maxLength: 20 }), (stream, cuts) => {
+        const whole = outcome(stream, []);
+        expect(outcome(stream, [...new Set(cuts.map((c) => c % (stream.length + 1)))])).toEqual(
+          whole,
+        );
+        const oneByOne = Array.from({ length: stream.length }, (_, i) => i + 1);
+        expect(outcome(stream, oneByOne)).toEqual(whole);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('delivers a text frame that ends a chunk at once, without waiting for more bytes', () => {
     const decoder = new FrameDecoder();
     const got = decoder.push(encodeFrame(FrameType.END, 'abcd1234', 1));
@@ -203,6 +245,18 @@ describe('frame codec', () => {
     expect(flushed).toHaveLength(1);
     expect(Buffer.compare(flushed[0]!.payload, audio)).toBe(0);
     expect(decoder.buffered).toBe(0);
+  });
+
+  it('delivers a held audio frame as soon as the next header is whole, however slowly it arrives', () => {
+    const audio = Buffer.concat([Buffer.from([1, 2]), END, Buffer.from([3, 4])]);
+    const next = encodeFrame(FrameType.TEXT, 'task0001', 1, 'hi');
+    const stream = Buffer.concat([encodeFrame(FrameType.AUDIO, 'task0001', 0, audio), next]);
+    const headerWhole = stream.length - next.length + 20;
+    const decoder = new FrameDecoder();
+    const got: Frame[] = [];
+    for (let i = 0; i < headerWhole; i++) got.push(...decoder.push(stream.subarray(i, i + 1)));
+    expect(got.map((f) => Buffer.from(f.payload).toString('hex'))).toEqual([audio.toString('hex')]);
+    expect(decoder.hasTentative).toBe(false);
   });
 
   it('skips frames of unknown types and reports them, keeping the frames around them', () => {
@@ -259,6 +313,28 @@ describe('frame codec', () => {
     const after = feed(encodeFrame(FrameType.TEXT, 'ok000001', 0, 'after'));
     expect(after.map((f) => f.payload.toString())).toEqual(['after']);
     expect(maxBuffered).toBeLessThan(6 * 1024);
+  });
+
+  it('stays bounded when an oversized binary frame arrives one byte at a time', () => {
+    const issues: DecodeIssue[] = [];
+    const decoder = new FrameDecoder({ maxFrameBytes: 1024, onIssue: (i) => issues.push(i) });
+    // Markers in the payload keep the decoder looking for the frame's end all the way.
+    const payload = Buffer.concat(
+      Array.from({ length: 400 }, () => Buffer.from('ab##END##STARTx')),
+    );
+    const stream = Buffer.concat([
+      encodeFrame(FrameType.AUDIO, 'big00001', 0, payload),
+      encodeFrame(FrameType.TEXT, 'ok000001', 0, 'after'),
+    ]);
+    let maxBuffered = 0;
+    const frames: Frame[] = [];
+    for (let i = 0; i < stream.length; i++) {
+      frames.push(...decoder.push(stream.subarray(i, i + 1)));
+      maxBuffered = Math.max(maxBuffered, decoder.buffered);
+    }
+    expect(issues.map((i) => i.kind)).toEqual(['frame_too_large']);
+    expect(maxBuffered).toBeLessThan(3 * 1024);
+    expect(frames.map((f) => f.payload.toString())).toEqual(['after']);
   });
 
   it('rejects an oversized binary frame too', () => {
