@@ -5,6 +5,8 @@ import {
   ActivityIcon,
   ChatIcon,
   ConnectionsIcon,
+  McpIcon,
+  ReminderIcon,
   ServicesIcon,
   SettingsIcon,
 } from './components/Icons.js';
@@ -12,10 +14,8 @@ import { Toasts } from './components/Toasts.js';
 import { ActivityPage } from './features/audit/ActivityPage.js';
 import { ChatPage } from './features/chat/ChatPage.js';
 import { ConnectionsPage } from './features/connections/ConnectionsPage.js';
-import { McpIcon } from './features/mcp/McpIcon.js';
 import { McpPage } from './features/mcp/McpPage.js';
 import { PromptModal } from './features/permissions/PromptModal.js';
-import { ReminderIcon } from './features/reminders/ReminderIcon.js';
 import { RemindersPage } from './features/reminders/RemindersPage.js';
 import { ScreenRequestDialog } from './features/screen/ScreenRequestDialog.js';
 import { ServicesPage } from './features/services/ServicesPage.js';

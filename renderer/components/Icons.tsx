@@ -116,3 +116,18 @@ export const ServerIcon = () => (
     <path d="M7 7.5h.01M7 16.5h.01" />
   </Icon>
 );
+
+/** The MCP servers page: plugs joined. */
+export const McpIcon = () => (
+  <Icon>
+    <path d="M7 4v4M11 4v4M5 8h8v3a4 4 0 0 1-8 0V8zM9 15v2a3 3 0 0 0 3 3h2a3 3 0 0 0 3-3v-5M15 8h4" />
+  </Icon>
+);
+
+/** Reminders: an alarm clock. */
+export const ReminderIcon = () => (
+  <Icon>
+    <circle cx="12" cy="13" r="7" />
+    <path d="M12 9.5V13l2.5 1.5M5 4 2.5 6.5M19 4l2.5 2.5" />
+  </Icon>
+);

@@ -2,7 +2,7 @@
 import { useTranslation } from 'react-i18next';
 import type { ReminderItem } from '../../../app/contract/index.js';
 import { formatDateTime, formatTime } from '../../lib/format.js';
-import { ReminderIcon } from './ReminderIcon.js';
+import { ReminderIcon } from '../../components/Icons.js';
 import './reminders.css';
 
 export function ReminderCard({ item }: { item: ReminderItem }) {
