@@ -89,7 +89,7 @@ export class McpClientSetup {
       throw new CommandRefusal(
         'mcp_client_config_invalid',
         `${configPath} was left as it is: ${plan.reason}`,
-        { path: configPath, app: name },
+        { path: configPath, app: name, reason: plan.reason },
       );
     const now = this.o.clock.now();
     for (const [key, p] of this.pending) if (now - p.at > PREVIEW_TTL_MS) this.pending.delete(key);
@@ -143,7 +143,7 @@ export class McpClientSetup {
       throw new CommandRefusal(
         'mcp_client_file_error',
         `${configPath} could not be written: ${errorText(err)}`,
-        { path: configPath, app: name, detail: errorText(err) },
+        { path: configPath, app: name, error: errorText(err) },
       );
     }
   }
@@ -160,16 +160,16 @@ export class McpClientSetup {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { text: undefined, target };
       throw readRefusal(configPath, name, err);
     }
-    if (!info.isFile())
-      throw new CommandRefusal('mcp_client_config_invalid', `${configPath} is not a file`, {
-        path: configPath,
-        app: name,
-      });
-    if (info.size > CLIENT_FILE_BYTES)
+    const unfit = !info.isFile()
+      ? 'it is not a file'
+      : info.size > CLIENT_FILE_BYTES
+        ? `it is ${info.size} bytes; at most ${CLIENT_FILE_BYTES} are read`
+        : undefined;
+    if (unfit)
       throw new CommandRefusal(
         'mcp_client_config_invalid',
-        `${configPath} is ${info.size} bytes; at most ${CLIENT_FILE_BYTES} are read`,
-        { path: configPath, app: name },
+        `${configPath} was left as it is: ${unfit}`,
+        { path: configPath, app: name, reason: unfit },
       );
     try {
       return { text: await readFile(target, 'utf8'), target, mode: info.mode & 0o777 };
@@ -183,7 +183,7 @@ function readRefusal(configPath: string, app: string, err: unknown): CommandRefu
   return new CommandRefusal(
     'mcp_client_file_error',
     `${configPath} could not be read: ${errorText(err)}`,
-    { path: configPath, app, detail: errorText(err) },
+    { path: configPath, app, error: errorText(err) },
   );
 }
 
