@@ -64,7 +64,8 @@ export class McpClientSetup {
           app,
           configPath,
           installed: await isDir(clientAppDir(app, this.o.platform)),
-          exists: read?.text !== undefined,
+          // Unreadable (too large, no permission) is still there.
+          exists: read ? read.text !== undefined : true,
           entry: read ? entryState(app, read.text, this.launch) : 'unreadable',
           snippet: snippetFor(app, this.launch),
           launch: this.launch,

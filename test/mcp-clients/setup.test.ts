@@ -184,7 +184,18 @@ describe('one-click setup on real files', () => {
     expect(await readFile(claudeFile(), 'utf8')).toBe(broken);
     expect((await stat(claudeFile())).mtimeMs).toBe(before.mtimeMs);
     expect(await backups(claudeDir())).toEqual([]);
-    expect((await setup.list())[0]!.entry).toBe('unreadable');
+    expect((await setup.list())[0]).toMatchObject({ exists: true, entry: 'unreadable' });
+  });
+
+  it('does not read a config file past the size bound, and says why', async () => {
+    await mkdir(claudeDir(), { recursive: true });
+    const huge = `{"mcpServers": {}, "pad": "${'x'.repeat(1024 * 1024)}"}`;
+    await writeFile(claudeFile(), huge);
+    const err = await refusal(setup.preview('claude'));
+    expect(err.code).toBe('mcp_client_config_invalid');
+    expect(err.params.reason).toMatch(/at most 1048576 are read/);
+    expect((await setup.list())[0]).toMatchObject({ exists: true, entry: 'unreadable' });
+    expect((await readFile(claudeFile(), 'utf8')).length).toBe(huge.length);
   });
 
   it('writes nothing when the file changed after the preview, or the preview is reused or old', async () => {
