@@ -5,6 +5,7 @@
  * headless WebSocket bridge) validate arguments, then call this; nothing here trusts a UI more
  * than the contract says.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { Agent, type AgentOptions } from './agent.js';
 import { Timeline } from './chat/timeline.js';
@@ -32,7 +33,15 @@ import type {
   McpServerInput,
   McpServerView,
 } from './contract/mcp.js';
+import type {
+  McpClientApp,
+  McpClientSetupPreview,
+  McpClientSetupResult,
+  McpClientView,
+} from './contract/mcp-clients.js';
 import type { AuditQuery } from './contract/audit.js';
+import type { PlatformInfo } from './mcp-clients/apps.js';
+import { McpClientSetup } from './mcp-clients/setup.js';
 import type { Policy, PromptAnswer } from './contract/policy.js';
 import { Emitter } from './events.js';
 import { CommandRefusal } from './contract/errors.js';
@@ -59,6 +68,13 @@ export interface CoreApiOptions extends AgentOptions {
    * holds only the servers its flags name, so it opens the core with this off.
    */
   autoConnect?: boolean;
+  /** How an MCP client launches this agent's stdio server (advent-agent mcp); hosts provide it. */
+  mcpLaunch?: { command: string; args: string[] };
+  /**
+   * Where the other MCP apps' config files are looked for (one-click setup): this computer's
+   * platform, home folder and environment unless given; tests point them at a temp folder.
+   */
+  mcpClientPlatform?: Partial<PlatformInfo>;
 }
 
 /** A simulated Advent server on a loopback port that accepts any token. */
@@ -93,12 +109,23 @@ export class CoreApi implements AgentApi {
   private closedVoice: { taskId: string; why: 'ended' | 'cancelled' } | undefined;
   /** Screen captures asked of the page (browser host), by request id. */
   private readonly screenWaits = new Map<string, ScreenWait>();
+  private readonly mcpClients: McpClientSetup;
 
   private constructor(
     readonly agent: Agent,
     private readonly options: CoreApiOptions,
   ) {
     this.timeline = new Timeline(agent.events, agent.clockSource);
+    this.mcpClients = new McpClientSetup({
+      platform: {
+        platform: options.mcpClientPlatform?.platform ?? process.platform,
+        home: options.mcpClientPlatform?.home ?? os.homedir(),
+        env: options.mcpClientPlatform?.env ?? process.env,
+      },
+      launch: options.mcpLaunch,
+      clock: agent.clockSource,
+      ids: agent.ids,
+    });
     this.timeline.events.on('chat', (item) => this.events.emit('chat', item));
 
     const e = agent.events;
@@ -521,6 +548,20 @@ export class CoreApi implements AgentApi {
 
   confirmMcpImport(id: string, names: string[]): Promise<McpServerView[]> {
     return this.agent.mcp.confirmImport(id, names);
+  }
+
+  // --- this agent in other apps (one-click setup) ----------------------------------------------
+
+  listMcpClients(): Promise<McpClientView[]> {
+    return this.mcpClients.list();
+  }
+
+  previewMcpClientSetup(app: McpClientApp): Promise<McpClientSetupPreview> {
+    return this.mcpClients.preview(app);
+  }
+
+  applyMcpClientSetup(id: string): Promise<McpClientSetupResult> {
+    return this.mcpClients.apply(id);
   }
 
   /** Attach a UI able to answer permission prompts; returns its detach function. */

@@ -28,6 +28,12 @@ import {
   type Risk,
   type ServiceGroup,
 } from './policy.js';
+import {
+  MCP_CLIENT_APPS,
+  type McpClientSetupPreview,
+  type McpClientSetupResult,
+  type McpClientView,
+} from './mcp-clients.js';
 import { LANGUAGES, type Language } from './profiles/spec.js';
 import {
   AnyProfileInputSchema,
@@ -167,6 +173,12 @@ export const COMMAND_ARGS = {
     Id,
     Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 }),
   ]),
+  /** Claude Desktop, Cursor, VS Code: their config files and the entry that runs this agent. */
+  listMcpClients: Type.Tuple([]),
+  /** The change adding our entry makes to one app's config file; nothing is written. */
+  previewMcpClientSetup: Type.Tuple([oneOf(MCP_CLIENT_APPS)]),
+  /** Write what a preview showed (after a backup); refused if the file changed since. */
+  applyMcpClientSetup: Type.Tuple([Id]),
   listReminders: Type.Tuple([]),
   /** Cancel a pending reminder, or clear a fired or missed one from the list. */
   cancelReminder: Type.Tuple([Id]),
@@ -288,6 +300,9 @@ export interface CommandResults {
   listMcpImportSources: McpImportSourceView[];
   previewMcpImport: McpImportPreview;
   confirmMcpImport: McpServerView[];
+  listMcpClients: McpClientView[];
+  previewMcpClientSetup: McpClientSetupPreview;
+  applyMcpClientSetup: McpClientSetupResult;
   listReminders: ReminderView[];
   cancelReminder: boolean;
   answerScreen: boolean;

@@ -58,6 +58,14 @@ export const COMMAND_REFUSALS = [
   'not_supported',
   'empty_text',
   'no_voice_turn',
+  /** One-click setup: the other app's folder is not there, so it is not installed. */
+  'mcp_client_not_installed',
+  /** One-click setup: the other app's config file is not JSON we can edit; it was left alone. */
+  'mcp_client_config_invalid',
+  /** One-click setup: the preview expired or the file changed since; nothing was written. */
+  'mcp_client_setup_stale',
+  /** One-click setup: the config file could not be read or written (permissions, disk). */
+  'mcp_client_file_error',
 ] as const;
 export type CommandRefusalCode = (typeof COMMAND_REFUSALS)[number];
 

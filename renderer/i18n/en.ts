@@ -60,6 +60,13 @@ export const en = {
     not_supported_speak: '“{{name}}” cannot speak a given text.',
     empty_text: 'Nothing to send.',
     no_voice_turn: 'That voice turn has ended; start a new one.',
+    mcp_client_not_installed:
+      '{{app}} is not installed for this user. Copy the snippet into its settings instead.',
+    mcp_client_config_invalid:
+      'Nothing was changed: {{path}} cannot be edited safely ({{reason}}). Fix it, or add the snippet by hand.',
+    mcp_client_setup_stale:
+      'The file changed, or that preview is too old. Nothing was written; look at the change again.',
+    mcp_client_file_error: 'Could not read or write {{path}}: {{error}}',
   },
   bridgeError: {
     not_connected: 'Not connected to the agent; reconnecting…',
@@ -705,6 +712,40 @@ export const en = {
       timeoutRange: 'The longest call is 1 to 3600 seconds.',
       saved: 'MCP server {{name}} saved.',
     },
+  },
+  mcpClients: {
+    title: 'Use these services in other apps',
+    intro:
+      'Claude Desktop, Cursor and VS Code can use the services offered here as one MCP server. Every call still goes through Advent Agent: it asks you first where it would, and it is recorded in Activity.',
+    unresolved:
+      'Where Advent Agent is installed could not be found, so the snippets name the command alone: the other app must find it on its PATH. Check it before you use them.',
+    file: 'Config file',
+    state: {
+      absent: 'Not added yet',
+      current: 'Added',
+      different: 'Added with a different command',
+      unreadable: 'The file cannot be read as JSON',
+      notInstalled: 'Not installed for this user',
+    },
+    copy: 'Copy',
+    copied: 'Snippet copied.',
+    copyFailed: 'Could not copy. Select the snippet and copy it yourself.',
+    add: 'Add to {{app}}',
+    update: 'Update in {{app}}',
+    reviewAdd:
+      'This adds the lines marked + to {{path}}. Every other entry stays as it is, and a copy of the file as it was is kept beside it.',
+    reviewReplace:
+      'This replaces Advent Agent’s entry in {{path}} (lines marked − go, lines marked + come). Every other entry stays as it is, and a copy of the file as it was is kept beside it.',
+    reviewCreate: 'This creates {{path}} with the content below.',
+    reviewNone: '{{path}} already has this entry; nothing needs to change.',
+    changes: 'Changes to the file',
+    skipped_one: '… {{count}} unchanged line',
+    skipped_other: '… {{count}} unchanged lines',
+    confirm: 'Write the change',
+    done: 'Added to {{app}}. Restart {{app}} to load it.',
+    unchanged: '{{app}} already had this entry.',
+    backup: 'The file as it was is kept as',
+    http: 'Apps that connect over HTTP instead: see the HTTP settings for MCP on this page.',
   },
 } as const;
 

@@ -62,6 +62,11 @@ export const zhCN: Messages = {
     not_supported_speak: '“{{name}}”不能朗读指定的文字。',
     empty_text: '没有可发送的内容。',
     no_voice_turn: '这次语音已结束，请重新开始。',
+    mcp_client_not_installed: '当前用户没有安装 {{app}}。请把配置片段复制到它的设置中。',
+    mcp_client_config_invalid:
+      '未作任何改动：无法安全地编辑 {{path}}。请先修正该文件，或手动添加配置片段。',
+    mcp_client_setup_stale: '文件已变化，或预览已过期。没有写入任何内容，请重新查看改动。',
+    mcp_client_file_error: '无法读写 {{path}}：{{error}}',
   },
   bridgeError: {
     not_connected: '未连接到智能体，正在重新连接…',
@@ -691,5 +696,38 @@ export const zhCN: Messages = {
       timeoutRange: '单次调用最长 1 到 3600 秒。',
       saved: '已保存 MCP 服务器 {{name}}。',
     },
+  },
+  mcpClients: {
+    title: '在其他应用中使用这些服务',
+    intro:
+      'Claude Desktop、Cursor 和 VS Code 可以把这里提供的服务当作一个 MCP 服务器使用。每次调用仍经过 Advent Agent：需要时先征求你的同意，并记录在“活动记录”中。',
+    unresolved:
+      '找不到 Advent Agent 的安装位置，因此配置片段中只写了命令名，其他应用必须能在系统路径中找到它。使用前请先检查。',
+    file: '配置文件',
+    state: {
+      absent: '尚未添加',
+      current: '已添加',
+      different: '已添加，但命令不同',
+      unreadable: '无法把该文件读作 JSON',
+      notInstalled: '当前用户未安装',
+    },
+    copy: '复制',
+    copied: '已复制配置片段。',
+    copyFailed: '无法复制。请自行选中配置片段并复制。',
+    add: '添加到 {{app}}',
+    update: '在 {{app}} 中更新',
+    reviewAdd: '将把标有 + 的行加入 {{path}}。其他条目保持不变，原文件的副本会保存在它旁边。',
+    reviewReplace:
+      '将替换 {{path}} 中 Advent Agent 的条目（删去标有 − 的行，加入标有 + 的行）。其他条目保持不变，原文件的副本会保存在它旁边。',
+    reviewCreate: '将创建 {{path}}，内容如下。',
+    reviewNone: '{{path}} 中已有此条目，无需改动。',
+    changes: '文件的改动',
+    skipped_one: '… 省略 {{count}} 行未改动的内容',
+    skipped_other: '… 省略 {{count}} 行未改动的内容',
+    confirm: '写入改动',
+    done: '已添加到 {{app}}。重启 {{app}} 后生效。',
+    unchanged: '{{app}} 中已有此条目。',
+    backup: '原文件已保存为',
+    http: '通过 HTTP 连接的应用：请参阅本页中 MCP 的 HTTP 设置。',
   },
 };

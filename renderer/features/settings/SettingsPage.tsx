@@ -1,7 +1,8 @@
 /**
  * Settings: folders services may write into (a text field each; Electron adds a folder picker),
  * the prompt timeout, language and theme (applied at once), where data and logs live, and where
- * secrets are kept (with the host's warning when that is weak).
+ * secrets are kept (with the host's warning when that is weak), and how to use this agent's
+ * services from other MCP apps.
  */
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -16,6 +17,7 @@ import { useAction } from '../../lib/useAction.js';
 import { useSettings } from '../../store/settings.js';
 import { toast } from '../../store/toasts.js';
 import { VoiceSettings } from '../voice/VoiceSettings.js';
+import { McpClientsSection } from './McpClientsSection.js';
 
 function FolderSettings({ settings }: { settings: SettingsView }) {
   const { t } = useTranslation();
@@ -287,6 +289,7 @@ export function SettingsPage() {
         <FolderSettings settings={settings} />
         <VoiceSettings />
         <Storage settings={settings} />
+        <McpClientsSection />
       </div>
     </div>
   );

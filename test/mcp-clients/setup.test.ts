@@ -1,0 +1,259 @@
+import {
+  lstat,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CommandRefusal } from '../../app/contract/errors.js';
+import { seededIds } from '../../app/ids.js';
+import { McpClientSetup } from '../../app/mcp-clients/setup.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+
+const launch = { command: '/usr/bin/node', args: ['/opt/advent/bin/advent-agent.js', 'mcp'] };
+const ours = { command: launch.command, args: launch.args };
+
+let home: string;
+let clock: FakeClock;
+let setup: McpClientSetup;
+const claudeDir = () => path.join(home, '.config', 'Claude');
+const claudeFile = () => path.join(claudeDir(), 'claude_desktop_config.json');
+const vscodeFile = () => path.join(home, '.config', 'Code', 'User', 'mcp.json');
+
+beforeEach(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), 'advent-clients-'));
+  clock = new FakeClock(Date.UTC(2025, 0, 31, 12, 3, 4, 5));
+  setup = new McpClientSetup({
+    platform: { platform: 'linux', home, env: {} },
+    launch,
+    clock,
+    ids: seededIds(7),
+  });
+});
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+async function refusal(p: Promise<unknown>): Promise<CommandRefusal> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(CommandRefusal);
+  return err as CommandRefusal;
+}
+
+const backups = async (dir: string) =>
+  (await readdir(dir)).filter((f) => f.includes('.advent-backup-')).sort();
+
+describe('one-click setup on real files', () => {
+  it('lists each app with its file, whether it is installed and the state of our entry', async () => {
+    await mkdir(claudeDir(), { recursive: true });
+    await writeFile(claudeFile(), JSON.stringify({ mcpServers: { 'advent-agent': ours } }));
+    await mkdir(path.join(home, '.cursor'));
+    const views = await setup.list();
+    expect(views.map((v) => [v.app, v.installed, v.exists, v.entry])).toEqual([
+      ['claude', true, true, 'current'],
+      ['cursor', true, false, 'absent'],
+      ['vscode', false, false, 'absent'],
+    ]);
+    expect(views[0]).toMatchObject({ configPath: claudeFile(), resolved: true, launch });
+    expect(JSON.parse(views[2]!.snippet)).toEqual({
+      servers: { 'advent-agent': { type: 'stdio', ...ours } },
+    });
+  });
+
+  it('keeps the existing servers, writes a backup of the old file with its mode, and reports it', async () => {
+    await mkdir(claudeDir(), { recursive: true });
+    const before = `{
+  "mcpServers": {
+    "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": { "TOKEN": "t-1" } }
+  },
+  "preferences": { "quickEntry": true }
+}
+`;
+    await writeFile(claudeFile(), before, { mode: 0o640 });
+    const preview = await setup.preview('claude');
+    expect(preview).toMatchObject({
+      app: 'claude',
+      configPath: claudeFile(),
+      creates: false,
+      change: 'add',
+    });
+    // Nothing is written by a preview.
+    expect(await readFile(claudeFile(), 'utf8')).toBe(before);
+    expect(await backups(claudeDir())).toEqual([]);
+
+    const done = await setup.apply(preview.id);
+    expect(done).toEqual({
+      app: 'claude',
+      configPath: claudeFile(),
+      changed: true,
+      created: false,
+      backupPath: `${claudeFile()}.advent-backup-2025-01-31T12-03-04-005Z`,
+    });
+    expect(await readFile(done.backupPath!, 'utf8')).toBe(before);
+    expect((await stat(done.backupPath!)).mode & 0o777).toBe(0o640);
+    expect((await stat(claudeFile())).mode & 0o777).toBe(0o640);
+    const after = await readFile(claudeFile(), 'utf8');
+    expect(JSON.parse(after)).toEqual({
+      mcpServers: {
+        memory: {
+          command: 'npx',
+          args: ['-y', '@modelcontextprotocol/server-memory'],
+          env: { TOKEN: 't-1' },
+        },
+        'advent-agent': ours,
+      },
+      preferences: { quickEntry: true },
+    });
+    // The other entry's line is untouched, byte for byte.
+    expect(after).toContain(
+      '    "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": { "TOKEN": "t-1" } },\n',
+    );
+    // No temp file is left behind.
+    expect((await readdir(claudeDir())).sort()).toEqual(
+      ['claude_desktop_config.json', path.basename(done.backupPath!)].sort(),
+    );
+    expect((await setup.list())[0]!.entry).toBe('current');
+  });
+
+  it('a second setup changes nothing and keeps no second backup', async () => {
+    await mkdir(claudeDir(), { recursive: true });
+    await writeFile(claudeFile(), '{"mcpServers": {"a": {"command": "a"}}}\n');
+    await setup.apply((await setup.preview('claude')).id);
+    const once = await readFile(claudeFile(), 'utf8');
+    clock.advance(60_000);
+    const again = await setup.preview('claude');
+    expect(again).toMatchObject({ change: 'none', diff: [] });
+    expect(await setup.apply(again.id)).toEqual({
+      app: 'claude',
+      configPath: claudeFile(),
+      changed: false,
+      created: false,
+    });
+    expect(await readFile(claudeFile(), 'utf8')).toBe(once);
+    expect(await backups(claudeDir())).toHaveLength(1);
+  });
+
+  it('creates the file (and its folder) when the app is installed but has no config yet', async () => {
+    await mkdir(path.join(home, '.config', 'Code'), { recursive: true });
+    const preview = await setup.preview('vscode');
+    expect(preview).toMatchObject({ creates: true, change: 'add' });
+    expect(preview.diff.every((d) => d.op === 'add')).toBe(true);
+    const done = await setup.apply(preview.id);
+    expect(done).toEqual({
+      app: 'vscode',
+      configPath: vscodeFile(),
+      changed: true,
+      created: true,
+    });
+    expect(JSON.parse(await readFile(vscodeFile(), 'utf8'))).toEqual({
+      servers: { 'advent-agent': { type: 'stdio', ...ours } },
+    });
+  });
+
+  it('keeps the comments of a VS Code file it edits', async () => {
+    await mkdir(path.dirname(vscodeFile()), { recursive: true });
+    const before =
+      '{\n  // mine\n  "servers": {\n    "git": { "command": "uvx", "args": ["mcp-server-git"] }, // pinned\n  },\n}\n';
+    await writeFile(vscodeFile(), before);
+    await setup.apply((await setup.preview('vscode')).id);
+    const after = await readFile(vscodeFile(), 'utf8');
+    expect(after).toContain('  // mine\n');
+    expect(after).toContain('"git": { "command": "uvx", "args": ["mcp-server-git"] }, // pinned\n');
+    expect(after).toContain('"advent-agent": {');
+  });
+
+  it('refuses a file that is not JSON and leaves it untouched, with no backup', async () => {
+    await mkdir(claudeDir(), { recursive: true });
+    const broken = '{ "mcpServers": { "a": { "command": "a" }, }\n';
+    await writeFile(claudeFile(), broken);
+    const before = await stat(claudeFile());
+    const err = await refusal(setup.preview('claude'));
+    expect(err.code).toBe('mcp_client_config_invalid');
+    expect(err.message).toMatch(/was left as it is: it is not valid JSON/);
+    expect(err.params).toMatchObject({ path: claudeFile(), app: 'Claude Desktop' });
+    expect(await readFile(claudeFile(), 'utf8')).toBe(broken);
+    expect((await stat(claudeFile())).mtimeMs).toBe(before.mtimeMs);
+    expect(await backups(claudeDir())).toEqual([]);
+    expect((await setup.list())[0]).toMatchObject({ exists: true, entry: 'unreadable' });
+  });
+
+  it('does not read a config file past the size bound, and says why', async () => {
+    await mkdir(claudeDir(), { recursive: true });
+    const huge = `{"mcpServers": {}, "pad": "${'x'.repeat(1024 * 1024)}"}`;
+    await writeFile(claudeFile(), huge);
+    const err = await refusal(setup.preview('claude'));
+    expect(err.code).toBe('mcp_client_config_invalid');
+    expect(err.params.reason).toMatch(/at most 1048576 are read/);
+    expect((await setup.list())[0]).toMatchObject({ exists: true, entry: 'unreadable' });
+    expect((await readFile(claudeFile(), 'utf8')).length).toBe(huge.length);
+  });
+
+  it('writes nothing when the file changed after the preview, or the preview is reused or old', async () => {
+    await mkdir(claudeDir(), { recursive: true });
+    await writeFile(claudeFile(), '{"mcpServers": {}}');
+    const preview = await setup.preview('claude');
+    const edited = '{"mcpServers": {"new": {"command": "n"}}}';
+    await writeFile(claudeFile(), edited);
+    const changed = await refusal(setup.apply(preview.id));
+    expect(changed.code).toBe('mcp_client_setup_stale');
+    expect(await readFile(claudeFile(), 'utf8')).toBe(edited);
+
+    const fresh = await setup.preview('claude');
+    await setup.apply(fresh.id);
+    expect((await refusal(setup.apply(fresh.id))).code).toBe('mcp_client_setup_stale');
+
+    const old = await setup.preview('claude');
+    clock.advance(11 * 60_000);
+    expect((await refusal(setup.apply(old.id))).code).toBe('mcp_client_setup_stale');
+    expect(await backups(claudeDir())).toHaveLength(1);
+  });
+
+  it('refuses an app that is not installed, and says to copy the snippet', async () => {
+    const err = await refusal(setup.preview('cursor'));
+    expect(err.code).toBe('mcp_client_not_installed');
+    expect(err.params).toEqual({ app: 'Cursor' });
+    expect(err.message).toMatch(/copy the snippet/);
+    await expect(lstat(path.join(home, '.cursor'))).rejects.toThrow();
+  });
+
+  it('writes through a symlinked config file, so the link stays a link', async () => {
+    await mkdir(path.join(home, '.cursor'));
+    const dotfiles = path.join(home, 'dotfiles');
+    await mkdir(dotfiles);
+    const real = path.join(dotfiles, 'cursor-mcp.json');
+    await writeFile(real, '{"mcpServers": {"a": {"command": "a"}}}');
+    await symlink(real, path.join(home, '.cursor', 'mcp.json'));
+    const done = await setup.apply((await setup.preview('cursor')).id);
+    expect((await lstat(path.join(home, '.cursor', 'mcp.json'))).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(await readFile(real, 'utf8'))).toEqual({
+      mcpServers: { a: { command: 'a' }, 'advent-agent': ours },
+    });
+    expect(done.backupPath).toBe(`${real}.advent-backup-2025-01-31T12-03-04-005Z`);
+  });
+
+  it('without a resolved command, offers `advent-agent mcp` and says it is unresolved', async () => {
+    const bare = new McpClientSetup({
+      platform: { platform: 'linux', home, env: {} },
+      clock,
+      ids: seededIds(1),
+    });
+    const [claude] = await bare.list();
+    expect(claude).toMatchObject({
+      resolved: false,
+      launch: { command: 'advent-agent', args: ['mcp'] },
+    });
+    expect(JSON.parse(claude!.snippet)).toEqual({
+      mcpServers: { 'advent-agent': { command: 'advent-agent', args: ['mcp'] } },
+    });
+  });
+});
