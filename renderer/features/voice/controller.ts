@@ -401,10 +401,11 @@ export class VoiceController {
       // A reply nobody announced (a typed message's): it supersedes the one playing.
       this.expectReply(taskId);
     }
-    if (!this.turn) useVoice.getState().setPhase('speaking');
+    // The audio first: the phase change re-renders the page, which must not hold it back.
     void this.engine
       .play(taskId, sampleRate, pcm)
       .catch((err: unknown) => console.warn('[voice] playback failed', err));
+    if (!this.turn) useVoice.getState().setPhase('speaking');
   }
 
   private onListen(taskId: string, message: unknown): void {
