@@ -10,11 +10,11 @@
  * Playback that starts `d` after a stream's first chunk arrived runs dry exactly when a later
  * chunk arrives more than `d` behind the stream's own pace (its first arrival plus the audio
  * before it). So that lateness is the jitter measured, on every chunk, and the start delay is:
- * - at least `initialDelayMs`, small: the first chunk plays almost at once;
- * - at least the largest lateness seen lately (a near miss raises it before anything is heard);
- * - plus `stepMs` for each underrun not yet forgotten (one came anyway: the link has spikes that
- *   lateness so far did not show), where an underrun is the queue running dry and more audio of
- *   the same stream coming within `streamGapMs` (a longer silence is the end of a reply);
+ * - at least the largest lateness seen lately (the chunk that ran the queue dry included);
+ * - at least `initialDelayMs`, small, so the first chunk plays almost at once, plus `stepMs` for
+ *   each underrun not yet forgotten (one may come from what lateness does not show, such as the
+ *   render thread working ahead in bursts); an underrun is the queue running dry and more audio
+ *   of the same stream coming within `streamGapMs` (a longer silence is the end of a reply);
  * - forgetting slowly: every `steadyMs` without an underrun takes a step off both parts;
  * - never more than `maxDelayMs`. The queue never holds more than `capacityMs` either: audio
  *   beyond it is dropped and counted, so a server cannot grow the page's memory at will.
@@ -97,7 +97,7 @@ export class JitterBuffer {
 
   /** The start delay now, in frames: how long queued audio waits for more before it plays. */
   get delay(): number {
-    return Math.min(this.max, Math.max(this.initial, this.jitter) + this.grown);
+    return Math.min(this.max, Math.max(this.initial + this.grown, this.jitter));
   }
 
   get delayMs(): number {

@@ -175,6 +175,7 @@ async function until<T>(
   what: string,
   probe: () => Promise<T | undefined> | T | undefined,
   timeoutMs = 15_000,
+  everyMs = 20,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -182,7 +183,7 @@ async function until<T>(
     if (v !== undefined) return v;
     if (Date.now() > deadline)
       throw new Error(`voice latency bench: timed out waiting for ${what}`);
-    await sleep(20);
+    await sleep(everyMs);
   }
 }
 
@@ -310,7 +311,10 @@ export async function runVoiceLatencyBench(
       await peer.audio(turn.taskId, tone.subarray(at, at + CHUNK_BYTES));
     }
     await peer.end(turn.taskId);
+    replyWritten.add(turn.taskId);
   };
+  /** Tasks whose reply the simulator has written in full. */
+  const replyWritten = new Set<string>();
 
   const sim = await AdventSim.start({ demo: false, onTurn, record: false });
   const hook = hookAudioWrites(sim.port);
@@ -367,21 +371,35 @@ export async function runVoiceLatencyBench(
       await page.mouse.up();
       const turn = await until('the turn at the server', () => turns[turnsBefore]);
       const written = await until('the first reply frame', () => firstReplyWrite.get(turn.taskId));
-      const page1 = await until('playback to start and the turn to end', async () => {
-        const p = await readTimings(page);
-        return p.phase === 'idle' && p.playbackStartedAt.some((s) => s > written - 5)
-          ? p
-          : undefined;
-      });
+      // The pages are left alone while the reply streams: a poll is work on the very thread that
+      // hands the audio to the player.
+      await until('the reply written', () => (replyWritten.has(turn.taskId) ? true : undefined));
+      await sleep(300);
+      const page1 = await until(
+        'playback to start and the turn to end',
+        async () => {
+          const p = await readTimings(page);
+          return p.phase === 'idle' && p.playbackStartedAt.some((s) => s > written - 5)
+            ? p
+            : undefined;
+        },
+        15_000,
+        100,
+      );
       // Both pages have played the whole reply: its last sound is followed by a long silence.
       for (const listener of [after, before]) {
-        const r = await until(`the reply heard on the ${listener.player} page`, async () => {
-          const { events } = await readOutput(listener.page);
-          const got = heardReply(events, written - 5);
-          return got && events.at(-1)?.kind === 'silence' && wallNow() - events.at(-1)!.at > 400
-            ? got
-            : undefined;
-        });
+        const r = await until(
+          `the reply heard on the ${listener.player} page`,
+          async () => {
+            const { events } = await readOutput(listener.page);
+            const got = heardReply(events, written - 5);
+            return got && events.at(-1)?.kind === 'silence' && wallNow() - events.at(-1)!.at > 400
+              ? got
+              : undefined;
+          },
+          15_000,
+          100,
+        );
         heard[listener.player].push(r);
       }
       writes.push(written);
