@@ -466,8 +466,8 @@ function voiceNotes(v: VoiceLatencyResult): string[] {
       `worklet's render quantum and its hop to the page are all in it; (a') starts the clock when the page ` +
       `gets the chunk, less 20 ms, which leaves out the worklet hop. From the page to the socket write ` +
       `takes ${ms(v.pageToServer.p50)} ms p50 (${v.lateChunks} of ${v.pageToServer.n} chunks took more than ` +
-      `40 ms: held in the page until voiceStart answered at the start of a turn, or a stall of a busy ` +
-      `machine). ${v.mismatchedBytes === 0 ? 'Every captured byte was written, in order.' : `${v.mismatchedBytes} captured bytes did not line up with the bytes written.`}`,
+      `40 ms: at the start of a turn the page holds the audio until the press has lasted 0.3 s and ` +
+      `voiceStart has answered, so a shorter press sends nothing; or a stall of a busy machine). ${v.mismatchedBytes === 0 ? 'Every captured byte was written, in order.' : `${v.mismatchedBytes} captured bytes did not line up with the bytes written.`}`,
     `Voice, down: (c) is what a listener hears: a tap on the AudioContext's destination (injected by ` +
       `the bench, test/bench/output-tap.ts) stamps the render frame of the reply's first non-silent ` +
       `sample and maps it to wall time with \`getOutputTimestamp()\`, which adds what the output holds ` +
@@ -482,7 +482,9 @@ function voiceNotes(v: VoiceLatencyResult): string[] {
       `${ms(v.replyToPage.p50)} ms p50 from the write to the page's player. The player's adaptive ` +
       `jitter buffer (renderer/audio/jitter-buffer.ts) then starts after a 10 ms start delay, longer ` +
       `only once the link has jittered: ${ms(v.replyBuffer.p50)} ms p50 here. Playback start is ` +
-      `estimated from the player's first report less what it says it had played by then.`,
+      `estimated from the player's first report less what it says it had played by then. The ` +
+      `context asks for \`latencyHint: 'interactive'\`, and the reply's rate is converted in the ` +
+      `page by linear interpolation, which holds back one source sample (62.5 µs at 16 kHz).`,
     `Voice, clocks: page and Node both use \`performance.timeOrigin + performance.now()\`; the page's ` +
       `clock read ${f2(v.clockOffset.ms)} ms ± ${f2(v.clockOffset.within)} ms from Node's (not corrected ` +
       `for). Chromium, the host, the core and the simulator share this machine's CPU, so a busy ` +
@@ -723,7 +725,7 @@ export function spliceVoiceSection(doc: string, section: string): string {
   const from = doc.indexOf(`${VOICE_HEADING}\n`);
   const to = doc.indexOf('\n## ', from + VOICE_HEADING.length);
   if (from < 0 || to < 0) throw new Error(`no '${VOICE_HEADING}' section to replace`);
-  return `${doc.slice(0, from)}${section}${doc.slice(to + 1)}`;
+  return `${doc.slice(0, from)}${section}\n${doc.slice(to + 1)}`;
 }
 
 const DECODE_HEADING = '## 1. Frame decoding';
