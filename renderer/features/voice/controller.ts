@@ -196,7 +196,9 @@ export class VoiceController {
 
   private async begin(turn: Turn): Promise<void> {
     const b = this.bridge;
-    if (!b || turn.finishing) return;
+    if (turn.finishing) return;
+    // Detached while the press was held: nothing to start it on, so the microphone closes.
+    if (!b) return this.finish(turn);
     try {
       const { taskId } = await b.invoke('voiceStart');
       turn.taskId = taskId;
