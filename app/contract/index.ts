@@ -8,3 +8,4 @@ export * from './bridge.js';
 export * from './mcp.js';
 export * from './mcp-clients.js';
 export * from './reminders.js';
+export * from './voice.js';

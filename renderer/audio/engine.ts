@@ -36,7 +36,15 @@ export async function listDevices(): Promise<{
 
 const MAX_KEPT_CHUNKS = 1500; // 30 s
 
-type PlaybackState = { type: 'state'; played: number; buffered: number; playing: boolean };
+type PlaybackState = {
+  type: 'state';
+  played: number;
+  buffered: number;
+  playing: boolean;
+  underruns?: number;
+  delayMs?: number;
+  jitterMs?: number;
+};
 
 /**
  * Optional timestamps for the voice latency bench (test/bench/voice-latency.ts), wall-clock ms
@@ -90,6 +98,9 @@ export class AudioEngine implements VoiceEngine {
           }
           if (!ev.data.playing) this.playedWhenStopped = ev.data.played;
           counters.playedSamples = ev.data.played;
+          counters.underruns = ev.data.underruns ?? 0;
+          counters.playbackDelayMs = ev.data.delayMs ?? 0;
+          counters.playbackJitterMs = ev.data.jitterMs ?? 0;
           this.playing = ev.data.playing;
           this.buffered = ev.data.buffered;
           this.onPlaybackState?.({ playing: this.playing, buffered: this.buffered });
@@ -249,7 +260,9 @@ export class AudioEngine implements VoiceEngine {
     this.replyRate = sampleRate;
     const samples = s16ToFloat(pcm);
     counters.receivedSamples += samples.length;
-    const ctx = await this.context();
+    // Once the context runs, no await: a microtask queued before this one (a re-render) would
+    // otherwise go first and hold the audio back.
+    const ctx = this.ctx?.state === 'running' ? this.ctx : await this.context();
     const player = this.player;
     if (!player) return;
     if (!this.resampler || this.resampler.taskId !== taskId || this.resampler.rate !== sampleRate)

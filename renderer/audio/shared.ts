@@ -15,6 +15,12 @@ export interface AudioCounters {
   /** The current (or last) turn's captured 16 kHz PCM, for tests to compare with the input. */
   captured: ArrayBuffer[];
   flushes: number;
+  /** Times reply audio ran dry mid-stream in the player (each one a gap heard). */
+  underruns: number;
+  /** The player's start delay now, ms (its jitter buffer adapts it to the link). */
+  playbackDelayMs: number;
+  /** The arrival jitter the player measures, ms. */
+  playbackJitterMs: number;
 }
 
 declare global {
@@ -41,6 +47,9 @@ export const counters: AudioCounters = {
   capturedChunks: 0,
   captured: [],
   flushes: 0,
+  underruns: 0,
+  playbackDelayMs: 0,
+  playbackJitterMs: 0,
 };
 page.__adventAudio = counters;
 

@@ -64,7 +64,7 @@ export const zhCN: Messages = {
     no_voice_turn: '这次语音已结束，请重新开始。',
     mcp_client_not_installed: '当前用户没有安装 {{app}}。请把配置片段复制到它的设置中。',
     mcp_client_config_invalid:
-      '未作任何改动：无法安全地编辑 {{path}}。请先修正该文件，或手动添加配置片段。',
+      '未作任何改动：无法安全地编辑 {{path}}（{{reason}}）。请先修正该文件，或手动添加配置片段。',
     mcp_client_setup_stale: '文件已变化，或预览已过期。没有写入任何内容，请重新查看改动。',
     mcp_client_file_error: '无法读写 {{path}}：{{error}}',
   },

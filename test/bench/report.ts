@@ -2,11 +2,12 @@
  * Turns the measurements into the stdout tables and docs/PERFORMANCE.md. Targets are reported as
  * met or not met; nothing here fails.
  */
+import os from 'node:os';
 import type { DecodeCase, Reference } from './decode.js';
 import { DIALECTS, type DialectId, type DialectResult } from './dialects.js';
 import type { RoundTripResult } from './roundtrip.js';
 import type { Latency, Machine } from './stats.js';
-import type { VoiceLatencyOutcome, VoiceLatencyResult } from './voice-latency.js';
+import type { HeardStats, VoiceLatencyOutcome, VoiceLatencyResult } from './voice-latency.js';
 
 export interface Results {
   machine: Machine;
@@ -407,14 +408,17 @@ function voiceTable(v: VoiceLatencyResult): Table {
     label,
     String(l.n),
     ms(l.p50),
+    ms(l.p95),
     ms(l.p99),
     ms(l.max),
     target,
     ok === undefined ? '' : met(ok),
   ];
+  const after = v.heard.after;
+  const before = v.heard.before;
   return {
-    head: ['Measure', 'n', 'p50 ms', 'p99 ms', 'max ms', 'Target', 'Result'],
-    right: [1, 2, 3, 4],
+    head: ['Measure', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'Target', 'Result'],
+    right: [1, 2, 3, 4, 5],
     rows: [
       row(
         '(a) chunk: first sample captured → its AUDIO_FRAME written to the server socket',
@@ -431,13 +435,28 @@ function voiceTable(v: VoiceLatencyResult): Table {
       row(
         '(b) first reply AUDIO_FRAME written by the server → playback started in the page',
         v.reply,
-        'p50 < 80 ms',
-        v.reply.p50 < 80,
       ),
       row('    of which: written → reply audio handed to the page’s player', v.replyToPage),
       row('    of which: handed to the player → playback started (jitter buffer)', v.replyBuffer),
+      row(
+        `(c) first reply AUDIO_FRAME written → first reply sample at the page's audio output; gaps: ${gapText(after)}`,
+        after.latency,
+        'p50 < 80 ms, no gaps',
+        after.latency.p50 < 80 && after.gaps === 0 && after.missed === 0,
+      ),
+      row(
+        `(c) the same with the player before the adaptive jitter buffer, same replies; gaps: ${gapText(before)}`,
+        before.latency,
+      ),
     ],
   };
+}
+
+function gapText(h: HeardStats): string {
+  const missed = h.missed ? `, ${h.missed} replies not heard` : '';
+  return h.gaps === 0
+    ? `none${missed}`
+    : `${h.gaps} (${ms(h.gapMs)} ms) in ${h.repliesWithGaps} of ${h.latency.n} replies${missed}`;
 }
 
 function voiceNotes(v: VoiceLatencyResult): string[] {
@@ -447,17 +466,25 @@ function voiceNotes(v: VoiceLatencyResult): string[] {
       `worklet's render quantum and its hop to the page are all in it; (a') starts the clock when the page ` +
       `gets the chunk, less 20 ms, which leaves out the worklet hop. From the page to the socket write ` +
       `takes ${ms(v.pageToServer.p50)} ms p50 (${v.lateChunks} of ${v.pageToServer.n} chunks took more than ` +
-      `40 ms: held in the page until voiceStart answered at the start of a turn, or a stall of a busy ` +
-      `machine). ${v.mismatchedBytes === 0 ? 'Every captured byte was written, in order.' : `${v.mismatchedBytes} captured bytes did not line up with the bytes written.`}`,
-    `Voice, down: (b) is mostly the two buffers on the way. The core's FrameDecoder holds each received ` +
+      `40 ms: at the start of a turn the page holds the audio until the press has lasted 0.3 s and ` +
+      `voiceStart has answered, so a shorter press sends nothing; or a stall of a busy machine). ${v.mismatchedBytes === 0 ? 'Every captured byte was written, in order.' : `${v.mismatchedBytes} captured bytes did not line up with the bytes written.`}`,
+    `Voice, down: (c) is what a listener hears: a tap on the AudioContext's destination (injected by ` +
+      `the bench, test/bench/output-tap.ts) stamps the render frame of the reply's first non-silent ` +
+      `sample and maps it to wall time with \`getOutputTimestamp()\`, which adds what the output holds ` +
+      `after rendering (this context: ${f1(v.output.outputLatencyMs)} ms output latency, ` +
+      `${f1(v.output.baseLatencyMs)} ms base latency, ${v.output.sampleRate} Hz). A gap is a run of at ` +
+      `least 1 ms of exact silence inside a reply: the player ran dry. Two pages heard every reply, ` +
+      `one with today's player and one with the player before (test/bench/playback-worklet-before.ts, ` +
+      `which waited for 60 ms of audio, or 100 ms without more); they took turns talking.`,
+    `Voice, down: (b) and its parts are the page's view. The core's FrameDecoder holds each received ` +
       `AUDIO_FRAME that ends a read as tentative until the next \`##START\` or a short quiet moment (an ` +
       `audio payload may hold \`##END\`; the connection's tentativeFlushMs, 5 ms by default): ` +
-      `${ms(v.replyToPage.p50)} ms p50 from the write to the page's player. The ` +
-      `playback worklet then waits for 60 ms of audio (or 100 ms without more): ${ms(v.replyBuffer.p50)} ms ` +
-      `p50 here. The two parts trade off (frames that reach the page late arrive together and fill the ` +
-      `buffer at once), so (b) is the figure to read. A server that sends faster than real time fills the ` +
-      `buffer sooner. Playback start is when the worklet began to output the reply, estimated from its ` +
-      `first report (at most every 50 ms) less what it says it had played by then.`,
+      `${ms(v.replyToPage.p50)} ms p50 from the write to the page's player. The player's adaptive ` +
+      `jitter buffer (renderer/audio/jitter-buffer.ts) then starts after a 10 ms start delay, longer ` +
+      `only once the link has jittered: ${ms(v.replyBuffer.p50)} ms p50 here. Playback start is ` +
+      `estimated from the player's first report less what it says it had played by then. The ` +
+      `context asks for \`latencyHint: 'interactive'\`, and the reply's rate is converted in the ` +
+      `page by linear interpolation, which holds back one source sample (62.5 µs at 16 kHz).`,
     `Voice, clocks: page and Node both use \`performance.timeOrigin + performance.now()\`; the page's ` +
       `clock read ${f2(v.clockOffset.ms)} ms ± ${f2(v.clockOffset.within)} ms from Node's (not corrected ` +
       `for). Chromium, the host, the core and the simulator share this machine's CPU, so a busy ` +
@@ -641,9 +668,7 @@ export function printText(r: Results, write: (s: string) => void): void {
   );
   write(`${textTable(dialectTable(r))}\n`);
   for (const n of dialectNotes(r)) write(`- ${n}\n`);
-  write('\n4. Voice latency (Chromium + fake microphone, browser host, simulator)\n');
-  if (r.voice.ran) write(`${textTable(voiceTable(r.voice.result))}\n`);
-  else write(`not measured: ${r.voice.reason}\n`);
+  printVoiceTable(r.voice, write);
   write(`\n5. Memory (${r.roundtrip.memory.how}; audit on ${r.roundtrip.memory.medium.name})\n`);
   write(`${textTable(memoryTable(r))}\n`);
   write('\nNotes\n');
@@ -652,6 +677,55 @@ export function printText(r: Results, write: (s: string) => void): void {
   write(
     `\nTotal bench time ${f1(r.elapsedS)} s${r.gc ? '' : ' (no --expose-gc: memory readings without a forced GC)'}\n`,
   );
+}
+
+function printVoiceTable(v: VoiceLatencyOutcome, write: (s: string) => void): void {
+  write('\n4. Voice latency (Chromium + fake microphone, browser host, simulator)\n');
+  if (v.ran) write(`${textTable(voiceTable(v.result))}\n`);
+  else write(`not measured: ${v.reason}\n`);
+}
+
+/** The voice section alone (`npm run bench -- --only voice`). */
+export function printVoiceOnly(v: VoiceLatencyOutcome, write: (s: string) => void): void {
+  printVoiceTable(v, write);
+  if (v.ran) for (const n of voiceNotes(v.result)) write(`- ${n}\n`);
+}
+
+const VOICE_HEADING = '## 4. Voice latency';
+
+/** Section 4 of docs/PERFORMANCE.md. `alone`: from a run of this section only. */
+export function voiceMarkdown(v: VoiceLatencyOutcome, alone = false): string {
+  const when = alone
+    ? `Measured on its own (\`--only voice\`, ${new Date().toISOString().slice(0, 10)}, load average ` +
+      `${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' / ')}); the other sections are from the last full run.\n\n`
+    : '';
+  return `${VOICE_HEADING}
+
+${
+  v.ran
+    ? `${when}Wall-clock ms between the two events of each row, over every 20 ms chunk of every turn (a) and
+every reply (b, c). The targets: (a) from issue 4 §5 (it includes the 20 ms of framing), (c) from
+issue 14 item 22 (heard at the output, without gaps).
+
+${mdTable(voiceTable(v.result))}
+
+${voiceNotes(v.result)
+  .map((n) => `- ${n}`)
+  .join('\n')}`
+    : `Not measured in this run: ${v.reason}.`
+}
+`;
+}
+
+/** `doc` with its voice section replaced by `section`. */
+export function spliceVoiceSection(doc: string, section: string): string {
+  const from = doc.indexOf(`${VOICE_HEADING}\n`);
+  const to = doc.indexOf('\n## ', from + VOICE_HEADING.length);
+  if (from < 0 || to < 0) throw new Error(`no '${VOICE_HEADING}' section to replace`);
+  return `${doc.slice(0, from)}${section}\n${doc.slice(to + 1)}`;
 }
 
 const DECODE_HEADING = '## 1. Frame decoding';
@@ -754,8 +828,9 @@ missed, and this file is rewritten with the latest numbers on every run.
   the simulator answering each push-to-talk turn with a spoken reply streamed as 20 ms
   AUDIO_FRAMEs at real-time pace. The page stamps each captured chunk and the start of playback
   (\`window.__adventAudio.timings\`, renderer/audio/engine.ts); Node stamps the core's socket
-  write of each AUDIO_FRAME and the simulator's write of the first reply frame. Skipped when no
-  Chromium is found.
+  write of each AUDIO_FRAME and the simulator's write of the first reply frame; a tap on the
+  page's audio output (test/bench/output-tap.ts) hears when each reply reaches it, with today's
+  player and the one before it (two pages, the same replies). Skipped when no Chromium is found.
 - **Memory**: RSS and heap (after a forced GC) before and after ${mem.calls} calls.
 
 Run: \`npm run bench\` (about two minutes on two cores, voice turns included).
@@ -800,22 +875,7 @@ ${dialectNotes(r)
   .map((n) => `- ${n}`)
   .join('\n')}
 
-## 4. Voice latency
-
-${
-  r.voice.ran
-    ? `Wall-clock ms between the two events of each row, over every 20 ms chunk of every turn (a) and
-every reply (b). The targets come from issue 4 §5: (a) includes the 20 ms of framing, (b) the
-jitter buffer.
-
-${mdTable(voiceTable(r.voice.result))}
-
-${voiceNotes(r.voice.result)
-  .map((n) => `- ${n}`)
-  .join('\n')}`
-    : `Not measured in this run: ${r.voice.reason}.`
-}
-
+${voiceMarkdown(r.voice)}
 ## 5. Memory
 
 Between the two readings: ${mem.how}; audit log on ${mem.medium.name} (${mem.medium.base}).

@@ -12,7 +12,8 @@
  * --quick runs much smaller workloads (to check the bench itself; numbers are not comparable),
  * and does not touch docs/PERFORMANCE.md unless --write is given.
  * --only decode runs section 1 alone (about half a minute) and, when writing, replaces only that
- * section of docs/PERFORMANCE.md. --runs N times each decoding case N times (default 5).
+ * section of docs/PERFORMANCE.md; --only voice does the same for section 4 (about two minutes,
+ * needs the built renderer). --runs N times each decoding case N times (default 5).
  * --processes K runs the decoding section in K fresh processes one after the other and pools
  * their timed runs: each process has its own JIT history, which moves a process's figures as a
  * whole, so repeating within one process alone does not average it out.
@@ -38,7 +39,10 @@ import {
   markdown,
   printDecodeOnly,
   printText,
+  printVoiceOnly,
   spliceDecodeSection,
+  spliceVoiceSection,
+  voiceMarkdown,
 } from './report.js';
 import { DEFAULT_MCP, mcpMarkdown, mcpText, runMcpBench } from './mcp.js';
 import { DEFAULT_ROUNDTRIP, runRoundTripBench } from './roundtrip.js';
@@ -57,7 +61,8 @@ function option(name: string): string | undefined {
 const quick = args.has('--quick');
 const write = args.has('--write') || (!quick && !args.has('--no-write'));
 const only = option('--only');
-if (only !== undefined && only !== 'decode') throw new Error(`--only: 'decode' is the one section`);
+if (only !== undefined && only !== 'decode' && only !== 'voice')
+  throw new Error(`--only: 'decode' or 'voice'`);
 const runsOption = option('--runs');
 const runs = runsOption === undefined ? undefined : Number(runsOption);
 if (runs !== undefined && !(Number.isInteger(runs) && runs > 0))
@@ -77,6 +82,33 @@ const log = (line: string) =>
   process.stderr.write(`[${((nowMs() - t0) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
 
 if (!hasGc) log('note: run with node --expose-gc for memory readings after a forced GC');
+
+/** Section 4, in the e2e setup; last in a full run, so Chromium does not share the CPU with the rest. */
+async function voiceSection(): Promise<VoiceLatencyOutcome> {
+  log('4. voice latency');
+  let voice: VoiceLatencyOutcome;
+  try {
+    voice = await runVoiceLatencyBench(
+      quick ? { turns: 4, holdMs: 1000, replyMs: 600 } : DEFAULT_VOICE,
+      log,
+    );
+  } catch (err) {
+    voice = { ran: false, reason: `failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  if (!voice.ran) log(`   skipped: ${voice.reason}`);
+  return voice;
+}
+
+if (only === 'voice') {
+  const voice = await voiceSection();
+  printVoiceOnly(voice, (s) => process.stdout.write(s));
+  if (write) {
+    const doc = await readFile(docPath, 'utf8');
+    await writeFile(docPath, spliceVoiceSection(doc, voiceMarkdown(voice, true)));
+    log(`wrote section 4 of ${path.relative(process.cwd(), docPath)}`);
+  }
+  process.exit(0);
+}
 
 log('1. frame decoding');
 let decode: DecodeCase[];
@@ -173,18 +205,7 @@ const mcp = await runMcpBench(
   log,
 );
 
-// Last, so Chromium's processes do not share the CPU with the measurements above.
-log('4. voice latency');
-let voice: VoiceLatencyOutcome;
-try {
-  voice = await runVoiceLatencyBench(
-    quick ? { turns: 2, holdMs: 1000, replyMs: 600 } : DEFAULT_VOICE,
-    log,
-  );
-} catch (err) {
-  voice = { ran: false, reason: `failed: ${err instanceof Error ? err.message : String(err)}` };
-}
-if (!voice.ran) log(`   skipped: ${voice.reason}`);
+const voice = await voiceSection();
 
 const results: Results = {
   machine: machine(),

@@ -39,6 +39,7 @@ export function median(values: readonly number[]): number {
 export interface Latency {
   n: number;
   p50: number;
+  p95: number;
   p99: number;
   max: number;
   mean: number;
@@ -50,6 +51,7 @@ export function latency(samples: readonly number[]): Latency {
   return {
     n: sorted.length,
     p50: percentile(sorted, 0.5),
+    p95: percentile(sorted, 0.95),
     p99: percentile(sorted, 0.99),
     max: sorted[sorted.length - 1] ?? Number.NaN,
     mean: sum / sorted.length,

@@ -10,7 +10,14 @@
  *     an AUDIO_FRAME may contain `##END`, so its decoder holds each one as tentative until the
  *     next `##START` or a 20 ms idle flush, which would add up to 20 ms that are not the client's.
  * (b) Reply: from the simulator's write of the first reply AUDIO_FRAME to playback starting in
- *     the page (the playback worklet's first output of it, after its ~60 ms jitter buffer).
+ *     the page (the playback worklet's first output of it, after its jitter buffer).
+ * (c) Heard: from that write to the reply's first sample reaching the page's audio output, as a
+ *     tap on the AudioContext's destination sees it (output-tap.ts: the render frame of the first
+ *     non-silent sample, mapped to wall time by `getOutputTimestamp()`, so the output latency
+ *     after rendering is in it), with the gaps heard inside each reply (underruns). Two pages
+ *     listen to every reply: one with today's player, one with the player before its adaptive
+ *     jitter buffer (playback-worklet-before.ts, served in place of the built one); they take
+ *     turns pressing the mic, and both play each reply, so the two are heard on the same replies.
  *
  * Both sides use wall-clock ms as `performance.timeOrigin + performance.now()` on one machine:
  * the page records its own (renderer/audio/engine.ts `timings`), Node stamps writes the same way.
@@ -26,6 +33,13 @@ import type { SimPeer } from '../../sim/advent/peer.js';
 import type { Turn } from '../../sim/advent/records.js';
 import { sineTone } from '../../sim/kit/tone.js';
 import { FrameType } from '../../app/wire/advent/frame.js';
+import {
+  type HeardReply,
+  heardReply,
+  installOutputTap,
+  readOutput,
+  workletJs,
+} from './output-tap.js';
 import { type Latency, latency } from './stats.js';
 import { BROWSER_ARGS, findChromium, rendererDir, repo, startHost } from '../e2e/host.js';
 
@@ -42,7 +56,7 @@ export interface VoiceLatencyOptions {
   replyMs: number;
 }
 
-export const DEFAULT_VOICE: VoiceLatencyOptions = { turns: 8, holdMs: 2000, replyMs: 600 };
+export const DEFAULT_VOICE: VoiceLatencyOptions = { turns: 16, holdMs: 2000, replyMs: 600 };
 
 export interface VoiceLatencyResult {
   chromium: string;
@@ -65,10 +79,37 @@ export interface VoiceLatencyResult {
   replyToPage: Latency;
   /** Part of (b): handed to the player → playback started (the jitter buffer). */
   replyBuffer: Latency;
+  /** (c) first reply AUDIO_FRAME written → its first sample at the audio output, per player. */
+  heard: { after: HeardStats; before: HeardStats };
+  /** The AudioContext's own output figures (ms) and rate, as the page reported them. */
+  output: { outputLatencyMs: number; baseLatencyMs: number; sampleRate: number };
   /** Captured bytes that did not line up with the AUDIO_FRAME bytes written (0 expected). */
   mismatchedBytes: number;
   /** Page clock minus Node clock, ms, ± half the best round trip it was read with. */
   clockOffset: { ms: number; within: number };
+}
+
+/** One player's replies as heard at the output. */
+export interface HeardStats {
+  latency: Latency;
+  /** Replies with at least one gap, gaps in all, and their total length. */
+  repliesWithGaps: number;
+  gaps: number;
+  gapMs: number;
+  /** Replies the tap did not hear at all (0 expected). */
+  missed: number;
+}
+
+function heardStats(replies: Array<HeardReply | undefined>, writes: number[]): HeardStats {
+  const heard = replies.flatMap((r, i) => (r ? [r.firstAt - writes[i]!] : []));
+  const got = replies.filter((r): r is HeardReply => r !== undefined);
+  return {
+    latency: latency(heard),
+    repliesWithGaps: got.filter((r) => r.gaps > 0).length,
+    gaps: got.reduce((n, r) => n + r.gaps, 0),
+    gapMs: got.reduce((n, r) => n + r.gapMs, 0),
+    missed: replies.length - got.length,
+  };
 }
 
 export type VoiceLatencyOutcome =
@@ -134,6 +175,7 @@ async function until<T>(
   what: string,
   probe: () => Promise<T | undefined> | T | undefined,
   timeoutMs = 15_000,
+  everyMs = 20,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -141,7 +183,7 @@ async function until<T>(
     if (v !== undefined) return v;
     if (Date.now() > deadline)
       throw new Error(`voice latency bench: timed out waiting for ${what}`);
-    await sleep(20);
+    await sleep(everyMs);
   }
 }
 
@@ -174,6 +216,20 @@ function readTimings(page: Page): Promise<PageTimings> {
   });
 }
 
+/** Today's player as the page last heard from it: its start delay and underruns so far. */
+function playerState(
+  page: Page,
+): Promise<{ delayMs: number; jitterMs: number; underruns: number }> {
+  return page.evaluate(() => {
+    const a = (
+      globalThis as unknown as {
+        __adventAudio: { playbackDelayMs: number; playbackJitterMs: number; underruns: number };
+      }
+    ).__adventAudio;
+    return { delayMs: a.playbackDelayMs, jitterMs: a.playbackJitterMs, underruns: a.underruns };
+  });
+}
+
 /** Add a connection to `sim` through the UI, as a user does, and wait for its REGISTER. */
 async function connect(page: Page, sim: AdventSim): Promise<void> {
   const before = sim.registrations().length;
@@ -197,6 +253,33 @@ async function connect(page: Page, sim: AdventSim): Promise<void> {
   await page.getByTestId('nav-chat').click();
   await page.locator('[data-testid="connection-banner"][data-state="ready"]').waitFor();
   await until('the REGISTER', () => (sim.registrations().length > before ? true : undefined));
+}
+
+/** A page of the app with the output tap; `before` has the old player in place of today's. */
+interface Listener {
+  player: 'after' | 'before';
+  page: Page;
+}
+
+async function openListener(
+  browser: Browser,
+  url: string,
+  player: 'after' | 'before',
+  oldPlayer: string,
+): Promise<Listener> {
+  // The tap's modules load from blob URLs, which the page's CSP would refuse.
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    bypassCSP: true,
+  });
+  const page = await context.newPage();
+  await installOutputTap(page, player === 'before' ? oldPlayer : undefined);
+  await page.goto(url);
+  await page.getByTestId('nav-chat').waitFor();
+  await page.waitForFunction(
+    "!document.querySelector('[data-testid=bridge-status]') && !document.querySelector('.page-loading')",
+  );
+  return { player, page };
 }
 
 export async function runVoiceLatencyBench(
@@ -228,7 +311,10 @@ export async function runVoiceLatencyBench(
       await peer.audio(turn.taskId, tone.subarray(at, at + CHUNK_BYTES));
     }
     await peer.end(turn.taskId);
+    replyWritten.add(turn.taskId);
   };
+  /** Tasks whose reply the simulator has written in full. */
+  const replyWritten = new Set<string>();
 
   const sim = await AdventSim.start({ demo: false, onTurn, record: false });
   const hook = hookAudioWrites(sim.port);
@@ -247,15 +333,14 @@ export async function runVoiceLatencyBench(
         '--use-fake-ui-for-media-stream',
       ],
     });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    await page.goto(host.url);
-    await page.getByTestId('nav-chat').waitFor();
-    await page.waitForFunction(
-      "!document.querySelector('[data-testid=bridge-status]') && !document.querySelector('.page-loading')",
-    );
-    await connect(page, sim);
-    const offset0 = await clockOffset(page);
+    const oldPlayer = await workletJs('playback-worklet-before.ts');
+    const after = await openListener(browser, host.url, 'after', oldPlayer);
+    const before = await openListener(browser, host.url, 'before', oldPlayer);
+    // One core serves both pages: one connection, which both see, and both play every reply.
+    await connect(after.page, sim);
+    await before.page.getByTestId('nav-chat').click();
+    await before.page.locator('[data-testid="connection-banner"][data-state="ready"]').waitFor();
+    const offset0 = await clockOffset(after.page);
 
     const upload: number[] = [];
     const uploadFromPage: number[] = [];
@@ -264,10 +349,17 @@ export async function runVoiceLatencyBench(
     const reply: number[] = [];
     const replyToPage: number[] = [];
     const replyBuffer: number[] = [];
+    const writes: number[] = [];
+    const heard: Record<Listener['player'], Array<HeardReply | undefined>> = {
+      after: [],
+      before: [],
+    };
     let lateChunks = 0;
     let mismatchedBytes = 0;
 
     for (let t = 0; t < opts.turns; t++) {
+      // The pages take turns talking; (a) and (b) are read on the page that talked.
+      const { page } = t % 2 === 0 ? after : before;
       const writesBefore = hook.writes.length;
       const turnsBefore = turns.length;
       const box = await page.getByTestId('mic-button').boundingBox();
@@ -279,12 +371,38 @@ export async function runVoiceLatencyBench(
       await page.mouse.up();
       const turn = await until('the turn at the server', () => turns[turnsBefore]);
       const written = await until('the first reply frame', () => firstReplyWrite.get(turn.taskId));
-      const page1 = await until('playback to start and the turn to end', async () => {
-        const p = await readTimings(page);
-        return p.phase === 'idle' && p.playbackStartedAt.some((s) => s > written - 5)
-          ? p
-          : undefined;
-      });
+      // The pages are left alone while the reply streams: a poll is work on the very thread that
+      // hands the audio to the player.
+      await until('the reply written', () => (replyWritten.has(turn.taskId) ? true : undefined));
+      await sleep(300);
+      const page1 = await until(
+        'playback to start and the turn to end',
+        async () => {
+          const p = await readTimings(page);
+          return p.phase === 'idle' && p.playbackStartedAt.some((s) => s > written - 5)
+            ? p
+            : undefined;
+        },
+        15_000,
+        100,
+      );
+      // Both pages have played the whole reply: its last sound is followed by a long silence.
+      for (const listener of [after, before]) {
+        const r = await until(
+          `the reply heard on the ${listener.player} page`,
+          async () => {
+            const { events } = await readOutput(listener.page);
+            const got = heardReply(events, written - 5);
+            return got && events.at(-1)?.kind === 'silence' && wallNow() - events.at(-1)!.at > 400
+              ? got
+              : undefined;
+          },
+          15_000,
+          100,
+        );
+        heard[listener.player].push(r);
+      }
+      writes.push(written);
 
       // The turn's AUDIO_FRAME writes, in order, with the byte offset each starts at.
       const frames = hook.writes.slice(writesBefore);
@@ -320,10 +438,18 @@ export async function runVoiceLatencyBench(
         replyToPage.push(got - written);
         replyBuffer.push(started - got);
       }
+      const ear = (r: HeardReply | undefined) =>
+        r
+          ? `${(r.firstAt - written).toFixed(1)} ms${r.gaps ? `, gaps at ${r.gapsAt.map((g) => g.toFixed(0)).join('/')} ms` : ''}`
+          : 'not heard';
+      const player = await playerState(after.page);
       log(
-        `  turn ${t + 1}/${opts.turns}: ${at.length} chunks, reply started ${(started - written).toFixed(1)} ms after its first frame`,
+        `  turn ${t + 1}/${opts.turns}: ${at.length} chunks; reply heard after ${ear(heard.after.at(-1))} (old player: ${ear(heard.before.at(-1))}); start delay now ${player.delayMs.toFixed(1)} ms (jitter ${player.jitterMs.toFixed(1)} ms), ${player.underruns} underruns so far`,
       );
     }
+    if ((await readOutput(before.page)).playerServed === 0)
+      throw new Error('the old player was never loaded: the comparison would be of one player');
+    const out = await readOutput(after.page);
 
     return {
       ran: true,
@@ -340,6 +466,15 @@ export async function runVoiceLatencyBench(
         reply: latency(reply),
         replyToPage: latency(replyToPage),
         replyBuffer: latency(replyBuffer),
+        heard: {
+          after: heardStats(heard.after, writes),
+          before: heardStats(heard.before, writes),
+        },
+        output: {
+          outputLatencyMs: out.outputLatency * 1000,
+          baseLatencyMs: out.baseLatency * 1000,
+          sampleRate: out.sampleRate,
+        },
         mismatchedBytes,
         clockOffset: offset0,
       },

@@ -7,6 +7,7 @@
  */
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FrameType } from '../../app/wire/advent/frame.js';
 import { sineTone } from '../../sim/kit/tone.js';
 import { en } from '../../renderer/i18n/en.js';
 import { by, connectThroughUi, dismissToasts, goTo, openApp, startSim, text } from './harness.js';
@@ -118,16 +119,41 @@ describe('voice', { timeout: 60_000 }, () => {
     expect(errors).toEqual([]);
   });
 
-  it('a press shorter than 300 ms is cancelled, not sent', async () => {
+  it('a press reaches the server only once it lasts 0.3 s: a 0.5 s one in full, then END_FRAME; a 0.2 s one not at all', async () => {
     const sim = await startSim({ demo: true });
     const { page, errors } = await openApp(browser);
     await connectThroughUi(page, sim);
+    /** What the voice turns put on the wire: everything but registration and MCP traffic. */
+    const turnFrames = () =>
+      sim.received.filter((f) => f.type !== FrameType.AUTH && f.type !== FrameType.MCP);
+    const captured = () =>
+      page.evaluate(() =>
+        (
+          globalThis as unknown as { __adventAudio: { captured: ArrayBuffer[] } }
+        ).__adventAudio.captured.reduce((n, b) => n + b.byteLength, 0),
+      );
 
-    await holdMic(page, 100);
+    await holdMic(page, 500);
+    await expect.poll(() => sim.turns.length, { timeout: 10_000 }).toBe(1);
+    const long = turnFrames();
+    const audio = long.filter((f) => f.type === FrameType.AUDIO);
+    expect(audio.length).toBeGreaterThan(0);
+    // One task, every frame the microphone gave from the start of the press, then END_FRAME.
+    expect(new Set(long.map((f) => f.taskId)).size).toBe(1);
+    expect(long.at(-1)!.type).toBe(FrameType.END);
+    expect(long.slice(0, -1).every((f) => f.type === FrameType.AUDIO)).toBe(true);
+    expect(audio.reduce((n, f) => n + f.payload.length, 0)).toBe(await captured());
+    await page.locator(by('mic-button', { phase: 'idle' })).waitFor({ timeout: 10_000 });
+
+    const chunksBefore = (await counters(page)).capturedChunks;
+    await holdMic(page, 200);
     await page.locator(by('mic-button', { phase: 'idle' })).waitFor();
-    await page.waitForTimeout(300);
-    expect(sim.turns).toEqual([]);
-    expect(await page.getByTestId('voice-bubble').count()).toBe(0);
+    await page.waitForTimeout(500);
+    // The microphone did hear the short press; none of it left the page.
+    expect((await counters(page)).capturedChunks).toBeGreaterThan(chunksBefore);
+    expect(turnFrames().length).toBe(long.length);
+    expect(sim.turns.length).toBe(1);
+    expect(await page.getByTestId('voice-bubble').count()).toBe(1);
     expect(errors).toEqual([]);
   });
 

@@ -29,6 +29,7 @@ import {
 } from '../../renderer/features/voice/local-vad-setting.js';
 import { useVoice } from '../../renderer/store/voice.js';
 import { fakeBridge } from './fake-bridge.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 
 const repo = path.resolve(import.meta.dirname, '..', '..');
 const tick = () => new Promise((r) => setTimeout(r, 0));
@@ -334,10 +335,11 @@ function vadEngine(opts: { watch?: 'ok' | 'fail' | 'none' } = {}) {
 }
 
 describe('voice controller with local VAD', () => {
-  let clock = 0;
-  const now = () => clock;
+  let clock = new FakeClock();
+  /** Time moves to `ms` since the test began, firing the timers due on the way. */
+  const at = (ms: number) => clock.advance(ms - clock.now());
   beforeEach(() => {
-    clock = 0;
+    clock = new FakeClock();
     useVoice.setState({ phase: 'idle', level: 0, problem: undefined, handsFree: false });
     useLocalVad.setState({ on: true, loading: false, error: undefined, notice: false });
   });
@@ -348,17 +350,20 @@ describe('voice controller with local VAD', () => {
   it('a click starts a turn that the end of speech sends, exactly as a release would', async () => {
     const b = fakeBridge();
     const e = vadEngine();
-    const v = new VoiceController(e.engine, now);
+    const v = new VoiceController(e.engine, clock);
     v.attach(b.bridge);
     await v.press();
-    clock = 120;
-    await v.release(); // a click: not a slip to cancel, the turn keeps listening
+    at(120);
+    await v.release(); // a click: not a slip to drop, the turn keeps listening
+    await tick();
+    expect(b.methods()).toEqual([]);
+    expect(useVoice.getState().phase).toBe('listening');
+    at(300); // as long as a press: the turn starts
     await tick();
     expect(b.methods()).toEqual(['voiceStart']);
-    expect(useVoice.getState().phase).toBe('listening');
     e.chunk();
     e.chunk();
-    clock = 2400;
+    at(2400);
     e.speechEnd();
     await tick();
     await tick();
@@ -372,11 +377,11 @@ describe('voice controller with local VAD', () => {
   it('holding still works: the release sends and the detector stops; its late end does nothing', async () => {
     const b = fakeBridge();
     const e = vadEngine();
-    const v = new VoiceController(e.engine, now);
+    const v = new VoiceController(e.engine, clock);
     v.attach(b.bridge);
     await v.press();
     await tick();
-    clock = 1500;
+    at(1500);
     await v.release();
     await tick();
     expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
@@ -386,40 +391,41 @@ describe('voice controller with local VAD', () => {
     expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
   });
 
-  it('the next press sends a clicked turn (and a double click cancels it)', async () => {
+  it('the next press sends a clicked turn (and a double click sends nothing)', async () => {
     const b = fakeBridge();
     const e = vadEngine();
-    const v = new VoiceController(e.engine, now);
+    const v = new VoiceController(e.engine, clock);
     v.attach(b.bridge);
     await v.press();
-    clock = 100;
+    at(100);
     await v.release();
-    clock = 3000;
+    at(3000);
     await v.press(); // second click, down: sends
     await v.release(); // its up: nothing more
     expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
 
-    clock = 10_000;
+    at(10_000);
     await v.press();
-    clock = 10_100;
+    at(10_100);
     await v.release();
-    clock = 10_200;
+    at(10_200);
     await v.press();
-    expect(b.methods()).toEqual(['voiceStart', 'voiceEnd', 'voiceStart', 'voiceCancel']);
+    expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
+    expect(b.sent).toEqual([]);
     expect(useVoice.getState().phase).toBe('idle');
   });
 
   it('speech that ends before the server gave the turn a task id is sent once it does', async () => {
     const b = fakeBridge();
     const e = vadEngine();
-    const v = new VoiceController(e.engine, now);
+    const v = new VoiceController(e.engine, clock);
     v.attach(b.bridge);
     const open = b.holdStart();
     const pressing = v.press();
     await tick();
     await tick();
     e.chunk();
-    clock = 2000;
+    at(2000);
     e.speechEnd();
     await tick();
     expect(b.methods()).toEqual(['voiceStart']);
@@ -434,19 +440,19 @@ describe('voice controller with local VAD', () => {
     useLocalVad.setState({ on: false });
     const b = fakeBridge();
     const e = vadEngine();
-    const v = new VoiceController(e.engine, now);
+    const v = new VoiceController(e.engine, clock);
     v.attach(b.bridge);
     await v.press();
-    clock = 100;
+    at(100);
     await v.release();
-    expect(b.methods()).toEqual(['voiceStart', 'voiceCancel']);
+    expect(b.methods()).toEqual([]);
     expect(e.watches).toEqual([]);
   });
 
   it('hands-free turns leave the end to the server', async () => {
     const b = fakeBridge();
     const e = vadEngine();
-    const v = new VoiceController(e.engine, now);
+    const v = new VoiceController(e.engine, clock);
     v.attach(b.bridge);
     await v.setHandsFree(true);
     await tick();
@@ -458,13 +464,13 @@ describe('voice controller with local VAD', () => {
   it('a detector that cannot run turns the setting off with the reason; the turn goes on until sent', async () => {
     const b = fakeBridge();
     const e = vadEngine({ watch: 'fail' });
-    const v = new VoiceController(e.engine, now);
+    const v = new VoiceController(e.engine, clock);
     v.attach(b.bridge);
     const warn = console.warn;
     console.warn = () => undefined;
     try {
       await v.press();
-      clock = 100;
+      at(100);
       await v.release();
       await tick();
     } finally {
@@ -476,16 +482,16 @@ describe('voice controller with local VAD', () => {
       notice: true,
     });
     expect(useVoice.getState().phase).toBe('listening');
-    clock = 2000;
+    at(2000);
     await v.press();
     expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
     // The next turn is an ordinary hold-to-talk one, and the mic's notice is cleared.
-    clock = 5000;
+    at(5000);
     await v.press();
     expect(useLocalVad.getState().notice).toBe(false);
-    clock = 5100;
+    at(5100);
     await v.release();
-    expect(b.methods()).toEqual(['voiceStart', 'voiceEnd', 'voiceStart', 'voiceCancel']);
+    expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
   });
 });
 

@@ -13,6 +13,7 @@ import {
 } from '../../renderer/features/voice/shortcut.js';
 import { useVoice } from '../../renderer/store/voice.js';
 import { fakeBridge } from './fake-bridge.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 
 /** A Map-backed localStorage on globalThis (the tests run under Node, no DOM). */
 function fakeStorage() {
@@ -175,20 +176,21 @@ function fakeEngine() {
 }
 
 describe('voice controller with the global shortcut', () => {
-  let clock = 0;
-  const now = () => clock;
+  let clock = new FakeClock();
+  /** Time moves to `ms` since the test began, firing the timers due on the way. */
+  const at = (ms: number) => clock.advance(ms - clock.now());
   beforeEach(() => {
-    clock = 0;
+    clock = new FakeClock();
     useVoice.setState({ phase: 'idle', level: 0, problem: undefined, handsFree: false });
   });
 
   it('toggle: the first press starts a turn, the second sends it', async () => {
     const b = fakeBridge();
-    const v = new VoiceController(fakeEngine().engine, now);
+    const v = new VoiceController(fakeEngine().engine, clock);
     v.attach(b.bridge);
     await v.toggle();
     expect(useVoice.getState().phase).toBe('listening');
-    clock = 2000;
+    at(2000);
     await v.toggle();
     expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
     expect(useVoice.getState().phase).toBe('thinking');
@@ -196,10 +198,10 @@ describe('voice controller with the global shortcut', () => {
 
   it('toggle does not end a hands-free turn', async () => {
     const b = fakeBridge();
-    const v = new VoiceController(fakeEngine().engine, now);
+    const v = new VoiceController(fakeEngine().engine, clock);
     v.attach(b.bridge);
     await v.setHandsFree(true);
-    clock = 2000;
+    at(2000);
     await v.toggle();
     expect(b.methods()).toEqual(['voiceStart']);
     expect(v.busy).toBe(true);
@@ -208,14 +210,14 @@ describe('voice controller with the global shortcut', () => {
   it('asks for the microphone before the first capture, and not again once granted', async () => {
     const b = fakeBridge();
     const e = fakeEngine();
-    const v = new VoiceController(e.engine, now);
+    const v = new VoiceController(e.engine, clock);
     const ask = vi.fn(async () => true);
     v.askMicrophone = ask;
     v.attach(b.bridge);
     await v.press();
     expect(ask).toHaveBeenCalledTimes(1);
     expect(e.opened).toHaveBeenCalledTimes(1);
-    clock = 1000;
+    at(1000);
     await v.release();
     await v.press();
     expect(ask).toHaveBeenCalledTimes(1);
@@ -224,7 +226,7 @@ describe('voice controller with the global shortcut', () => {
   it('refused: the "microphone denied" message, no capture, nothing sent; asked again next time', async () => {
     const b = fakeBridge();
     const e = fakeEngine();
-    const v = new VoiceController(e.engine, now);
+    const v = new VoiceController(e.engine, clock);
     const ask = vi.fn(async () => false);
     v.askMicrophone = ask;
     v.attach(b.bridge);
@@ -241,7 +243,7 @@ describe('voice controller with the global shortcut', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const b = fakeBridge();
     const e = fakeEngine();
-    const v = new VoiceController(e.engine, now);
+    const v = new VoiceController(e.engine, clock);
     v.askMicrophone = async () => {
       throw new Error('ipc gone');
     };

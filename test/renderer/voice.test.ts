@@ -4,6 +4,8 @@ import { type Capture, MicError, type VoiceEngine } from '../../renderer/audio/s
 import { VoiceController } from '../../renderer/features/voice/controller.js';
 import { useVoice } from '../../renderer/store/voice.js';
 import { fakeBridge } from './fake-bridge.js';
+import { MAX_HELD_AUDIO_BYTES } from '../../app/contract/voice.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 
 function sine(hz: number, rate: number, seconds: number, amp = 0.5): Float32Array {
   const n = Math.round(rate * seconds);
@@ -101,24 +103,30 @@ function fakeEngine(opts: { deny?: boolean } = {}) {
     engine,
     played,
     flushes: () => flushes,
-    chunk: () => chunkSink?.(new ArrayBuffer(640)),
+    /** A 20 ms chunk from the microphone, its first byte `mark` (to tell chunks apart). */
+    chunk: (mark = 0) => {
+      const pcm = new ArrayBuffer(640);
+      new Uint8Array(pcm)[0] = mark;
+      chunkSink?.(pcm);
+    },
   };
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 describe('voice controller', () => {
-  let clock = 0;
-  const now = () => clock;
+  let clock = new FakeClock();
+  /** Time moves to `ms` since the test began, firing the timers due on the way. */
+  const at = (ms: number) => clock.advance(ms - clock.now());
   beforeEach(() => {
-    clock = 0;
+    clock = new FakeClock();
     useVoice.setState({ phase: 'idle', level: 0, problem: undefined, handsFree: false });
   });
 
   it('push-to-talk: voiceStart, chunks as binary frames (those before the task id too), voiceEnd', async () => {
     const b = fakeBridge();
     const e = fakeEngine();
-    const v = new VoiceController(e.engine, now);
+    const v = new VoiceController(e.engine, clock);
     v.attach(b.bridge);
     const pressing = v.press();
     await tick();
@@ -126,32 +134,82 @@ describe('voice controller', () => {
     await pressing;
     expect(useVoice.getState().phase).toBe('listening');
     e.chunk();
-    clock = 1200;
+    at(1200);
     await v.release();
     expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
     expect(b.sent.length).toBe(2);
     expect(useVoice.getState().phase).toBe('thinking');
   });
 
-  it('a press shorter than 300 ms is cancelled: voiceCancel, no voiceEnd', async () => {
+  it('a press shorter than 300 ms sends nothing: no voiceStart, none of its audio', async () => {
     const b = fakeBridge();
     const e = fakeEngine();
-    const v = new VoiceController(e.engine, now);
+    const v = new VoiceController(e.engine, clock);
     v.attach(b.bridge);
     await v.press();
-    clock = 150;
+    e.chunk();
+    at(150);
+    e.chunk();
     await v.release();
-    expect(b.methods()).toEqual(['voiceStart', 'voiceCancel']);
+    e.chunk(); // what the capture delivers while it stops
+    at(1000);
+    await tick();
+    expect(b.calls).toEqual([]);
+    expect(b.sent).toEqual([]);
     expect(useVoice.getState().phase).toBe('idle');
+    expect(v.busy).toBe(false);
+  });
+
+  it('a press held past 300 ms starts its turn then, with everything it captured so far, in order', async () => {
+    const b = fakeBridge();
+    const e = fakeEngine();
+    const v = new VoiceController(e.engine, clock);
+    v.attach(b.bridge);
+    await v.press();
+    e.chunk(1);
+    at(100);
+    e.chunk(2);
+    at(299);
+    await tick();
+    expect(b.calls).toEqual([]);
+    at(300);
+    e.chunk(3); // while voiceStart is on its way: held too
+    await tick();
+    expect(b.methods()).toEqual(['voiceStart']);
+    e.chunk(4);
+    at(800);
+    await v.release();
+    expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
+    expect(b.sent.map((pcm) => new Uint8Array(pcm)[0])).toEqual([1, 2, 3, 4]);
+  });
+
+  it('what a press holds while its turn cannot start is bounded: the newest audio is kept', async () => {
+    const b = fakeBridge();
+    const e = fakeEngine();
+    const v = new VoiceController(e.engine, clock);
+    v.attach(b.bridge);
+    const open = b.holdStart();
+    await v.press();
+    at(300);
+    const chunks = MAX_HELD_AUDIO_BYTES / 640 + 50;
+    for (let i = 0; i < chunks; i++) e.chunk(i % 250);
+    open();
+    await tick();
+    expect(b.sent.length).toBe(MAX_HELD_AUDIO_BYTES / 640);
+    expect(new Uint8Array(b.sent[0]!)[0]).toBe(50);
+    expect(new Uint8Array(b.sent.at(-1)!)[0]).toBe((chunks - 1) % 250);
+    at(20_000);
+    await v.release();
+    expect(b.methods()).toEqual(['voiceStart', 'voiceEnd']);
   });
 
   it('microphone denied: the problem is shown and nothing is sent', async () => {
     const b = fakeBridge();
     const e = fakeEngine({ deny: true });
-    const v = new VoiceController(e.engine, now);
+    const v = new VoiceController(e.engine, clock);
     v.attach(b.bridge);
     await v.press();
-    clock = 1000;
+    at(1000);
     await v.release();
     expect(b.calls).toEqual([]);
     expect(b.sent).toEqual([]);
@@ -162,7 +220,7 @@ describe('voice controller', () => {
   it('barge-in: talking over a reply flushes it, and that task’s late audio is never played', async () => {
     const b = fakeBridge();
     const e = fakeEngine();
-    const v = new VoiceController(e.engine, now);
+    const v = new VoiceController(e.engine, clock);
     v.attach(b.bridge);
     const audio = (taskId: string) =>
       b.emit('audio', {
@@ -174,7 +232,7 @@ describe('voice controller', () => {
       });
 
     await v.press();
-    clock = 1000;
+    at(1000);
     await v.release(); // task1
     audio('task1');
     expect(e.played).toEqual(['task1']);
@@ -184,7 +242,7 @@ describe('voice controller', () => {
     await v.press(); // talking again while task1 plays
     expect(e.flushes()).toBe(flushesBefore + 1);
     audio('task1'); // late frames of the interrupted reply
-    clock = 2500;
+    at(2500);
     await v.release(); // task2
     audio('task1');
     audio('task2');
@@ -200,7 +258,7 @@ describe('voice controller', () => {
   it('hands-free: streams until the server’s LISTEN stop, then ends the turn', async () => {
     const b = fakeBridge();
     const e = fakeEngine();
-    const v = new VoiceController(e.engine, now);
+    const v = new VoiceController(e.engine, clock);
     v.attach(b.bridge);
     await v.setHandsFree(true);
     e.chunk();

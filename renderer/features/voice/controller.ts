@@ -1,8 +1,9 @@
 /**
- * Voice turns (protocol §6.2/6.3) as the page runs them: push-to-talk (hold; short presses are
- * cancelled), hands-free (stream until the server's LISTEN stop, then the next turn), barge-in
- * (talking while a reply plays flushes it at once, and that reply's late audio is dropped), and
- * reply audio played as it streams. Chunks go up as binary frames when the bridge has them.
+ * Voice turns (protocol §6.2/6.3) as the page runs them: push-to-talk (hold; the audio stays here
+ * until the press lasts MIN_PRESS_MS, so a shorter press reaches no server at all), hands-free
+ * (stream until the server's LISTEN stop, then the next turn), barge-in (talking while a reply
+ * plays flushes it at once, and that reply's late audio is dropped), and reply audio played as it
+ * streams. Chunks go up as binary frames when the bridge has them.
  * Electron's global shortcut has no key-up, so it toggles: press to talk, press again to send.
  * With local voice detection on (Settings), a push-to-talk turn also ends when the user stops
  * speaking, exactly as a release would; then a click (a press shorter than a hold) starts a turn
@@ -17,18 +18,35 @@ import {
   type SpeechWatch,
   devicePrefs,
 } from '../../audio/shared.js';
+import { MAX_HELD_AUDIO_BYTES, MIN_PRESS_MS } from '../../../app/contract/voice.js';
 import { useVoice } from '../../store/voice.js';
 import { localVadFailed, useLocalVad } from './local-vad-setting.js';
 
-/** Presses shorter than this are taken as a slip and cancelled, not sent. */
-export const MIN_PRESS_MS = 300;
+/** Time as the controller needs it: injected so tests decide when a press has lasted long enough. */
+export interface VoiceClock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const pageClock: VoiceClock = {
+  now: () => performance.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 interface Turn {
   startedAt: number;
   handsFree: boolean;
   taskId?: string;
   capture?: Capture;
+  /** Audio captured before the turn has a task (held while the press is short), oldest first. */
   pending: ArrayBuffer[];
+  pendingBytes: number;
+  /** Fires when the press has lasted MIN_PRESS_MS: the turn starts then. */
+  holdTimer?: unknown;
+  /** voiceStart and the backlog, once begun (a hold passed, a long release, or hands-free). */
+  starting?: Promise<void>;
   released: boolean;
   heldMs: number;
   finishing: boolean;
@@ -59,8 +77,12 @@ export class VoiceController {
 
   constructor(
     readonly engine: VoiceEngine,
-    private readonly now: () => number = () => performance.now(),
+    private readonly clock: VoiceClock = pageClock,
   ) {}
+
+  private now(): number {
+    return this.clock.now();
+  }
 
   attach(bridge: Bridge): () => void {
     this.bridge = bridge;
@@ -102,6 +124,7 @@ export class VoiceController {
       startedAt: this.now(),
       handsFree,
       pending: [],
+      pendingBytes: 0,
       released: false,
       heldMs: 0,
       finishing: false,
@@ -133,23 +156,60 @@ export class VoiceController {
       voice.setProblem(err instanceof MicError ? err.problem : 'failed');
       return;
     }
-    if (turn.released && turn.heldMs < MIN_PRESS_MS) {
-      // Let go before the microphone was even open: nothing to send.
-      await this.finish(turn);
+    if (turn.released) {
+      // Let go while the microphone was opening: sent if it was a long press, else nothing.
+      if (turn.heldMs < MIN_PRESS_MS) await this.finish(turn);
+      else await this.start(turn);
       return;
     }
     if (turn.localVad) this.watchSpeech(turn, turn.capture);
+    // Hands-free is not a press: the server hears it at once. A press waits until it is one.
+    if (handsFree) await this.start(turn);
+    else this.holdUntilPressed(turn);
+  }
+
+  /**
+   * The turn starts once the press has lasted MIN_PRESS_MS; until then its audio stays here, so
+   * a slip sends nothing (the Advent protocol has no way to take back frames already sent).
+   */
+  private holdUntilPressed(turn: Turn): void {
+    const left = MIN_PRESS_MS - (this.now() - turn.startedAt);
+    if (left <= 0) {
+      void this.start(turn);
+      return;
+    }
+    turn.holdTimer = this.clock.setTimeout(() => {
+      turn.holdTimer = undefined;
+      if (this.turn !== turn || turn.finishing || turn.starting) return;
+      // A timer may fire a hair early by this clock: wait out the rest rather than start short.
+      this.holdUntilPressed(turn);
+    }, left);
+  }
+
+  /** voiceStart, then the held audio in order; one start per turn, whoever asks first. */
+  private start(turn: Turn): Promise<void> {
+    this.clock.clearTimeout(turn.holdTimer);
+    turn.holdTimer = undefined;
+    turn.starting ??= this.begin(turn);
+    return turn.starting;
+  }
+
+  private async begin(turn: Turn): Promise<void> {
+    const b = this.bridge;
+    if (turn.finishing) return;
+    // Detached while the press was held: nothing to start it on, so the microphone closes.
+    if (!b) return this.finish(turn);
     try {
-      const { taskId } = await this.bridge.invoke('voiceStart');
+      const { taskId } = await b.invoke('voiceStart');
       turn.taskId = taskId;
-      if (!handsFree) {
+      if (!turn.handsFree) {
         this.replyTask = taskId;
         this.replyDone = false;
       }
-      for (const pcm of turn.pending.splice(0)) this.send(pcm);
+      this.sendHeld(turn);
     } catch (err) {
       console.warn('[voice] voiceStart failed', err);
-      await turn.capture.stop();
+      await turn.capture?.stop();
       if (this.turn === turn) this.turn = undefined;
       useVoice.getState().setPhase('idle');
       useVoice.getState().setHandsFree(false);
@@ -170,13 +230,17 @@ export class VoiceController {
     return this.end(turn);
   }
 
-  /** End a push-to-talk turn: what a release does (a turn held too briefly is cancelled). */
+  /** End a push-to-talk turn: what a release does (a press too short sends nothing). */
   private async end(turn: Turn): Promise<void> {
     if (turn.released || turn.handsFree) return;
     turn.released = true;
     turn.heldMs = this.now() - turn.startedAt;
-    // Still opening the mic or starting the turn: press() finishes it when that is done.
-    if (turn.capture && turn.taskId) await this.finish(turn);
+    // Still opening the mic: press() finishes it when that is done.
+    if (!turn.capture) return;
+    if (turn.heldMs < MIN_PRESS_MS) return this.finish(turn);
+    // Started (or starting, or long enough to start now): begin() finishes a released turn.
+    if (turn.taskId) return this.finish(turn);
+    return this.start(turn);
   }
 
   /**
@@ -257,22 +321,22 @@ export class VoiceController {
   private async finish(turn: Turn): Promise<void> {
     if (turn.finishing) return;
     turn.finishing = true;
+    this.clock.clearTimeout(turn.holdTimer);
+    turn.holdTimer = undefined;
     void turn.speech?.then((watch) => watch?.stop());
     await turn.capture?.stop();
     if (this.turn === turn) this.turn = undefined;
     const b = this.bridge;
     const voice = useVoice.getState();
     if (!turn.taskId || !b) {
+      // Never started (a press too short, or no bridge): its audio goes nowhere.
+      turn.pending = [];
+      turn.pendingBytes = 0;
       voice.setPhase('idle');
       return;
     }
-    if (!turn.handsFree && turn.heldMs < MIN_PRESS_MS) {
-      if (this.replyTask === turn.taskId) this.replyTask = undefined;
-      voice.setPhase('idle');
-      await b.invoke('voiceCancel').catch((err: unknown) => console.warn('[voice] cancel', err));
-      return;
-    }
-    for (const pcm of turn.pending.splice(0)) this.send(pcm);
+    // What the capture delivered while it stopped.
+    this.sendHeld(turn);
     // This turn's reply is the one to play now; an older one still going is superseded.
     if (this.replyTask !== turn.taskId) {
       if (this.replyTask) this.bargeIn();
@@ -298,8 +362,20 @@ export class VoiceController {
 
   private onChunk(turn: Turn, pcm: ArrayBuffer): void {
     if (turn.finishing && !turn.taskId) return;
-    if (turn.taskId) this.send(pcm);
-    else turn.pending.push(pcm);
+    if (turn.taskId) {
+      this.send(pcm);
+      return;
+    }
+    turn.pending.push(pcm);
+    turn.pendingBytes += pcm.byteLength;
+    // Bounded: a start that never answers keeps the latest audio, not all of it.
+    while (turn.pendingBytes > MAX_HELD_AUDIO_BYTES && turn.pending.length > 1)
+      turn.pendingBytes -= turn.pending.shift()!.byteLength;
+  }
+
+  private sendHeld(turn: Turn): void {
+    for (const pcm of turn.pending.splice(0)) this.send(pcm);
+    turn.pendingBytes = 0;
   }
 
   private send(pcm: ArrayBuffer): void {
@@ -327,10 +403,11 @@ export class VoiceController {
       // A reply nobody announced (a typed message's): it supersedes the one playing.
       this.expectReply(taskId);
     }
-    if (!this.turn) useVoice.getState().setPhase('speaking');
+    // The audio first: the phase change re-renders the page, which must not hold it back.
     void this.engine
       .play(taskId, sampleRate, pcm)
       .catch((err: unknown) => console.warn('[voice] playback failed', err));
+    if (!this.turn) useVoice.getState().setPhase('speaking');
   }
 
   private onListen(taskId: string, message: unknown): void {

@@ -1,0 +1,211 @@
+/**
+ * The reply player's adaptive jitter buffer: a queue of float chunks already at the output rate,
+ * played as soon as the first one arrives (after a start delay that stays small until the link
+ * gives a reason), gapless while data keeps coming, silence when it runs dry. Pure: no worklet
+ * globals, so it is unit-tested under Node and the playback worklet is a thin shell around it.
+ *
+ * All times are in frames of the render clock (the worklet's `currentFrame`), the clock the audio
+ * is played by: an arrival stamped with it is compared with the very clock that drains the queue.
+ *
+ * Playback that starts `d` after a stream's first chunk arrived runs dry exactly when a later
+ * chunk arrives more than `d` behind the stream's own pace (its first arrival plus the audio
+ * before it). So that lateness is the jitter measured, on every chunk, and the start delay is:
+ * - at least the largest lateness seen lately (the chunk that ran the queue dry included);
+ * - at least `initialDelayMs`, small, so the first chunk plays almost at once, plus `stepMs` for
+ *   each underrun not yet forgotten (one may come from what lateness does not show, such as the
+ *   render thread working ahead in bursts); an underrun is the queue running dry and more audio
+ *   of the same stream coming within `streamGapMs` (a longer silence is the end of a reply);
+ * - forgetting slowly: every `steadyMs` without an underrun takes a step off both parts;
+ * - never more than `maxDelayMs`. The queue never holds more than `capacityMs` either: audio
+ *   beyond it is dropped and counted, so a server cannot grow the page's memory at will.
+ */
+
+export interface JitterOptions {
+  /** The render clock's rate (the AudioContext's sample rate). */
+  rate: number;
+  /** The start delay before the link has shown any jitter. */
+  initialDelayMs?: number;
+  /** What one underrun adds to the start delay, and what each steady period takes off. */
+  stepMs?: number;
+  maxDelayMs?: number;
+  /** The most audio queued; more is dropped (a reply sent much faster than it plays). */
+  capacityMs?: number;
+  /** A silence this short between two pushes is an underrun within one stream. */
+  streamGapMs?: number;
+  /** This long without an underrun takes one step off the start delay. */
+  steadyMs?: number;
+}
+
+interface Chunk {
+  data: Float32Array;
+  /** How many source samples this chunk stands for (the page counts what was heard in those). */
+  src: number;
+  offset: number;
+}
+
+export const JITTER_DEFAULTS = {
+  initialDelayMs: 10,
+  stepMs: 20,
+  maxDelayMs: 200,
+  capacityMs: 60_000,
+  streamGapMs: 500,
+  steadyMs: 10_000,
+} as const;
+
+export class JitterBuffer {
+  private queue: Chunk[] = [];
+  /** Frames queued and not yet played. */
+  buffered = 0;
+  playing = false;
+  /** Source samples played (for the page's "was it heard" count). */
+  played = 0;
+  underruns = 0;
+  /** Frames dropped because the queue was full. */
+  dropped = 0;
+  /** The largest lateness behind a stream's own pace seen lately, frames (see the top). */
+  jitter = 0;
+
+  private readonly rate: number;
+  private readonly initial: number;
+  private readonly step: number;
+  private readonly max: number;
+  private readonly capacity: number;
+  private readonly streamGap: number;
+  private readonly steady: number;
+  /** The underrun part of the start delay, frames. */
+  private grown = 0;
+  /** The last underrun or step down (render frame): steady time counts from there. */
+  private calmSince = 0;
+  /** When the oldest queued audio arrived, while waiting to start. */
+  private waitingSince: number | undefined;
+  /** Where the queue last ran dry while playing, to tell an underrun from a reply's end. */
+  private drainedAt: number | undefined;
+  /** The pace of the stream being received: its first arrival and the audio pushed since. */
+  private pace: { since: number; frames: number } | undefined;
+
+  constructor(opts: JitterOptions) {
+    const o = { ...JITTER_DEFAULTS, ...opts };
+    const frames = (ms: number) => Math.round((ms * o.rate) / 1000);
+    this.rate = o.rate;
+    this.initial = frames(o.initialDelayMs);
+    this.step = frames(o.stepMs);
+    this.max = frames(o.maxDelayMs);
+    this.capacity = frames(o.capacityMs);
+    this.streamGap = frames(o.streamGapMs);
+    this.steady = frames(o.steadyMs);
+  }
+
+  /** The start delay now, in frames: how long queued audio waits for more before it plays. */
+  get delay(): number {
+    return Math.min(this.max, Math.max(this.initial + this.grown, this.jitter));
+  }
+
+  get delayMs(): number {
+    return (this.delay * 1000) / this.rate;
+  }
+
+  get jitterMs(): number {
+    return (this.jitter * 1000) / this.rate;
+  }
+
+  /** Queue a chunk that arrived at render frame `now`. */
+  push(data: Float32Array, src: number, now: number): void {
+    if (data.length === 0) return;
+    if (this.buffered + data.length > this.capacity) {
+      this.dropped += data.length;
+      return;
+    }
+    const pace = this.pace;
+    const goesOn =
+      this.drainedAt !== undefined
+        ? now - this.drainedAt <= this.streamGap
+        : pace !== undefined && now - pace.since - pace.frames <= this.streamGap;
+    // A long silence before this chunk: a new stream, with a pace of its own.
+    if (!goesOn) this.pace = undefined;
+    this.measure(data.length, now);
+    if (this.drainedAt !== undefined) {
+      // Dry, and more came soon after: the link was late, not the reply over.
+      if (goesOn) this.underrun(now, data.length);
+      this.drainedAt = undefined;
+    }
+    if (!this.playing && this.queue.length === 0) this.waitingSince = now;
+    this.queue.push({ data, src, offset: 0 });
+    this.buffered += data.length;
+  }
+
+  /**
+   * Fill `out` for the render quantum starting at frame `now`: queued audio once it may play,
+   * silence for the rest. Returns how many frames were audio.
+   */
+  render(out: Float32Array, now: number): number {
+    if ((this.grown > 0 || this.jitter > 0) && now - this.calmSince >= this.steady) {
+      this.grown = Math.max(0, this.grown - this.step);
+      this.jitter = Math.max(0, this.jitter - this.step);
+      this.calmSince = now;
+    }
+    if (!this.playing && this.buffered > 0 && this.mayStart(now)) {
+      this.playing = true;
+      this.waitingSince = undefined;
+    }
+    let written = 0;
+    if (this.playing) {
+      while (written < out.length && this.queue.length > 0) {
+        const chunk = this.queue[0]!;
+        const n = Math.min(out.length - written, chunk.data.length - chunk.offset);
+        out.set(chunk.data.subarray(chunk.offset, chunk.offset + n), written);
+        chunk.offset += n;
+        written += n;
+        this.buffered -= n;
+        this.played += (n * chunk.src) / chunk.data.length;
+        if (chunk.offset >= chunk.data.length) this.queue.shift();
+      }
+      if (this.queue.length === 0) {
+        this.playing = false;
+        this.drainedAt = now + written;
+      }
+    }
+    out.fill(0, written);
+    return written;
+  }
+
+  /** Drop everything at once (barge-in). What was learnt about the link stays. */
+  flush(): void {
+    this.queue = [];
+    this.buffered = 0;
+    this.playing = false;
+    this.waitingSince = undefined;
+    this.drainedAt = undefined;
+    this.pace = undefined;
+  }
+
+  /**
+   * Waited long enough, or already holding that much beyond the newest chunk (a server sending
+   * faster than real time has built the cushion by itself).
+   */
+  private mayStart(now: number): boolean {
+    const delay = this.delay;
+    if (now - (this.waitingSince ?? now) >= delay) return true;
+    const newest = this.queue.at(-1);
+    return newest !== undefined && this.buffered - newest.data.length >= delay;
+  }
+
+  private underrun(now: number, frames: number): void {
+    this.underruns += 1;
+    this.calmSince = now;
+    this.grown = Math.min(this.max, this.grown + this.step);
+    // Playback starts over from this chunk: lateness counts from here.
+    this.pace = { since: now, frames };
+  }
+
+  /** How far behind its stream's pace this chunk came; the first of a stream sets the pace. */
+  private measure(frames: number, now: number): void {
+    const pace = this.pace;
+    if (!pace) {
+      this.pace = { since: now, frames };
+      return;
+    }
+    const late = now - pace.since - pace.frames;
+    pace.frames += frames;
+    if (late > this.jitter) this.jitter = Math.min(this.max, late);
+  }
+}
