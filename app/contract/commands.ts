@@ -36,6 +36,7 @@ import {
   type ProfileKindView,
 } from './profiles/index.js';
 import type { ReminderFired, ReminderView, ScreenRequest } from './reminders.js';
+import { type Offers, OfferKeySchema, OfferSchema } from './offer.js';
 import {
   type McpImportPreview,
   McpImportRequestSchema,
@@ -142,6 +143,11 @@ export const COMMAND_ARGS = {
   setServiceEnabled: Type.Tuple([ServiceName, Type.Boolean()]),
   setServicePolicy: Type.Tuple([ServiceName, PolicySchema]),
   revokeGrants: Type.Tuple([ServiceName]),
+  /**
+   * Which services a connection is offered (by profile id, or `mcp-clients` for every MCP app
+   * connected to the agent); null offers every enabled service again.
+   */
+  setOffer: Type.Tuple([OfferKeySchema, Type.Union([OfferSchema, Type.Null()])]),
   answerPrompt: Type.Tuple([Id, PromptAnswerSchema]),
   runService: Type.Tuple([ServiceName, Type.Record(Type.String(), Type.Unknown())]),
   queryAudit: Type.Tuple([AuditQuerySchema]),
@@ -235,6 +241,8 @@ export interface SettingsView {
   secrets: { kind: string; warning?: string };
   /** The host: Electron gets a folder picker, the browser host a text field. */
   host: 'electron' | 'browser' | 'terminal';
+  /** Which services each connection is offered, by profile id or `mcp-clients` (absent: all). */
+  offer: Offers;
 }
 
 export interface Snapshot {
@@ -270,6 +278,7 @@ export interface CommandResults {
   setServiceEnabled: void;
   setServicePolicy: void;
   revokeGrants: void;
+  setOffer: void;
   answerPrompt: boolean;
   runService: RunResult;
   queryAudit: AuditPage;

@@ -7,3 +7,4 @@ export * from './commands.js';
 export * from './bridge.js';
 export * from './mcp.js';
 export * from './reminders.js';
+export * from './offer.js';
