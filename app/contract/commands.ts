@@ -68,6 +68,8 @@ export const AuditQuerySchema = Type.Object(
   {
     // A stored name is at most MAX_NAME chars plus its cut marker and sha256 (app/audit/bounds.ts).
     service: Type.Optional(Type.String({ maxLength: 256 })),
+    /** Any of these (an MCP server's tools). */
+    services: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 1000 })),
     decision: Type.Optional(Decision),
     outcome: Type.Optional(oneOf(OUTCOMES)),
     connection: Type.Optional(Type.String({ maxLength: 100 })),
