@@ -452,7 +452,7 @@ export const en = {
     autoConnect: 'Connect when the app starts',
     toolLimit: 'Tool limit',
     toolLimitHelp:
-      'The most services this server accepts, if it has a limit (it is the server’s own). The Services page warns when this connection is offered more.',
+      'The most services this server accepts, if it has a limit of its own. The Services page warns when this connection is offered more.',
     toolLimitHint: 'Servers of this kind often accept about {{n}}.',
     toolLimitInvalid: 'A whole number from 1 to 10000, or empty for no limit.',
     serverDefault: 'Server default',

@@ -138,12 +138,8 @@ function OfferDialog({
   const { busy, run } = useAction();
   const lang = i18n.language;
   const choosable = useMemo(() => offerable(services), [services]);
-  const initial = useMemo(
-    () => offerSummary(services, offer, target.limit),
-    // The dialog edits the selection it opened with.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [],
-  );
+  // The dialog edits the selection it opened with: its missing names are read once.
+  const [initial] = useState(() => offerSummary(services, offer, target.limit));
   const wasAutoNew = !offer || 'except' in offer;
   const [checked, setChecked] = useState<Set<string>>(
     () => new Set(choosable.filter((s) => offerAllows(offer, s.name)).map((s) => s.name)),
