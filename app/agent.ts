@@ -432,9 +432,11 @@ export class Agent {
    */
   async setOffer(key: string, offer: Offer | null): Promise<void> {
     await this.settings.update((draft) => {
-      const offers = { ...draft.offer };
-      if (offer) offers[key] = offer;
-      else delete offers[key];
+      // Built with fromEntries: a key is data, never a property path ('__proto__' is a valid id).
+      const offers = Object.fromEntries([
+        ...Object.entries(draft.offer ?? {}).filter(([k]) => k !== key),
+        ...(offer ? [[key, offer] as const] : []),
+      ]);
       if (Object.keys(offers).length > 0) draft.offer = offers;
       else delete draft.offer;
     });

@@ -16,7 +16,14 @@ import { useConnections } from '../../store/connection.js';
 import { useServices } from '../../store/services.js';
 import { useSettings } from '../../store/settings.js';
 import { toast } from '../../store/toasts.js';
-import { MCP_APPS_KEY, type OfferTarget, offerFrom, offerSummary, offerable } from './offers.js';
+import {
+  MCP_APPS_KEY,
+  type OfferTarget,
+  offerFor,
+  offerFrom,
+  offerSummary,
+  offerable,
+} from './offers.js';
 
 function useTargets(): OfferTarget[] {
   const connections = useConnections((s) => s.connections);
@@ -51,7 +58,7 @@ export function OfferPanel() {
       <p className="muted small">{t('offers.intro')}</p>
       <ul className="offer-list">
         {targets.map((target) => {
-          const offer = offers?.[target.key];
+          const offer = offerFor(offers, target.key);
           const { count, over, missing } = offerSummary(services, offer, target.limit);
           const name = target.key === MCP_APPS_KEY ? t('offers.mcpApps') : target.name;
           return (
@@ -109,7 +116,7 @@ export function OfferPanel() {
         <OfferDialog
           target={editing}
           services={services}
-          offer={offers?.[editing.key]}
+          offer={offerFor(offers, editing.key)}
           onClose={() => {
             setEditing(undefined);
             opener.current?.focus();

@@ -5,6 +5,7 @@
 import {
   MCP_CLIENTS_OFFER,
   type Offer,
+  type Offers,
   type ServiceView,
   missingNames,
   offerAllows,
@@ -58,3 +59,8 @@ export function offerFrom(
 }
 
 export const MCP_APPS_KEY = MCP_CLIENTS_OFFER;
+
+/** The selection saved under `key` (own keys only: an id is data, not a property path). */
+export function offerFor(offers: Offers | undefined, key: string): Offer | undefined {
+  return offers && Object.hasOwn(offers, key) ? offers[key] : undefined;
+}
