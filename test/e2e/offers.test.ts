@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EndpointSim } from '../../sim/endpoint/server.js';
 import { en } from '../../renderer/i18n/en.js';
 import { BUILTIN_NAMES } from '../helpers/builtins.js';
+import { accessibilityViolations } from './axe.js';
 import { cleanup, dismissToasts, goTo, launchBrowser, openApp, text } from './harness.js';
 
 let browser: Browser;
@@ -63,6 +64,8 @@ describe('what each connection is offered', { timeout: 60_000 }, () => {
     await dialog.getByTestId('offer-find').fill('');
     await dialog.getByTestId('offer-choice-list_reminders').check();
     expect(await text(dialog.getByTestId('offer-selected'))).toContain('2 selected');
+    // The dialog and the list behind it pass axe's WCAG A/AA rules, over-limit warning included.
+    expect(await accessibilityViolations(page)).toEqual([]);
     // A fixed set: nothing new flows to this capped server without the user.
     await dialog.getByTestId('offer-auto-new').uncheck();
     await dialog.getByTestId('offer-save').click();
