@@ -17,6 +17,7 @@ import {
 
 export type { ServiceView };
 import type { Policy, PromptAnswer } from './contract/policy.js';
+import { type Offer, offerAllows, offerKeyOf } from './contract/offer.js';
 import { type CallRequest, type DispatchResult, Dispatcher, type GateEvents } from './dispatch.js';
 import { AUDIT_KEY_SECRET } from './audit/chain.js';
 import { AuditLog } from './audit/log.js';
@@ -116,6 +117,11 @@ export type AgentEvents = {
   callFinished: GateEvents['callFinished'];
   audit: AuditRecord;
   notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: ConnectionRef };
+  /**
+   * The services offered under a selection key changed (a connection's id, or `mcp-clients`):
+   * its live sessions re-register; hosts serving MCP apps tell them the list changed.
+   */
+  offerChanged: { key: string };
   /** A reminder or timer rang (whether or not any server is connected). */
   reminderFired: ReminderView;
   /** The reminder list changed. */
@@ -161,6 +167,10 @@ export class Agent {
   private readonly watches = new Map<string, Disposable>();
   /** The enabled services as servers see them; undefined after any registry change. */
   private tools: readonly ToolEntry[] | undefined;
+  /** Per selection key, the part of `tools` it offers; cleared with `tools` or the selection. */
+  private readonly offeredTools = new Map<string, readonly ToolEntry[]>();
+  /** Each selection as last seen (JSON), to tell which keys a settings change touched. */
+  private offersSeen = new Map<string, string>();
   private lock: DataDirLock | undefined;
   /**
    * What the agent found on opening that the user should know (settings repaired, the data folder
@@ -244,6 +254,7 @@ export class Agent {
     });
     this.gate = new Dispatcher({
       registry: this.registry,
+      offered: (connectionId, service) => this.isOffered(connectionId, service),
       policy: {
         decide: (q) => this.policy.decide(q),
         remember: (key, scope) => this.remember(key, scope),
@@ -275,11 +286,17 @@ export class Agent {
     this.mcp.events.on('policies', () => this.events.emit('services', this.services()));
     reminders.events.on('fired', (r) => this.events.emit('reminderFired', r));
     reminders.events.on('changed', (list) => this.events.emit('reminders', list));
-    this.registry.events.on('changed', () => {
+    this.registry.events.on('changed', (change) => {
       this.tools = undefined;
-      for (const session of this.sessions.values()) session.reregister();
+      this.offeredTools.clear();
+      // Only the connections offered a service that changed are told (once per change).
+      const names = change.kind === 'batch' ? [...change.added, ...change.removed] : [change.name];
+      for (const session of this.sessions.values())
+        if (names.some((name) => this.isOffered(session.id, name))) session.reregister();
       this.events.emit('services', this.services());
     });
+    this.offersSeen = offersJson(settings.get().offer);
+    settings.on('changed', (next) => this.offersMayHaveChanged(next.offer));
   }
 
   static async open(options: AgentOptions): Promise<Agent> {
@@ -374,6 +391,87 @@ export class Agent {
     return this.tools;
   }
 
+  /**
+   * The services a connection is offered: the enabled ones its selection lets through. Every
+   * session reads this for its tools/list or registration; built once per change, not per call.
+   */
+  toolEntriesFor(connectionId: string): readonly ToolEntry[] {
+    const all = this.toolEntries();
+    const offer = this.offerOf(connectionId);
+    if (!offer) return all;
+    const key = offerKeyOf(connectionId);
+    let offered = this.offeredTools.get(key);
+    if (!offered) {
+      offered = all.filter((t) => offerAllows(offer, t.name));
+      this.offeredTools.set(key, offered);
+    }
+    return offered;
+  }
+
+  /**
+   * THE check of what a connection may see and call (the gate refuses the rest as unknown): its
+   * selection lets `service` through. A user's own run (the local connection) sees everything;
+   * every MCP app (`mcp:…`) shares the `mcp-clients` selection. Whether the service exists or is
+   * switched on is decided apart.
+   */
+  isOffered(connectionId: string, service: string): boolean {
+    return offerAllows(this.offerOf(connectionId), service);
+  }
+
+  /** The selection in force for a connection (undefined: every enabled service). */
+  offerOf(connectionId: string): Offer | undefined {
+    if (connectionId === LOCAL_CONNECTION.id) return undefined;
+    const offers = this.settings.get().offer;
+    const key = offerKeyOf(connectionId);
+    return offers && Object.hasOwn(offers, key) ? offers[key] : undefined;
+  }
+
+  /**
+   * Choose what a connection (or, under `mcp-clients`, every MCP app) is offered; null offers
+   * every enabled service again. Saved; its live sessions re-register if what they see changed.
+   */
+  async setOffer(key: string, offer: Offer | null): Promise<void> {
+    await this.settings.update((draft) => {
+      // Built with fromEntries: a key is data, never a property path ('__proto__' is a valid id).
+      const offers = Object.fromEntries([
+        ...Object.entries(draft.offer ?? {}).filter(([k]) => k !== key),
+        ...(offer ? [[key, offer] as const] : []),
+      ]);
+      if (Object.keys(offers).length > 0) draft.offer = offers;
+      else delete draft.offer;
+    });
+  }
+
+  /**
+   * Settings changed: the selections that differ from before drop their cached tools, and each
+   * live session under one re-registers once, when the services it is offered changed.
+   */
+  private offersMayHaveChanged(next: Settings['offer']): void {
+    const before = this.offersSeen;
+    const now = offersJson(next);
+    this.offersSeen = now;
+    const keys = new Set([...before.keys(), ...now.keys()]);
+    for (const key of keys) {
+      const was = before.get(key);
+      if (was === now.get(key)) continue;
+      const previous = this.offeredTools.get(key) ?? this.filterTools(was);
+      this.offeredTools.delete(key);
+      // A name added that matches no service, or the same set written again, changes nothing.
+      if (sameNames(previous, this.filterTools(now.get(key)))) continue;
+      for (const session of this.sessions.values())
+        if (offerKeyOf(session.id) === key) session.reregister();
+      this.events.emit('offerChanged', { key });
+    }
+  }
+
+  /** The enabled services a selection (as JSON, absent: none) lets through. */
+  private filterTools(offerJson: string | undefined): readonly ToolEntry[] {
+    const all = this.toolEntries();
+    if (offerJson === undefined) return all;
+    const offer = JSON.parse(offerJson) as Offer;
+    return all.filter((t) => offerAllows(offer, t.name));
+  }
+
   /** Switch a service on or off: saved, and every live connection re-registers at once. */
   async setServiceEnabled(name: string, on: boolean): Promise<void> {
     if (!this.registry.get(name))
@@ -435,7 +533,7 @@ export class Agent {
       (await this.options.secrets.get(`profile:${profile.id}:token`)) ?? undefined;
     const session = dialect.createSession(profile, {
       gate: this.gate,
-      tools: () => this.toolEntries(),
+      tools: () => this.toolEntriesFor(profile.id),
       secret: secret ?? stored,
       clock: this.clockSource,
       ids: this.ids,
@@ -567,4 +665,12 @@ export class Agent {
       });
     }
   }
+}
+
+function offersJson(offers: Settings['offer']): Map<string, string> {
+  return new Map(Object.entries(offers ?? {}).map(([key, offer]) => [key, JSON.stringify(offer)]));
+}
+
+function sameNames(a: readonly ToolEntry[], b: readonly ToolEntry[]): boolean {
+  return a.length === b.length && a.every((t, i) => t.name === b[i]?.name);
 }

@@ -42,6 +42,7 @@ import type {
 import type { AuditQuery } from './contract/audit.js';
 import type { PlatformInfo } from './mcp-clients/apps.js';
 import { McpClientSetup } from './mcp-clients/setup.js';
+import { MCP_CLIENTS_OFFER, type Offer } from './contract/offer.js';
 import type { Policy, PromptAnswer } from './contract/policy.js';
 import { Emitter } from './events.js';
 import { CommandRefusal } from './contract/errors.js';
@@ -234,6 +235,7 @@ export class CoreApi implements AgentApi {
       logDir: this.options.logDir,
       secrets: { kind: this.options.secrets.kind, warning: this.options.secretsWarning },
       host: this.options.host,
+      offer: structuredClone(s.offer ?? {}),
     };
   }
 
@@ -326,6 +328,11 @@ export class CoreApi implements AgentApi {
     await this.agent.disconnect(id);
     await this.agent.settings.update((draft) => {
       draft.connections = draft.connections.filter((c) => c.id !== id);
+      // Its selection goes with it: a later profile never inherits what this one was offered.
+      if (draft.offer && Object.hasOwn(draft.offer, id)) {
+        delete draft.offer[id];
+        if (Object.keys(draft.offer).length === 0) delete draft.offer;
+      }
     });
     await this.options.secrets.delete(tokenKey(id));
     this.tokens.delete(id);
@@ -482,6 +489,16 @@ export class CoreApi implements AgentApi {
 
   revokeGrants(name: string): Promise<void> {
     return this.agent.revokeGrants(name);
+  }
+
+  /**
+   * Choose the services a connection is offered (a saved profile, the demo, or `mcp-clients` for
+   * every MCP app); null offers every enabled service again. Its live sessions re-register.
+   */
+  async setOffer(key: string, offer: Offer | null): Promise<void> {
+    if (key !== MCP_CLIENTS_OFFER) this.profileOrRefuse(key);
+    await this.agent.setOffer(key, offer);
+    this.events.emit('settings', await this.getSettings());
   }
 
   async answerPrompt(id: string, answer: PromptAnswer): Promise<boolean> {

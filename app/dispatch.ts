@@ -2,7 +2,7 @@
  * THE gate (DESIGN §1.1). Every call from any server, in any dialect, and every user-run from the
  * UI goes through `Dispatcher.dispatch`:
  *
- *   look up → enabled? → bounded? → validate params → preview → permission
+ *   look up (offered to this connection?) → enabled? → bounded? → validate params → preview → permission
  *     → intent recorded (write-ahead) → run (with timeout) → outcome recorded → reply
  *
  * It never throws: every outcome is a value, and every refusal carries a stable code plus a message
@@ -94,6 +94,12 @@ export interface GateAudit {
 
 export interface GateDeps {
   registry: GateRegistry;
+  /**
+   * Whether the user offers `service` to the connection `connectionId` (its selection on the
+   * Services page). A service not offered is, to that connection, a service that does not exist.
+   * Absent: every service is offered to every connection.
+   */
+  offered?: (connectionId: string, service: string) => boolean;
   policy: GatePolicy;
   broker: GateBroker;
   audit: GateAudit;
@@ -243,10 +249,18 @@ export class Dispatcher {
         ),
       };
     const service = registry.get(call.service);
-    if (!service || (service.userOnly && !call.userRun && !call.userTools)) {
+    // What this connection was given: a call to anything else (a hostile or prompt-injected server
+    // trying a tool it was never offered) is refused as unknown, and its names are not told.
+    const offered = (name: string): boolean =>
+      call.userRun === true || (this.deps.offered?.(call.connection.id, name) ?? true);
+    if (
+      !service ||
+      (service.userOnly && !call.userRun && !call.userTools) ||
+      !offered(service.name)
+    ) {
       const names = registry
         .list()
-        .filter((s) => s.enabled && !s.service.userOnly)
+        .filter((s) => s.enabled && !s.service.userOnly && offered(s.service.name))
         .map((s) => s.service.name);
       return {
         decision: 'invalid',

@@ -43,6 +43,7 @@ function gate(
     policies?: Record<string, Policy>;
     always?: string[];
     auditLog?: GateAudit;
+    offered?: (connectionId: string, service: string) => boolean;
   } = {},
 ) {
   const registry = new Registry();
@@ -58,6 +59,7 @@ function gate(
   const broker = new Broker({ clock: systemClock, ids: seededIds(7), timeoutMs: () => 200 });
   const dispatcher = new Dispatcher({
     registry,
+    offered: opts.offered,
     policy: { decide: (q) => policy.decide(q), remember: (k, s) => policy.remember(k, s) },
     broker,
     audit: opts.auditLog ?? audit,
@@ -117,6 +119,47 @@ describe('the gate', () => {
     broker.answer(await asked, 'deny');
     expect(await running).toMatchObject({ ok: false, code: 'denied' });
     detach();
+  });
+
+  it('refuses a call to a service not offered to that connection as unknown: nothing run, nobody asked, audited, its name not told', async () => {
+    let runs = 0;
+    const { dispatcher, broker } = gate({
+      services: [
+        service({ name: 'secret_tool', risk: 'write', run: async () => ++runs }),
+        service({ name: 'given_tool', run: async () => 'fine' }),
+      ],
+      // The XiaoZhi connection was given only given_tool; others everything.
+      offered: (connection, name) => connection !== 'p-xz' || name === 'given_tool',
+    });
+    broker.attach({ name: 'test' });
+    let asked = 0;
+    broker.on('prompt', () => (asked += 1));
+    const xz = { connection: { id: 'p-xz', name: 'XiaoZhi' }, callId: 'c-x' };
+    const refused = await dispatcher.dispatch(call('secret_tool', {}, xz));
+    expect(refused).toMatchObject({ ok: false, code: 'unknown_service' });
+    const message = refused.ok ? '' : refused.message;
+    expect(message).toBe("there is no service named 'secret_tool'; available services: given_tool");
+    expect(await dispatcher.dispatch(call('given_tool', {}, xz))).toMatchObject({ ok: true });
+    // The same service for a connection it is offered to, and for the user's own run.
+    broker.on('prompt', (p) => broker.answer(p.id, 'once'));
+    expect(await dispatcher.dispatch(call('secret_tool', {}, { callId: 'c-o' }))).toMatchObject({
+      ok: true,
+    });
+    expect(
+      await dispatcher.dispatch(
+        call('secret_tool', {}, { connection: LOCAL_CONNECTION, userRun: true, callId: 'c-u' }),
+      ),
+    ).toMatchObject({ ok: true });
+    expect(runs).toBe(2);
+    expect(asked).toBe(1);
+    expect(
+      audit.select({ order: 'asc' }).map((r) => [r.connectionId, r.service, r.decision, r.error]),
+    ).toEqual([
+      ['p-xz', 'secret_tool', 'invalid', 'unknown_service'],
+      ['p-xz', 'given_tool', 'auto', undefined],
+      ['p-srv', 'secret_tool', 'allowed-once', undefined],
+      ['local', 'secret_tool', 'user-run', undefined],
+    ]);
   });
 
   it('turns an exception inside a service into service_error with its message, outcome error', async () => {

@@ -175,16 +175,23 @@ export class RecordIndex {
     const connection = wanted(this.connections, q.connection);
     const decision = wanted(this.decisions, q.decision);
     const outcome = wanted(this.outcomes, q.outcome);
+    const anyOf = wantedAnyOf(this.services, q.services);
     if (service === NONE || connection === NONE || decision === NONE || outcome === NONE) {
       return undefined;
     }
+    if (anyOf === NONE) return undefined;
     const onRecord: ((r: AuditRecord) => boolean)[] = [];
     if (service === OVERFLOW_ID) onRecord.push((r) => r.service === q.service);
+    if (anyOf !== ANY && anyOf.overflow) {
+      const names = new Set(q.services);
+      onRecord.push((r) => names.has(r.service));
+    }
     if (connection === OVERFLOW_ID) onRecord.push((r) => r.connection === q.connection);
     if (decision === OVERFLOW_ID) onRecord.push((r) => r.decision === q.decision);
     if (outcome === OVERFLOW_ID) onRecord.push((r) => r.outcome === q.outcome);
     const match = (i: number): boolean => {
       if (service !== ANY && this.serviceIds.get(i) !== service) return false;
+      if (anyOf !== ANY && !anyOf.ids.has(this.serviceIds.get(i))) return false;
       if (decision !== ANY && this.decisionIds.get(i) !== decision) return false;
       if (outcome !== ANY && this.outcomeIds.get(i) !== outcome) return false;
       if (connection !== ANY && this.connectionIds.get(i) !== connection) return false;
@@ -349,6 +356,26 @@ const NONE = -2;
 function wanted(names: Interner, value: string | undefined): number {
   if (value === undefined) return ANY;
   return names.find(value) ?? (names.overflowed ? OVERFLOW_ID : NONE);
+}
+
+/**
+ * The ids of a list of wanted names (the tools of one MCP server): ANY without a list, NONE when
+ * no name was ever recorded. A name past the table's budget adds OVERFLOW_ID, and `overflow` says
+ * the record itself must then decide.
+ */
+function wantedAnyOf(
+  names: Interner,
+  values: readonly string[] | undefined,
+): typeof ANY | typeof NONE | { ids: Set<number>; overflow: boolean } {
+  if (values === undefined) return ANY;
+  const ids = new Set<number>();
+  let overflow = false;
+  for (const value of values) {
+    const id = wanted(names, value);
+    if (id === OVERFLOW_ID) overflow = true;
+    if (id !== NONE) ids.add(id);
+  }
+  return ids.size === 0 ? NONE : { ids, overflow };
 }
 
 /**

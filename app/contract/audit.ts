@@ -80,6 +80,8 @@ export type AuditEntry = Omit<
 
 export interface AuditQuery {
   service?: string;
+  /** Any of these services (the tools of one MCP server); an empty list matches nothing. */
+  services?: string[];
   decision?: Decision;
   outcome?: Outcome;
   connection?: string;
@@ -146,6 +148,7 @@ export function auditHaystack(r: AuditRecord): string {
 /** Whether one record passes a query's filters (paging and order aside). */
 export function matchesAuditQuery(r: AuditRecord, q: AuditQuery): boolean {
   if (q.service !== undefined && r.service !== q.service) return false;
+  if (q.services !== undefined && !q.services.includes(r.service)) return false;
   if (q.decision !== undefined && r.decision !== q.decision) return false;
   if (q.outcome !== undefined && r.outcome !== q.outcome) return false;
   if (q.connection !== undefined && r.connection !== q.connection) return false;

@@ -42,6 +42,7 @@ import {
   type ProfileKindView,
 } from './profiles/index.js';
 import type { ReminderFired, ReminderView, ScreenRequest } from './reminders.js';
+import { type Offers, OfferKeySchema, OfferSchema } from './offer.js';
 import {
   type McpImportPreview,
   McpImportRequestSchema,
@@ -73,6 +74,8 @@ export const AuditQuerySchema = Type.Object(
   {
     // A stored name is at most MAX_NAME chars plus its cut marker and sha256 (app/audit/bounds.ts).
     service: Type.Optional(Type.String({ maxLength: 256 })),
+    /** Any of these (an MCP server's tools). */
+    services: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 1000 })),
     decision: Type.Optional(Decision),
     outcome: Type.Optional(oneOf(OUTCOMES)),
     connection: Type.Optional(Type.String({ maxLength: 100 })),
@@ -148,6 +151,11 @@ export const COMMAND_ARGS = {
   setServiceEnabled: Type.Tuple([ServiceName, Type.Boolean()]),
   setServicePolicy: Type.Tuple([ServiceName, PolicySchema]),
   revokeGrants: Type.Tuple([ServiceName]),
+  /**
+   * Which services a connection is offered (by profile id, or `mcp-clients` for every MCP app
+   * connected to the agent); null offers every enabled service again.
+   */
+  setOffer: Type.Tuple([OfferKeySchema, Type.Union([OfferSchema, Type.Null()])]),
   answerPrompt: Type.Tuple([Id, PromptAnswerSchema]),
   runService: Type.Tuple([ServiceName, Type.Record(Type.String(), Type.Unknown())]),
   queryAudit: Type.Tuple([AuditQuerySchema]),
@@ -247,6 +255,8 @@ export interface SettingsView {
   secrets: { kind: string; warning?: string };
   /** The host: Electron gets a folder picker, the browser host a text field. */
   host: 'electron' | 'browser' | 'terminal';
+  /** Which services each connection is offered, by profile id or `mcp-clients` (absent: all). */
+  offer: Offers;
 }
 
 export interface Snapshot {
@@ -282,6 +292,7 @@ export interface CommandResults {
   setServiceEnabled: void;
   setServicePolicy: void;
   revokeGrants: void;
+  setOffer: void;
   answerPrompt: boolean;
   runService: RunResult;
   queryAudit: AuditPage;

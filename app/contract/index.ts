@@ -9,3 +9,4 @@ export * from './mcp.js';
 export * from './mcp-clients.js';
 export * from './reminders.js';
 export * from './voice.js';
+export * from './offer.js';

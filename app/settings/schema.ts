@@ -16,6 +16,7 @@ const AnyProfileSchema = Type.Object(
 export type AnyProfile = Static<typeof AnyProfileSchema>;
 import type { Policy } from '../contract/policy.js';
 import { type McpServerConfig, McpServerConfigSchema } from '../contract/mcp.js';
+import { type Offers, OffersSchema } from '../contract/offer.js';
 
 /** Profiles are defined by the contract (the UI edits them); the token lives in the SecretStore under `profile:<id>:token`. */
 export type { AdventProfile, Profile };
@@ -44,6 +45,11 @@ export interface Settings {
    * Optional so settings written before the MCP hub stay valid.
    */
   mcpServers?: McpServerConfig[];
+  /**
+   * Which services each connection is offered, by profile id (`mcp-clients`: every MCP app
+   * connected to the agent). A connection with none is offered every enabled service.
+   */
+  offer?: Offers;
 }
 
 export const settingsSchema: JSONSchemaType<Settings> = {
@@ -99,6 +105,7 @@ export const settingsSchema: JSONSchemaType<Settings> = {
       maxItems: 100,
       items: McpServerConfigSchema as unknown as JSONSchemaType<McpServerConfig>,
     },
+    offer: { ...(OffersSchema as unknown as JSONSchemaType<Offers>), nullable: true },
   },
 };
 

@@ -20,6 +20,9 @@ export const AUDIT_PAGE = 500;
 /** The filter form as typed (time bounds as `datetime-local` values, '' for "any"). */
 export interface AuditFilters {
   service: string;
+  /** An MCP server's id ('' for any) and the services its tools became (what is queried). */
+  server: string;
+  serverServices: readonly string[];
   decision: Decision | '';
   outcome: Outcome | '';
   connection: string;
@@ -30,6 +33,8 @@ export interface AuditFilters {
 
 export const NO_FILTERS: AuditFilters = {
   service: '',
+  server: '',
+  serverServices: [],
   decision: '',
   outcome: '',
   connection: '',
@@ -49,6 +54,7 @@ export function localToIso(value: string, endOfMinute = false): string {
 export function queryOf(f: AuditFilters): AuditQuery {
   const q: AuditQuery = { order: 'desc' };
   if (f.service) q.service = f.service;
+  if (f.server) q.services = [...f.serverServices];
   if (f.decision) q.decision = f.decision;
   if (f.outcome) q.outcome = f.outcome;
   if (f.connection) q.connection = f.connection;
@@ -214,3 +220,8 @@ export const useAudit = create<AuditStore>()((set, get) => {
     },
   };
 });
+
+/** Whether any filter is set (the server's tool list follows its id). */
+export function anyFilterSet(f: AuditFilters): boolean {
+  return Object.entries(f).some(([key, v]) => key !== 'serverServices' && v !== '');
+}

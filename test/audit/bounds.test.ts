@@ -92,6 +92,12 @@ describe('name tables of the index', () => {
     expect(page({ service: name(250) }).records.map((r) => r.callId)).toEqual(['c250']);
     expect(page({ service: name(3) }).records.map((r) => r.callId)).toEqual(['c3']);
     expect(page({ service: name(999) }).total).toBe(0);
+    // A list mixing a name in the table with one past it finds both records, and no other.
+    expect(
+      page({ services: [name(3), name(250), name(999)], order: 'asc' }).records.map(
+        (r) => r.callId,
+      ),
+    ).toEqual(['c3', 'c250']);
     expect(page({ service: name(280), text: 'c28' }).records.map((r) => r.callId)).toEqual([
       'c280',
     ]);

@@ -5,7 +5,7 @@ import { GENESIS_HASH, recordHash } from '../../app/audit/chain.js';
 import type { AuditLog } from '../../app/audit/log.js';
 import { MAX_LIMIT } from '../../app/audit/query.js';
 import { canonicalJson, sha256Hex } from '../../app/audit/redact.js';
-import type { AuditRecord } from '../../app/contract/audit.js';
+import { type AuditRecord, matchesAuditQuery } from '../../app/contract/audit.js';
 import { entry, manualClock, useLogs, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs();
@@ -76,6 +76,20 @@ describe('AuditLog query', () => {
     expect(ids(await log.query({ connection: 'office' }))).toEqual(['k5', 'k2']);
     expect(ids(await log.query({ service: 'create_file', connection: 'office' }))).toEqual(['k2']);
     expect(await log.query({ service: 'nothing' })).toEqual({ total: 0, records: [] });
+  });
+
+  it('filters by a list of services (the tools of one MCP server), with the other filters', async () => {
+    const both = { services: ['delete_file', 'get_current_time', 'never_called'] };
+    expect(ids(await log.query(both))).toEqual(['k5', 'k3']);
+    expect(ids(await log.query({ ...both, connection: 'office' }))).toEqual(['k5']);
+    expect(await log.query({ services: ['never_called'] })).toEqual({ total: 0, records: [] });
+    expect(await log.query({ services: [] })).toEqual({ total: 0, records: [] });
+    // The UI's live filter agrees with the log's.
+    const all = (await log.query({ order: 'desc' })).records;
+    expect(all.filter((r) => matchesAuditQuery(r, both)).map((r) => r.callId)).toEqual([
+      'k5',
+      'k3',
+    ]);
   });
 
   it('treats from and to as inclusive ISO bounds', async () => {

@@ -5,7 +5,13 @@ import type {
   ConnectionView,
   PendingPrompt,
 } from '../../app/contract/index.js';
-import { AuditRows, matchesQuery, queryOf, NO_FILTERS } from '../../renderer/store/audit.js';
+import {
+  AuditRows,
+  matchesQuery,
+  queryOf,
+  NO_FILTERS,
+  anyFilterSet,
+} from '../../renderer/store/audit.js';
 import { CHAT_LIMIT, moodsOf, upsertItem, useChat } from '../../renderer/store/chat.js';
 import { upsertConnection, isLive } from '../../renderer/store/connection.js';
 import { addPrompt } from '../../renderer/store/prompts.js';
@@ -165,5 +171,18 @@ describe('audit rows', () => {
     expect(q).toMatchObject({ order: 'desc', service: 'create_file', text: 'todo' });
     expect(q.from).toBe(new Date('2026-01-01T10:00').toISOString());
     expect(queryOf({ ...NO_FILTERS, from: 'garbage' }).from).toBeUndefined();
+  });
+
+  it('filters by an MCP server as the list of services its tools became', () => {
+    const q = queryOf({
+      ...NO_FILTERS,
+      server: 'srv-1',
+      serverServices: ['files_read_file', 'files_write_file'],
+    });
+    expect(q.services).toEqual(['files_read_file', 'files_write_file']);
+    expect(anyFilterSet({ ...NO_FILTERS, serverServices: ['x'] })).toBe(false);
+    expect(anyFilterSet({ ...NO_FILTERS, server: 'srv-1' })).toBe(true);
+    // A server whose tools are not known now matches nothing rather than everything.
+    expect(queryOf({ ...NO_FILTERS, server: 'gone' }).services).toEqual([]);
   });
 });

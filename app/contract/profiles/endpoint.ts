@@ -14,6 +14,8 @@ export const endpointProfile = defineProfileKind({
   capabilities: { chat: false, voice: false, speak: false },
   secret: { mode: 'url' },
   address: 'url',
+  // Self-hosted XiaoZhi servers pass tools on to a model API that takes a few dozen at most.
+  toolLimitHint: 32,
   fields: { url: WsUrl },
   form: [
     {

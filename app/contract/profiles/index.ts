@@ -61,5 +61,18 @@ export type ProfileKindView = ProfileKindSpec;
 
 export function kindView(spec: ProfileKindSpec): ProfileKindView {
   const { kind, title, short, help, capabilities, secret, address, fields, form, flags } = spec;
-  return { kind, title, short, help, capabilities, secret, address, fields, form, flags };
+  const { toolLimitHint } = spec;
+  return {
+    kind,
+    title,
+    short,
+    help,
+    capabilities,
+    secret,
+    address,
+    fields,
+    form,
+    flags,
+    ...(toolLimitHint !== undefined && { toolLimitHint }),
+  };
 }

@@ -95,16 +95,28 @@ export interface ProfileKindSpec {
   /** The form, in order (name and autoConnect are common and added by the form itself). */
   readonly form: readonly FieldSpec[];
   readonly flags?: FlagSpec;
+  /**
+   * How many tools servers of this kind typically accept (self-hosted XiaoZhi servers cap them),
+   * suggested in the form's tool limit field. The real limit is the server's: the user sets it.
+   */
+  readonly toolLimitHint?: number;
 }
 
 export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' });
 export const ProfileName = Type.String({ minLength: 1, maxLength: 100 });
 const closed = { additionalProperties: false } as const;
 
+/**
+ * The most services the server accepts (its own limit, told by the user): the Services page warns
+ * when the connection is offered more. Nothing is cut: the user chooses what to offer.
+ */
+export const ToolLimit = Type.Integer({ minimum: 1, maximum: 10_000 });
+
 type Common<K extends string> = {
   kind: TLiteral<K>;
   name: typeof ProfileName;
   autoConnect: TOptional<TBoolean>;
+  toolLimit: TOptional<typeof ToolLimit>;
 };
 
 /** A kind's spec with its two object schemas: as saved (with id) and as the UI sends it (id optional). */
@@ -127,6 +139,7 @@ export function defineProfileKind<K extends string, F extends Record<string, TSc
     kind: Type.Literal(spec.kind),
     name: ProfileName,
     autoConnect: Type.Optional(Type.Boolean()),
+    toolLimit: Type.Optional(ToolLimit),
   };
   return {
     ...spec,

@@ -24,6 +24,8 @@ export const xiaozhiProfile = defineProfileKind({
   capabilities: { chat: true, voice: true, speak: false },
   secret: { mode: 'optional', section: 'device', flag: 'xiaozhi-token' },
   address: 'url',
+  // Self-hosted XiaoZhi servers pass tools on to a model API that takes a few dozen at most.
+  toolLimitHint: 32,
   fields: {
     url: WsUrl,
     /** Device-Id (a MAC); generated once and kept when left empty. */

@@ -24,6 +24,7 @@ export const COMMAND_NAMES: readonly string[] = [
   'setServiceEnabled',
   'setServicePolicy',
   'revokeGrants',
+  'setOffer',
   'answerPrompt',
   'runService',
   'queryAudit',

@@ -1,7 +1,15 @@
 import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { DECISIONS, type Decision, OUTCOMES, type Outcome } from '../../../app/contract/index.js';
-import { NO_FILTERS, useAudit } from '../../store/audit.js';
+import {
+  DECISIONS,
+  type Decision,
+  type McpServerView,
+  OUTCOMES,
+  type Outcome,
+  type ServiceView,
+} from '../../../app/contract/index.js';
+import { NO_FILTERS, anyFilterSet, useAudit } from '../../store/audit.js';
+import { useMcp } from '../mcp/store.js';
 import { useConnectionLabel } from '../../lib/names.js';
 import { useConnections } from '../../store/connection.js';
 import { useServices } from '../../store/services.js';
@@ -35,7 +43,16 @@ export function Filters() {
       filters.connection,
     ]),
   ].filter(Boolean);
-  const anyFilter = Object.entries(filters).some(([, v]) => v !== '');
+  const anyFilter = anyFilterSet(filters);
+  const mcpServers = useMcp((s) => s.servers);
+  const servers = serversOf(services, mcpServers);
+  // A server chosen earlier stays choosable (and its tools found) while the page is open.
+  if (filters.server && !servers.some((s) => s.id === filters.server))
+    servers.push({
+      id: filters.server,
+      name: filters.server,
+      services: [...filters.serverServices],
+    });
 
   const timeSet = filters.from !== '' || filters.to !== '';
   const label = useConnectionLabel();
@@ -82,6 +99,29 @@ export function Filters() {
           </option>
         ))}
       </select>
+      {servers.length > 0 && (
+        <>
+          <label className="sr-only" htmlFor={`${id}-server`}>
+            {t('activity.filterBy', { what: t('activity.mcpServer') })}
+          </label>
+          <select
+            id={`${id}-server`}
+            value={filters.server}
+            onChange={(e) => {
+              const server = servers.find((s) => s.id === e.target.value);
+              setFilters({ server: server?.id ?? '', serverServices: server?.services ?? [] });
+            }}
+            data-testid="audit-filter-server"
+          >
+            <option value="">{t('activity.mcpServer')}</option>
+            {servers.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+        </>
+      )}
       <label className="sr-only" htmlFor={`${id}-decision`}>
         {t('activity.filterBy', { what: t('activity.decision') })}
       </label>
@@ -171,4 +211,26 @@ export function Filters() {
       </button>
     </form>
   );
+}
+
+/**
+ * The imported MCP servers and the services their tools became: from the services (tools listed
+ * now) and, where the MCP page has loaded them, the servers' own views (tools of a stopped one).
+ */
+function serversOf(
+  services: readonly ServiceView[],
+  mcp: readonly McpServerView[],
+): { id: string; name: string; services: string[] }[] {
+  const byId = new Map<string, { id: string; name: string; services: Set<string> }>();
+  const entry = (id: string, name: string) => {
+    let e = byId.get(id);
+    if (!e) byId.set(id, (e = { id, name, services: new Set() }));
+    return e;
+  };
+  for (const s of services) if (s.server) entry(s.server.id, s.server.name).services.add(s.name);
+  for (const m of mcp)
+    for (const tool of m.tools) if (tool.service) entry(m.id, m.name).services.add(tool.service);
+  return [...byId.values()]
+    .map((e) => ({ id: e.id, name: e.name, services: [...e.services].sort() }))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }

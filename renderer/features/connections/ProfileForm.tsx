@@ -32,6 +32,8 @@ interface Draft {
   name: string;
   token: string;
   autoConnect: boolean;
+  /** The server's tool limit as typed ('' for none). */
+  toolLimit: string;
   values: Values;
 }
 
@@ -62,6 +64,7 @@ function draftOf(kinds: ProfileKindView[], p: ProfileView | undefined): Draft {
     name: p?.name ?? '',
     token: '',
     autoConnect: p?.autoConnect ?? false,
+    toolLimit: p?.toolLimit === undefined ? '' : String(p.toolLimit),
     values: valuesOf(
       kinds.find((k) => k.kind === kind),
       p,
@@ -87,6 +90,8 @@ function inputOf(spec: ProfileKindView, d: Draft, id: string | undefined): Profi
     autoConnect: d.autoConnect,
   };
   if (id) out.id = id;
+  const limit = d.toolLimit.trim();
+  if (limit) out.toolLimit = Number(limit);
   for (const f of spec.form) {
     const v = valueOf(f, d.values[f.key] ?? '');
     // A checkbox at its default says nothing: the profile keeps only what the user chose.
@@ -138,6 +143,9 @@ export function ProfileForm({
   function validate(): Problems {
     const p: Problems = {};
     if (!draft.name.trim()) p.name = t('connections.nameRequired');
+    const limit = draft.toolLimit.trim();
+    if (limit && !(/^\d{1,5}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 10_000))
+      p.toolLimit = t('connections.toolLimitInvalid');
     if (!spec) return p;
     for (const f of spec.form) {
       const v = valueOf(f, draft.values[f.key] ?? '');
@@ -329,6 +337,31 @@ export function ProfileForm({
     </button>
   );
 
+  const limitHint = spec?.toolLimitHint;
+  const toolLimitField = (
+    <div className="field">
+      {label('toolLimit', t('connections.toolLimit'))}
+      <input
+        id={`${id}-toolLimit`}
+        type="text"
+        inputMode="numeric"
+        value={draft.toolLimit}
+        maxLength={5}
+        placeholder={limitHint === undefined ? undefined : String(limitHint)}
+        autoComplete="off"
+        aria-invalid={problems.toolLimit ? true : undefined}
+        aria-describedby={describedBy('toolLimit', true)}
+        onChange={(e) => setDraft((d) => ({ ...d, toolLimit: e.target.value }))}
+        data-testid="profile-toolLimit"
+      />
+      <p className="help" id={`${id}-toolLimit-help`}>
+        {t('connections.toolLimitHelp')}
+        {limitHint !== undefined && <> {t('connections.toolLimitHint', { n: limitHint })}</>}
+      </p>
+      {fieldError('toolLimit')}
+    </div>
+  );
+
   const tokenRequired = secret?.mode === 'required';
   const tokenField = secret && secret.mode !== 'url' && (
     <div className="field">
@@ -385,6 +418,11 @@ export function ProfileForm({
       s !== 'basics' && texts.length > 0 && (
         <div className="form-grid" key="grid">
           {texts.map(field)}
+        </div>
+      ),
+      s === 'behaviour' && (
+        <div className="form-grid" key="toolLimit">
+          {toolLimitField}
         </div>
       ),
       ...checks.map(field),

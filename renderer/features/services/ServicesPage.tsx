@@ -20,6 +20,7 @@ import { useAction } from '../../lib/useAction.js';
 import { isLive, useConnections } from '../../store/connection.js';
 import { useServices } from '../../store/services.js';
 import { toast } from '../../store/toasts.js';
+import { OfferPanel } from './Offers.js';
 import { SchemaForm } from './SchemaForm.js';
 import { type PolicyChoice, policyChoice, sectionsOf } from './sections.js';
 
@@ -219,6 +220,7 @@ export function ServicesPage() {
         <p className="muted">{t('services.empty')}</p>
       ) : (
         <>
+          <OfferPanel />
           <div className="services-toolbar">
             <label className="sr-only" htmlFor={`${id}-find`}>
               {t('services.find')}
