@@ -6,4 +6,5 @@ export * from './chat.js';
 export * from './commands.js';
 export * from './bridge.js';
 export * from './mcp.js';
+export * from './mcp-serve.js';
 export * from './reminders.js';

@@ -16,6 +16,7 @@ const AnyProfileSchema = Type.Object(
 export type AnyProfile = Static<typeof AnyProfileSchema>;
 import type { Policy } from '../contract/policy.js';
 import { type McpServerConfig, McpServerConfigSchema } from '../contract/mcp.js';
+import type { McpHttpSettings } from '../contract/mcp-serve.js';
 
 /** Profiles are defined by the contract (the UI edits them); the token lives in the SecretStore under `profile:<id>:token`. */
 export type { AdventProfile, Profile };
@@ -44,6 +45,8 @@ export interface Settings {
    * Optional so settings written before the MCP hub stay valid.
    */
   mcpServers?: McpServerConfig[];
+  /** The MCP HTTP endpoint for other apps (off when absent). */
+  mcpHttp?: McpHttpSettings;
 }
 
 export const settingsSchema: JSONSchemaType<Settings> = {
@@ -98,6 +101,16 @@ export const settingsSchema: JSONSchemaType<Settings> = {
       nullable: true,
       maxItems: 100,
       items: McpServerConfigSchema as unknown as JSONSchemaType<McpServerConfig>,
+    },
+    mcpHttp: {
+      type: 'object',
+      nullable: true,
+      additionalProperties: false,
+      required: ['enabled', 'port'],
+      properties: {
+        enabled: { type: 'boolean' },
+        port: { type: 'integer', minimum: 1024, maximum: 65535 },
+      },
     },
   },
 };
