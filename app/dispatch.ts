@@ -84,7 +84,10 @@ export interface GatePolicy {
 }
 
 export interface GateBroker {
-  ask(req: Omit<PendingPrompt, 'id' | 'expiresAt'>, options?: AskOptions): Promise<PromptResolution>;
+  ask(
+    req: Omit<PendingPrompt, 'id' | 'expiresAt'>,
+    options?: AskOptions,
+  ): Promise<PromptResolution>;
 }
 
 /** What the gate records ahead of running a service: the call and the decision, no outcome yet. */

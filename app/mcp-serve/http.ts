@@ -89,7 +89,11 @@ function readBody(
   return new Promise((resolve) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > MAX_MESSAGE_BYTES) {
-      resolve({ ok: false, status: 413, message: `a message may be at most ${MAX_MESSAGE_BYTES} bytes` });
+      resolve({
+        ok: false,
+        status: 413,
+        message: `a message may be at most ${MAX_MESSAGE_BYTES} bytes`,
+      });
       req.resume();
       return;
     }
@@ -163,7 +167,12 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
       return;
     }
     if (req.method !== 'POST' || !isInitializeRequest(body))
-      return rpcError(res, 400, -32000, 'no session: send initialize first, without Mcp-Session-Id');
+      return rpcError(
+        res,
+        400,
+        -32000,
+        'no session: send initialize first, without Mcp-Session-Id',
+      );
 
     while (sessions.size >= maxSessions) {
       const oldest = sessions.keys().next().value as string;

@@ -27,6 +27,8 @@ export interface McpServeOptions {
   version: string;
   /** Which services a connection is offered (default: every enabled one). */
   offered?: Offered;
+  /** Tools per `tools/list` page (tests make it small). */
+  pageSize?: number;
   log: (level: 'info' | 'warn', message: string) => void;
 }
 
@@ -170,7 +172,7 @@ export class McpServe {
   // -----------------------------------------------------------------------------------------------
 
   private newSession(): McpSession {
-    const { agent, version, offered } = this.options;
+    const { agent, version, offered, pageSize } = this.options;
     const session = createMcpSession({
       gate: agent.gate,
       tools: () => agent.toolEntries(),
@@ -179,6 +181,7 @@ export class McpServe {
       clock: agent.clockSource,
       language: () => agent.getSettings().language,
       offered,
+      pageSize,
       log: (m) => this.options.log('info', m),
       onDispose: () => this.sessions.delete(session),
     });

@@ -18,7 +18,6 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../clock.js';
 import type { ConnectionRef } from '../contract/connection.js';
@@ -94,7 +93,7 @@ export function createMcpSession(deps: McpSessionDeps): McpSession {
     const cursor = request.params?.cursor;
     const page = toolsPage(tools, cursor, deps.pageSize ?? TOOLS_PAGE_SIZE);
     if (!page)
-      throw new McpError(
+      throw protocolError(
         ErrorCode.InvalidParams,
         `unknown cursor '${cutString(String(cursor), MAX_NAME_CHARS)}': the tool list changed; list again from the start`,
       );
@@ -107,7 +106,7 @@ export function createMcpSession(deps: McpSessionDeps): McpSession {
     const entry = deps.tools().find((t) => t.name === name);
     // Offered to another connection, not this one: as unknown here as a name never listed.
     if (entry && !entry.userOnly && !offered(conn.id, entry))
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      throw protocolError(ErrorCode.InvalidParams, `there is no tool named '${name}'`);
     if (calls >= maxCalls)
       return errorResult(
         `too many calls at once (${maxCalls} are waiting or running); wait for some to finish, then try again`,
@@ -169,6 +168,14 @@ export function createMcpSession(deps: McpSessionDeps): McpSession {
   };
 }
 
+/**
+ * A JSON-RPC error with exactly this message (the SDK's McpError would send its own prefix, which
+ * the client's McpError then prefixes again).
+ */
+function protocolError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
 function errorResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
@@ -176,7 +183,8 @@ function errorResult(text: string): CallToolResult {
 /** The gate's answer as an MCP tool result. */
 export function toolResult(result: DispatchResult): CallToolResult {
   if (!result.ok) {
-    if (result.code === 'unknown_service') throw new McpError(ErrorCode.InvalidParams, result.message);
+    if (result.code === 'unknown_service')
+      throw protocolError(ErrorCode.InvalidParams, result.message);
     return errorResult(result.message);
   }
   const data = result.data;

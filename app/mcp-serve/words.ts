@@ -16,8 +16,7 @@ interface Words {
 }
 
 const EN: Words = {
-  wants: (client, title, service) =>
-    `“${client}” wants Advent Agent to run ${title} (${service}).`,
+  wants: (client, title, service) => `“${client}” wants Advent Agent to run ${title} (${service}).`,
   paths: 'Exactly these paths:',
   server: (name) => `The tool comes from the MCP server “${name}”.`,
   expires: (s) => `Not answering within ${s} s means no.`,
@@ -63,7 +62,10 @@ export function elicitMessage(
 /** The one-field form: a choice of the three answers, titled in the user's language. */
 export function elicitSchema(language: string): {
   type: 'object';
-  properties: Record<string, { type: 'string'; title: string; enum: string[]; enumNames: string[] }>;
+  properties: Record<
+    string,
+    { type: 'string'; title: string; enum: string[]; enumNames: string[] }
+  >;
   required: string[];
 } {
   const w = wordsFor(language);

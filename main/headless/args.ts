@@ -288,7 +288,12 @@ function parseRun(argv: string[], kinds: readonly ProfileKindSpec[]): ParseResul
   }
   return {
     ok: true,
-    args: { command: 'run', ...flags, ...(mcpHttp && { mcpHttp }), noChat: values['no-chat'] === true },
+    args: {
+      command: 'run',
+      ...flags,
+      ...(mcpHttp && { mcpHttp }),
+      noChat: values['no-chat'] === true,
+    },
   };
 }
 
