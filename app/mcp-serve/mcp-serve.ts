@@ -5,6 +5,7 @@
  * 127.0.0.1 — every one through the agent's gate, prompts and audit log.
  */
 import { randomBytes } from 'node:crypto';
+import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Agent } from '../agent.js';
@@ -62,11 +63,9 @@ export class McpServe {
    * client closes stdin. Only MCP goes to `stdout`.
    */
   serveStdio(stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream): Promise<void> {
-    const transport = new StdioServerTransport(
-      stdin as unknown as import('node:stream').Readable,
-      stdout as unknown as import('node:stream').Writable,
-      { maxBufferSize: MAX_MESSAGE_BYTES },
-    );
+    const transport = new StdioServerTransport(stdin as Readable, stdout as Writable, {
+      maxBufferSize: MAX_MESSAGE_BYTES,
+    });
     return new Promise((resolve) => {
       const end = this.serve(transport);
       const finish = (): void => {
