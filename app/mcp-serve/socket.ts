@@ -9,6 +9,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, rename, unlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
+import { PassThrough, type Readable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { MAX_MESSAGE_BYTES } from './limits.js';
 import { socketPath, socketProblem, tokenPath } from './socket-path.js';
@@ -54,33 +55,43 @@ function listenOn(server: net.Server, file: string): Promise<void> {
   });
 }
 
-/** The token line a client must send first: checked in constant time, the rest handed back. */
-function readToken(socket: net.Socket, token: Buffer): Promise<Buffer | undefined> {
-  return new Promise((resolve) => {
-    let got = Buffer.alloc(0);
-    const done = (rest: Buffer | undefined): void => {
-      clearTimeout(timer);
-      socket.off('data', onData);
-      socket.off('close', onClose);
-      socket.pause();
-      resolve(rest);
-    };
-    const onClose = (): void => done(undefined);
-    const onData = (chunk: Buffer): void => {
-      got = Buffer.concat([got, chunk]);
-      const nl = got.indexOf(0x0a);
-      if (nl < 0) {
-        if (got.length > TOKEN_LINE_MAX) done(undefined);
-        return;
+/**
+ * The token line a client must send first, checked in constant time. On success `accepted` gets,
+ * in the same turn (so no byte is lost in between), the session's input: what came after the
+ * token, then the rest of the socket.
+ */
+function awaitToken(socket: net.Socket, token: Buffer, accepted: (input: Readable) => void): void {
+  let got = Buffer.alloc(0);
+  const stop = (): void => {
+    clearTimeout(timer);
+    socket.off('data', onData);
+  };
+  const onData = (chunk: Buffer): void => {
+    got = Buffer.concat([got, chunk]);
+    const nl = got.indexOf(0x0a);
+    if (nl < 0) {
+      if (got.length > TOKEN_LINE_MAX) {
+        stop();
+        socket.destroy();
       }
-      const sent = got.subarray(0, nl);
-      const ok = sent.length === token.length && timingSafeEqual(sent, token);
-      done(ok ? got.subarray(nl + 1) : undefined);
-    };
-    const timer = setTimeout(() => done(undefined), TOKEN_WAIT_MS);
-    socket.on('data', onData);
-    socket.once('close', onClose);
-  });
+      return;
+    }
+    stop();
+    const sent = got.subarray(0, nl);
+    if (sent.length !== token.length || !timingSafeEqual(sent, token)) {
+      socket.destroy();
+      return;
+    }
+    const input = new PassThrough();
+    input.write(got.subarray(nl + 1));
+    socket.pipe(input);
+    accepted(input);
+  };
+  const timer = setTimeout(() => {
+    stop();
+    socket.destroy();
+  }, TOKEN_WAIT_MS);
+  socket.on('data', onData);
 }
 
 /**
@@ -113,13 +124,8 @@ export async function listenForClients(
     sockets.add(socket);
     socket.on('error', () => undefined);
     socket.once('close', () => sockets.delete(socket));
-    void readToken(socket, tokenBytes).then((rest) => {
-      if (!rest) {
-        socket.destroy();
-        return;
-      }
-      if (rest.length) socket.unshift(rest);
-      const transport = new StdioServerTransport(socket, socket, {
+    awaitToken(socket, tokenBytes, (input) => {
+      const transport = new StdioServerTransport(input, socket, {
         maxBufferSize: MAX_MESSAGE_BYTES,
       });
       const end = serve(transport);
