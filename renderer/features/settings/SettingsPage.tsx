@@ -16,6 +16,7 @@ import { useAction } from '../../lib/useAction.js';
 import { useSettings } from '../../store/settings.js';
 import { toast } from '../../store/toasts.js';
 import { VoiceSettings } from '../voice/VoiceSettings.js';
+import { McpHttpSection } from './McpHttpSection.js';
 
 function FolderSettings({ settings }: { settings: SettingsView }) {
   const { t } = useTranslation();
@@ -286,6 +287,7 @@ export function SettingsPage() {
         <Appearance settings={settings} />
         <FolderSettings settings={settings} />
         <VoiceSettings />
+        <McpHttpSection settings={settings} />
         <Storage settings={settings} />
       </div>
     </div>
