@@ -68,6 +68,15 @@ export class CliCore {
       mcpLaunch: headlessMcpLaunch(dataDir, io.dataDir()),
       ...(args.mcpHttp && { mcpHttp: args.mcpHttp }),
     });
+    if (args.mcpHttp) {
+      // The terminal has no Settings page: the address and its key are told here, as `ui` tells its own.
+      const state = api.mcpServe.state();
+      io.stderr.write(
+        state.status === 'listening'
+          ? `advent-agent: MCP over HTTP at ${state.url} (Authorization: Bearer ${await api.getMcpHttpToken()})\n`
+          : `advent-agent: MCP over HTTP did not start: ${oneLine(state.status === 'failed' ? state.message : state.status)}\n`,
+      );
+    }
     return new CliCore(api, targets, secrets);
   }
 
