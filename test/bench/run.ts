@@ -41,6 +41,12 @@ import {
   spliceDecodeSection,
 } from './report.js';
 import { DEFAULT_MCP, mcpMarkdown, mcpText, runMcpBench } from './mcp.js';
+import {
+  DEFAULT_MCP_SERVE,
+  mcpServeMarkdown,
+  mcpServeText,
+  runMcpServeBench,
+} from './mcp-serve.js';
 import { DEFAULT_ROUNDTRIP, runRoundTripBench } from './roundtrip.js';
 import { media } from './rig.js';
 import { KiB, MiB, hasGc, machine, nowMs } from './stats.js';
@@ -173,6 +179,12 @@ const mcp = await runMcpBench(
   log,
 );
 
+log('6. the agent as an MCP server (stdio, HTTP)');
+const mcpServe = await runMcpServeBench(
+  quick ? { warmup: 20, calls: 100, block: 25 } : DEFAULT_MCP_SERVE,
+  log,
+);
+
 // Last, so Chromium's processes do not share the CPU with the measurements above.
 log('4. voice latency');
 let voice: VoiceLatencyOutcome;
@@ -200,7 +212,8 @@ const results: Results = {
 };
 printText(results, (s) => process.stdout.write(s));
 process.stdout.write(mcpText(mcp));
+process.stdout.write(mcpServeText(mcpServe));
 if (write) {
-  await writeFile(docPath, markdown(results) + mcpMarkdown(mcp));
+  await writeFile(docPath, markdown(results) + mcpMarkdown(mcp) + mcpServeMarkdown(mcpServe));
   log(`wrote ${path.relative(process.cwd(), docPath)}`);
 }
