@@ -261,9 +261,9 @@ export class Agent {
       },
       // The prompt of an imported tool shows its server and what the server claims about it.
       broker: {
-        ask: (request) => {
+        ask: (request, options) => {
           const hint = this.mcp.hintOf(request.service);
-          return this.broker.ask(hint ? { ...request, hint } : request);
+          return this.broker.ask(hint ? { ...request, hint } : request, options);
         },
       },
       audit,
@@ -387,6 +387,9 @@ export class Agent {
         >,
         risk: service.risk,
         userOnly: service.userOnly === true,
+        title: service.title,
+        ...(service.hint ? { hint: service.hint } : {}),
+        ...(service.outputSchema ? { outputSchema: service.outputSchema } : {}),
       }));
     return this.tools;
   }

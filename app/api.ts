@@ -52,6 +52,8 @@ import type { ReminderView, ScreenCapture } from './contract/reminders.js';
 import type { ScreenImage, ScreenSource } from './services/platform/desktop.js';
 import { spokenReminder } from './services/reminders/spoken.js';
 import { ServiceFailure } from './services/service.js';
+import { DEFAULT_MCP_HTTP_PORT, type McpHttpSettings } from './contract/mcp-serve.js';
+import { McpServe } from './mcp-serve/mcp-serve.js';
 
 export interface CoreApiOptions extends AgentOptions {
   version: string;
@@ -76,6 +78,11 @@ export interface CoreApiOptions extends AgentOptions {
    * platform, home folder and environment unless given; tests point them at a temp folder.
    */
   mcpClientPlatform?: Partial<PlatformInfo>;
+  /**
+   * Serve MCP over HTTP for this run (`--mcp-http [PORT]`), whatever the settings say; not saved.
+   * Without a port, the saved one (or the default).
+   */
+  mcpHttp?: { port?: number };
 }
 
 /** A simulated Advent server on a loopback port that accepts any token. */
@@ -111,6 +118,10 @@ export class CoreApi implements AgentApi {
   /** Screen captures asked of the page (browser host), by request id. */
   private readonly screenWaits = new Map<string, ScreenWait>();
   private readonly mcpClients: McpClientSetup;
+  /** The services served to MCP client apps (stdio, the data folder's socket, HTTP). */
+  readonly mcpServe: McpServe;
+  /** `--mcp-http`: HTTP on for this run until the user saves the setting. */
+  private httpOverride: McpHttpSettings | undefined;
 
   private constructor(
     readonly agent: Agent,
@@ -128,6 +139,24 @@ export class CoreApi implements AgentApi {
       ids: agent.ids,
     });
     this.timeline.events.on('chat', (item) => this.events.emit('chat', item));
+    this.mcpServe = new McpServe({
+      agent,
+      secrets: options.secrets,
+      dataDir: options.dataDir,
+      version: options.version,
+      // A client's protocol trouble is its own; what the user must know is a warning.
+      log: (level, message) => {
+        if (level === 'warn') agent.events.emit('notice', { level, message });
+      },
+    });
+    this.mcpServe.events.on('http', (state) => this.events.emit('mcpHttp', state));
+    if (options.mcpHttp) {
+      const saved = agent.getSettings().mcpHttp;
+      this.httpOverride = {
+        enabled: true,
+        port: options.mcpHttp.port ?? saved?.port ?? DEFAULT_MCP_HTTP_PORT,
+      };
+    }
 
     const e = agent.events;
     e.on('connection', ({ id }) => this.emitConnection(id));
@@ -200,6 +229,9 @@ export class CoreApi implements AgentApi {
     const agent = await Agent.open({ ...options, desktop });
     const api = new CoreApi(agent, options);
     made.api = api;
+    // MCP client apps reach this agent: `advent-agent mcp` through the socket, others over HTTP.
+    await api.mcpServe.listen();
+    await api.mcpServe.applyHttp(api.mcpHttpSettings());
     for (const p of agent.getSettings().connections) {
       if (await options.secrets.get(tokenKey(p.id))) api.tokens.add(p.id);
     }
@@ -220,7 +252,16 @@ export class CoreApi implements AgentApi {
       chat: this.timeline.list(),
       prompts: this.agent.broker.pending(),
       settings: await this.getSettings(),
+      mcpHttp: this.mcpServe.state(),
     };
+  }
+
+  /** The HTTP endpoint as it should be: this run's `--mcp-http`, else the saved setting. */
+  private mcpHttpSettings(): McpHttpSettings {
+    return (
+      this.httpOverride ??
+      this.agent.getSettings().mcpHttp ?? { enabled: false, port: DEFAULT_MCP_HTTP_PORT }
+    );
   }
 
   async getSettings(): Promise<SettingsView> {
@@ -236,6 +277,7 @@ export class CoreApi implements AgentApi {
       secrets: { kind: this.options.secrets.kind, warning: this.options.secretsWarning },
       host: this.options.host,
       offer: structuredClone(s.offer ?? {}),
+      mcpHttp: { ...this.mcpHttpSettings() },
     };
   }
 
@@ -255,7 +297,13 @@ export class CoreApi implements AgentApi {
       if (patch.promptTimeoutSec !== undefined) draft.promptTimeoutSec = patch.promptTimeoutSec;
       if (patch.language) draft.language = patch.language;
       if (patch.theme) draft.theme = patch.theme;
+      if (patch.mcpHttp) draft.mcpHttp = { ...patch.mcpHttp };
     });
+    if (patch.mcpHttp) {
+      // The user's choice now rules over this run's flag.
+      this.httpOverride = undefined;
+      await this.mcpServe.applyHttp(this.mcpHttpSettings());
+    }
     const view = await this.getSettings();
     this.events.emit('settings', view);
     return view;
@@ -665,6 +713,16 @@ export class CoreApi implements AgentApi {
   }
 
   /** The page's answer: a capture, or null when the user declined. False for an unknown id. */
+  // --- MCP clients of this agent -----------------------------------------------------------------
+
+  getMcpHttpToken(): Promise<string> {
+    return this.mcpServe.httpToken();
+  }
+
+  resetMcpHttpToken(): Promise<string> {
+    return this.mcpServe.resetHttpToken();
+  }
+
   async answerScreen(id: string, capture: ScreenCapture | null): Promise<boolean> {
     const wait = this.endScreenWait(id);
     if (!wait) return false;
@@ -699,6 +757,8 @@ export class CoreApi implements AgentApi {
   async close(): Promise<void> {
     for (const id of [...this.screenWaits.keys()])
       this.endScreenWait(id)?.reject(new ServiceFailure('cancelled', 'the app is closing'));
+    // Client sessions end first: their waiting calls are withdrawn and recorded as such.
+    await this.mcpServe.close();
     await this.agent.close();
     await this.demo?.sim.stop();
     this.demo = undefined;

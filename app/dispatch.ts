@@ -25,6 +25,7 @@ import type { ConnectionRef } from './contract/connection.js';
 import type { ErrorCode } from './contract/errors.js';
 import type { PendingPrompt, PromptResolution } from './contract/policy.js';
 import { Emitter } from './events.js';
+import type { Asker, AskOptions } from './permissions/broker.js';
 import type { DecideInput, Decision as PolicyDecision } from './permissions/policy.js';
 import { cutName, paramsShapeProblem } from './audit/bounds.js';
 import type { FilesSandbox } from './services/files/sandbox.js';
@@ -56,6 +57,13 @@ export interface CallRequest {
   duplicateOf?: string;
   /** The server's vision service (XiaoZhi `capabilities.vision`), for take_screenshot. */
   vision?: VisionTarget;
+  /**
+   * The caller withdrew the call (MCP `notifications/cancelled`, its session closed): a waiting
+   * prompt is withdrawn and a running service is told to stop through its own signal.
+   */
+  signal?: AbortSignal;
+  /** Asks the caller's own user when no window is open (an MCP client's elicitation). */
+  asker?: Asker;
 }
 
 export type DispatchResult =
@@ -76,7 +84,10 @@ export interface GatePolicy {
 }
 
 export interface GateBroker {
-  ask(req: Omit<PendingPrompt, 'id' | 'expiresAt'>): Promise<PromptResolution>;
+  ask(
+    req: Omit<PendingPrompt, 'id' | 'expiresAt'>,
+    options?: AskOptions,
+  ): Promise<PromptResolution>;
 }
 
 /** What the gate records ahead of running a service: the call and the decision, no outcome yet. */
@@ -335,6 +346,7 @@ export class Dispatcher {
     }
 
     const summary = preview?.summary;
+    if (call.signal?.aborted) return { decision: 'denied', result: withdrawn(service), summary };
     const asked = this.deps.clock.now();
     const permission: Permission = call.userRun
       ? { run: true, decision: 'user-run' }
@@ -375,7 +387,7 @@ export class Dispatcher {
     }
 
     const running = this.deps.clock.now();
-    const result = await this.run(service, params, ctx, controller, preview);
+    const result = await this.run(service, params, ctx, controller, preview, call.signal);
     const runMs = Math.max(0, this.deps.clock.now() - running);
     return { decision: permission.decision, result, summary, ran: true, waitMs, runMs, intentSeq };
   }
@@ -418,14 +430,19 @@ export class Dispatcher {
 
     const summary = preview?.summary ?? `Run ${service.title || service.name}`;
     this.events.emit('callWaiting', { key, summary });
-    const answer = await broker.ask({
-      connection: call.connection,
-      service: service.name,
-      grantKey,
-      params: call.params,
-      summary,
-      resolvedPaths: preview?.resolvedPaths ?? [],
-    });
+    const answer = await broker.ask(
+      {
+        connection: call.connection,
+        service: service.name,
+        grantKey,
+        params: call.params,
+        summary,
+        resolvedPaths: preview?.resolvedPaths ?? [],
+      },
+      { signal: call.signal, asker: call.asker },
+    );
+    if (answer === 'cancelled' && call.signal?.aborted)
+      return { run: false, decision: 'denied', result: withdrawn(service), asked: true };
     return { ...(await this.answered(answer, service, grantKey, summary)), asked: true };
   }
 
@@ -467,7 +484,7 @@ export class Dispatcher {
           decision: 'denied',
           result: refuse(
             'no_prompt_ui',
-            `'${service.name}' needs the user's permission and no one could be asked (no window is open to approve it), so it was not run`,
+            `'${service.name}' needs the user's permission and no one could be asked (no window is open to approve it), so it was not run; tell the user to open Advent Agent to approve it, or to allow '${service.name}' on its Services page`,
           ),
         };
     }
@@ -479,9 +496,23 @@ export class Dispatcher {
     ctx: Parameters<Service['run']>[1],
     controller: LazyAbort,
     plan: CallPreview | undefined,
+    withdraw?: AbortSignal,
   ): Promise<DispatchResult> {
     const { clock } = this.deps;
     let timer: ReturnType<Clock['setTimeout']> | undefined;
+    let unlink: (() => void) | undefined;
+    // The caller withdrew the call: the service is told to stop, and the call ends as cancelled
+    // at once (as at a timeout, a service that ignores its signal is not waited for).
+    const withdrawal = new Promise<DispatchResult>((resolve) => {
+      if (!withdraw) return;
+      const onAbort = (): void => {
+        controller.abort(new Error('the call was withdrawn'));
+        resolve(withdrawn(service));
+      };
+      if (withdraw.aborted) return onAbort();
+      withdraw.addEventListener('abort', onAbort, { once: true });
+      unlink = () => withdraw.removeEventListener('abort', onAbort);
+    });
     const timeout = new Promise<DispatchResult>((resolve) => {
       timer = clock.setTimeout(() => {
         controller.abort(new Error('service timed out'));
@@ -502,9 +533,10 @@ export class Dispatcher {
       }
     })();
     try {
-      return await Promise.race([work, timeout]);
+      return await Promise.race([work, timeout, withdrawal]);
     } finally {
       clock.clearTimeout(timer);
+      unlink?.();
     }
   }
 
@@ -571,6 +603,10 @@ class LazyAbort {
     this.reason = reason;
     this.controller?.abort(reason);
   }
+}
+
+function withdrawn(service: Service): DispatchResult {
+  return refuse('cancelled', `the call to '${service.name}' was withdrawn by the caller`);
 }
 
 function failureOf(service: Service, err: unknown): DispatchResult {

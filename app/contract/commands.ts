@@ -43,6 +43,7 @@ import {
 } from './profiles/index.js';
 import type { ReminderFired, ReminderView, ScreenRequest } from './reminders.js';
 import { type Offers, OfferKeySchema, OfferSchema } from './offer.js';
+import { type McpHttpSettings, McpHttpSettingsSchema, type McpHttpState } from './mcp-serve.js';
 import {
   type McpImportPreview,
   McpImportRequestSchema,
@@ -99,6 +100,8 @@ export const SettingsPatchSchema = Type.Object(
     theme: Type.Optional(
       Type.Union([Type.Literal('system'), Type.Literal('light'), Type.Literal('dark')]),
     ),
+    /** Serve the services to MCP clients over Streamable HTTP on 127.0.0.1. */
+    mcpHttp: Type.Optional(McpHttpSettingsSchema),
   },
   { additionalProperties: false },
 );
@@ -192,6 +195,10 @@ export const COMMAND_ARGS = {
   cancelReminder: Type.Tuple([Id]),
   /** The page's answer to a `screenRequest`: the capture, or null when the user declined. */
   answerScreen: Type.Tuple([Id, Type.Union([Type.Null(), ScreenCaptureSchema])]),
+  /** The MCP HTTP endpoint's bearer token (made on first use), to show and copy. */
+  getMcpHttpToken: Type.Tuple([]),
+  /** A new bearer token: clients holding the old one must be given the new one. */
+  resetMcpHttpToken: Type.Tuple([]),
 } satisfies Record<string, TSchema>;
 
 export type CommandName = keyof typeof COMMAND_ARGS;
@@ -257,6 +264,8 @@ export interface SettingsView {
   host: 'electron' | 'browser' | 'terminal';
   /** Which services each connection is offered, by profile id or `mcp-clients` (absent: all). */
   offer: Offers;
+  /** The MCP HTTP endpoint as set (a run's `--mcp-http` included). */
+  mcpHttp: McpHttpSettings;
 }
 
 export interface Snapshot {
@@ -268,6 +277,8 @@ export interface Snapshot {
   chat: ChatItem[];
   prompts: PendingPrompt[];
   settings: SettingsView;
+  /** The MCP HTTP endpoint: off, listening (its address) or failed (why). */
+  mcpHttp: McpHttpState;
 }
 
 export type RunResult =
@@ -317,6 +328,8 @@ export interface CommandResults {
   listReminders: ReminderView[];
   cancelReminder: boolean;
   answerScreen: boolean;
+  getMcpHttpToken: string;
+  resetMcpHttpToken: string;
 }
 
 /** What every host implements and every bridge exposes. */
@@ -362,6 +375,8 @@ export type EventPayloads = {
   /** An MCP server's state, tools or configuration changed. */
   mcpServer: McpServerView;
   mcpServerRemoved: { id: string };
+  /** The MCP HTTP endpoint started, stopped or failed. */
+  mcpHttp: McpHttpState;
 };
 
 export type EventName = keyof EventPayloads;
@@ -385,6 +400,7 @@ const EVENT_SET = {
   reminder: true,
   screenRequest: true,
   screenRequestDone: true,
+  mcpHttp: true,
 } as const satisfies Record<EventName, true>;
 export const EVENT_NAMES = Object.keys(EVENT_SET) as EventName[];
 

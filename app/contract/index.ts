@@ -7,6 +7,7 @@ export * from './commands.js';
 export * from './bridge.js';
 export * from './mcp.js';
 export * from './mcp-clients.js';
+export * from './mcp-serve.js';
 export * from './reminders.js';
 export * from './voice.js';
 export * from './offer.js';

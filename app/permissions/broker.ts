@@ -15,6 +15,28 @@ export interface Answerer {
 
 export type PromptRequest = Omit<PendingPrompt, 'id' | 'expiresAt'>;
 
+/** The answers a caller-side asker may give: never "always" (DESIGN §3: only the app's own UI grants that). */
+export type AskerAnswer = Exclude<PromptAnswer, 'always'>;
+const ASKER_ANSWERS: ReadonlySet<string> = new Set<AskerAnswer>(['once', 'session', 'deny']);
+
+/**
+ * Who can answer one call's question when no UI is attached: the connection it came on, asking
+ * its own user (an MCP client's `elicitation/create`). It answers through the broker like a UI,
+ * so the prompt keeps its id, its timeout and its place in `pending()`; `signal` aborts when the
+ * prompt ends some other way (a window answered, it timed out, the call was withdrawn).
+ * Resolving undefined means nobody there could answer.
+ */
+export interface Asker {
+  ask(prompt: PendingPrompt, signal: AbortSignal): Promise<AskerAnswer | undefined>;
+}
+
+export interface AskOptions {
+  /** The caller withdrew the call: the prompt ends as 'cancelled'. */
+  signal?: AbortSignal;
+  /** Asked when no UI is attached (see Asker). */
+  asker?: Asker;
+}
+
 export interface BrokerOptions {
   clock: Clock;
   ids: IdSource;
@@ -43,6 +65,10 @@ interface Entry {
   prompt: PendingPrompt;
   timer: TimerHandle | undefined;
   resolve: (resolution: PromptResolution) => void;
+  /** Ends the asker's question and the withdrawal listener (set when either is in use). */
+  end?: () => void;
+  /** An asker of the call's own connection is answering: a UI leaving does not end it. */
+  askerAnswers?: boolean;
 }
 
 /**
@@ -104,9 +130,10 @@ export class Broker {
    * Ask the user. Never rejects. With no UI attached (and none that just left) it resolves
    * 'cancelled' at once and shows nothing (the caller tells the server that no one could answer).
    */
-  ask(request: PromptRequest): Promise<PromptResolution> {
-    if (this.#disposed || (!this.hasAnswerer() && this.#graceTimer === undefined))
-      return Promise.resolve('cancelled');
+  ask(request: PromptRequest, options: AskOptions = {}): Promise<PromptResolution> {
+    const { signal, asker } = options;
+    const noUi = !this.hasAnswerer() && this.#graceTimer === undefined;
+    if (this.#disposed || signal?.aborted || (noUi && !asker)) return Promise.resolve('cancelled');
     const configured = this.#timeoutMs();
     const timeout =
       Number.isFinite(configured) && configured > 0 ? configured : FALLBACK_PROMPT_TIMEOUT_MS;
@@ -122,6 +149,28 @@ export class Broker {
       const entry: Entry = { prompt, timer: undefined, resolve };
       this.#entries.set(id, entry);
       entry.timer = this.#clock.setTimeout(() => this.#settle(id, 'timeout'), timeout);
+      const ends: (() => void)[] = [];
+      if (signal) {
+        const withdrawn = (): void => void this.#settle(id, 'cancelled');
+        signal.addEventListener('abort', withdrawn, { once: true });
+        ends.push(() => signal.removeEventListener('abort', withdrawn));
+      }
+      if (asker && !this.hasAnswerer()) {
+        entry.askerAnswers = true;
+        const asking = new AbortController();
+        ends.push(() => asking.abort());
+        // Asked after the prompt is listed: a window opened meanwhile may answer it first.
+        queueMicrotask(() => {
+          if (!this.#entries.has(id)) return;
+          asker.ask(prompt, asking.signal).then(
+            // Checked, not trusted: anything but these three (an "always" above all) is no answer.
+            (answer) =>
+              this.#settle(id, ASKER_ANSWERS.has(answer as string) ? answer! : 'cancelled'),
+            () => this.#settle(id, 'cancelled'),
+          );
+        });
+      }
+      if (ends.length) entry.end = () => ends.forEach((end) => end());
       // Emitted last: a listener that answers synchronously finds everything in place.
       this.#events.emit('prompt', prompt);
     });
@@ -160,13 +209,21 @@ export class Broker {
     this.#clock.clearTimeout(this.#graceTimer);
     if (this.#graceMs === 0) {
       this.#graceTimer = undefined;
-      this.cancelWhere(() => true);
+      this.#cancelUnanswerable();
       return;
     }
     this.#graceTimer = this.#clock.setTimeout(() => {
       this.#graceTimer = undefined;
-      if (this.#answerers.size === 0) this.cancelWhere(() => true);
+      if (this.#answerers.size === 0) this.#cancelUnanswerable();
     }, this.#graceMs);
+  }
+
+  /** The last UI is gone: end the prompts nobody else is answering. */
+  #cancelUnanswerable(): void {
+    const ids = [...this.#entries.values()]
+      .filter((entry) => !entry.askerAnswers)
+      .map((entry) => entry.prompt.id);
+    for (const id of ids) this.#settle(id, 'cancelled');
   }
 
   #settle(id: string, resolution: PromptResolution): boolean {
@@ -174,6 +231,7 @@ export class Broker {
     if (!entry) return false;
     this.#entries.delete(id);
     this.#clock.clearTimeout(entry.timer);
+    entry.end?.();
     entry.resolve(resolution);
     this.#events.emit('promptResolved', { id, resolution });
     return true;

@@ -27,4 +27,28 @@ export function isImageResult(data: unknown): data is ImageResult {
 }
 
 /** Dialects whose call results can carry an image. */
-export const IMAGE_DIALECTS: ReadonlySet<string> = new Set(['xiaozhi', 'endpoint']);
+export const IMAGE_DIALECTS: ReadonlySet<string> = new Set(['xiaozhi', 'endpoint', 'mcp']);
+
+/**
+ * A result with structured content (an imported tool that declared an output schema), for MCP
+ * clients of the agent: they get `structured` as `structuredContent` beside the text. Only the
+ * `mcp` dialect is given one; every other dialect gets the text.
+ */
+export interface StructuredResult {
+  kind: 'structured-result';
+  text: string;
+  structured: Record<string, unknown>;
+}
+
+export function isStructuredResult(data: unknown): data is StructuredResult {
+  const d = data as Partial<StructuredResult> | null;
+  return (
+    typeof d === 'object' &&
+    d !== null &&
+    d.kind === 'structured-result' &&
+    typeof d.text === 'string' &&
+    typeof d.structured === 'object' &&
+    d.structured !== null &&
+    !Array.isArray(d.structured)
+  );
+}

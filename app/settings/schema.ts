@@ -17,6 +17,7 @@ export type AnyProfile = Static<typeof AnyProfileSchema>;
 import type { Policy } from '../contract/policy.js';
 import { type McpServerConfig, McpServerConfigSchema } from '../contract/mcp.js';
 import { type Offers, OffersSchema } from '../contract/offer.js';
+import type { McpHttpSettings } from '../contract/mcp-serve.js';
 
 /** Profiles are defined by the contract (the UI edits them); the token lives in the SecretStore under `profile:<id>:token`. */
 export type { AdventProfile, Profile };
@@ -50,6 +51,8 @@ export interface Settings {
    * connected to the agent). A connection with none is offered every enabled service.
    */
   offer?: Offers;
+  /** The MCP HTTP endpoint for other apps (off when absent). */
+  mcpHttp?: McpHttpSettings;
 }
 
 export const settingsSchema: JSONSchemaType<Settings> = {
@@ -106,6 +109,16 @@ export const settingsSchema: JSONSchemaType<Settings> = {
       items: McpServerConfigSchema as unknown as JSONSchemaType<McpServerConfig>,
     },
     offer: { ...(OffersSchema as unknown as JSONSchemaType<Offers>), nullable: true },
+    mcpHttp: {
+      type: 'object',
+      nullable: true,
+      additionalProperties: false,
+      required: ['enabled', 'port'],
+      properties: {
+        enabled: { type: 'boolean' },
+        port: { type: 'integer', minimum: 1024, maximum: 65535 },
+      },
+    },
   },
 };
 

@@ -9,6 +9,7 @@ import type {
   ConnectionState,
   RegistrationState,
 } from '../contract/connection.js';
+import type { McpToolHint } from '../contract/mcp.js';
 import type { Risk } from '../contract/policy.js';
 import type { CallRequest, DispatchResult } from '../dispatch.js';
 import type { Emitter } from '../events.js';
@@ -28,6 +29,12 @@ export interface ToolEntry {
   risk: Risk;
   /** Listed only to servers that ask for user tools (XiaoZhi `withUserTools`). */
   userOnly: boolean;
+  /** For people: the service's title (MCP clients show it). */
+  title?: string;
+  /** An imported tool: what its server claims about it (MCP annotations), as imported. */
+  hint?: McpToolHint;
+  /** An imported tool's declared output schema. */
+  outputSchema?: Record<string, unknown>;
 }
 
 export type SessionEvents = {

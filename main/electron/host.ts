@@ -19,6 +19,7 @@ import { notifyPrompts } from './notify.js';
 import { desktopOptions, notifyReminders } from './desktop.js';
 import { type HostPaths, trayIconPath } from './paths.js';
 import { electronMcpOptions } from './mcp-launcher.js';
+import { electronMcpLaunch } from './mcp-mode.js';
 import { registerAppScheme, serveApp } from './protocol.js';
 import { SafeStorageSecretStore } from './secrets.js';
 import { shortcutBackend } from './shortcut.js';
@@ -209,6 +210,7 @@ export async function startHost(
     // Bundled JS servers as utility processes; everything else with the login shell's PATH.
     mcp: electronMcpOptions(),
     desktop: desktopOptions(),
+    mcpLaunch: electronMcpLaunch(app.isPackaged),
   });
   const opened = await core.opening;
   // The quit that came meanwhile closes it (shutdown awaits core.opening).

@@ -9,7 +9,7 @@ import { PROFILE_KIND_SPECS, type ProfileKindSpec } from '../../app/contract/pro
 import { type KindFlags, kindOptions, kindUsage, parseKindFlags } from './flag-kinds.js';
 
 /** The subcommands that answer `--help` / `-h` with their own usage. */
-export type HelpTopic = 'run' | 'ui' | 'audit';
+export type HelpTopic = 'run' | 'ui' | 'audit' | 'mcp';
 
 /**
  * The usage text, with the server flags of every kind the command line can add: all of it, or
@@ -30,6 +30,8 @@ export function usage(
 `;
   const auditSynopsis = `  advent-agent audit [--data-dir DIR] [--service NAME] [--json] [--verify]
 `;
+  const mcpSynopsis = `  advent-agent mcp [--data-dir DIR]
+`;
   const sessionFlags = `${lines.join('\n')}
   --mcp-config FILE         MCP servers to import for this run (repeatable): a Claude Desktop
                             style {"mcpServers": …} file (Cursor's and VS Code's mcp.json too);
@@ -41,6 +43,9 @@ export function usage(
   --disable NAME            do not offer NAME to the server (this run only)
   --data-dir DIR            settings and audit log (default: the platform's data folder)
   --prompt-timeout SECONDS  how long a permission question waits (default 60)
+  --mcp-http [PORT]         also serve the services to MCP apps at http://127.0.0.1:PORT/mcp
+                            (default port: the saved one, else 8931); clients need the
+                            bearer token shown in Settings
 `;
   const run = `run      Connect to one or more servers at once (at least one of ${names.join(', ')}),
          offer the enabled services to each and answer their calls, every call through the
@@ -68,6 +73,15 @@ ${sessionFlags}  --no-chat                 ignore stdin; run until Ctrl-C or SIG
   --json                    one JSON record per line
   --verify                  check the hash chain and report any tampering
 `;
+  const mcp = `mcp      Serve the enabled services to an MCP app (Claude Desktop, Cursor, VS Code…) on
+         stdin/stdout: the command such an app starts. Every call goes through the same
+         permission gate and audit log. When Advent Agent is already running on the data
+         folder (the desktop app, ui or run), this relays to it, so its window asks. Otherwise
+         it runs its own agent without voice connections: a call that needs permission is
+         asked in the app if the app can ask (MCP elicitation), else refused with a note to
+         open Advent Agent or set a policy. Only MCP goes to stdout; notes go to stderr.
+  --data-dir DIR            the data folder (default: the platform's)
+`;
   const head =
     'advent-agent — your local services for voice-AI servers, behind a permission gate\n\n';
   switch (topic) {
@@ -77,14 +91,17 @@ ${sessionFlags}  --no-chat                 ignore stdin; run until Ctrl-C or SIG
       return `${head}Usage:\n${uiSynopsis}\n${ui}\nrun's flags, for servers added for this run:\n${sessionFlags}`;
     case 'audit':
       return `${head}Usage:\n${auditSynopsis}\n${audit}`;
+    case 'mcp':
+      return `${head}Usage:\n${mcpSynopsis}\n${mcp}`;
     default:
       return `${head}Usage:
-${runSynopsis}${uiSynopsis}${auditSynopsis}  advent-agent --help
+${runSynopsis}${uiSynopsis}${auditSynopsis}${mcpSynopsis}  advent-agent --help
   advent-agent COMMAND --help
 
 ${run}
 ${ui}
-${audit}`;
+${audit}
+${mcp}`;
   }
 }
 
@@ -99,6 +116,8 @@ export interface SessionFlags {
   disabled: string[];
   dataDir?: string;
   promptTimeoutSec?: number;
+  /** `--mcp-http [PORT]`: serve MCP over HTTP for this run. */
+  mcpHttp?: { port?: number };
 }
 
 export interface RunArgs extends SessionFlags {
@@ -121,8 +140,18 @@ export interface AuditArgs {
   verify: boolean;
 }
 
+export interface McpArgs {
+  command: 'mcp';
+  dataDir?: string;
+}
+
 export type ParsedArgs =
-  RunArgs | UiArgs | AuditArgs | { command: 'help'; topic?: HelpTopic } | { command: 'version' };
+  | RunArgs
+  | UiArgs
+  | AuditArgs
+  | McpArgs
+  | { command: 'help'; topic?: HelpTopic }
+  | { command: 'version' };
 export type ParseResult = { ok: true; args: ParsedArgs } | { ok: false; message: string };
 
 const fail = (message: string): ParseResult => ({ ok: false, message });
@@ -141,6 +170,7 @@ export function parseCliArgs(
     if (command === 'run') return parseRun(rest, kinds);
     if (command === 'ui') return parseUi(rest, kinds);
     if (command === 'audit') return parseAudit(rest);
+    if (command === 'mcp') return parseMcp(rest);
   } catch (err) {
     // parseArgs throws on unknown or malformed options.
     return fail((err as Error).message);
@@ -166,13 +196,50 @@ function parseSessionArgs(
   argv: string[],
   kinds: readonly ProfileKindSpec[],
   extra: Record<string, { type: 'string' } | { type: 'boolean'; short?: string }> = {},
-): { values: Values; positionals: string[] } {
-  return parseArgs({
-    args: argv,
+): { values: Values; positionals: string[]; mcpHttp?: { port?: number } } {
+  const { rest, mcpHttp } = takeMcpHttp(argv);
+  const parsed = parseArgs({
+    args: rest,
     allowPositionals: true,
     strict: true,
     options: { ...kindOptions(kinds), ...SESSION_OPTIONS, ...extra },
   }) as { values: Values; positionals: string[] };
+  return { ...parsed, ...(mcpHttp && { mcpHttp }) };
+}
+
+/**
+ * `--mcp-http` with an optional port (`--mcp-http`, `--mcp-http 8931`, `--mcp-http=8931`), which
+ * parseArgs cannot say: taken out before it parses the rest. Throws on a bad port.
+ */
+export function takeMcpHttp(argv: readonly string[]): {
+  rest: string[];
+  mcpHttp?: { port?: number };
+} {
+  const rest: string[] = [];
+  let mcpHttp: { port?: number } | undefined;
+  const portOf = (text: string): number => {
+    const port = Number(text);
+    if (!/^\d+$/.test(text) || port < 1024 || port > 65535)
+      throw new Error(`--mcp-http takes a port from 1024 to 65535 (got '${text}')`);
+    return port;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (arg.startsWith('--mcp-http=')) {
+      mcpHttp = { port: portOf(arg.slice('--mcp-http='.length)) };
+    } else if (arg === '--mcp-http') {
+      const next = argv[i + 1];
+      if (next !== undefined && /^\d+$/.test(next)) {
+        mcpHttp = { port: portOf(next) };
+        i += 1;
+      } else mcpHttp = {};
+    } else rest.push(arg);
+  }
+  return { rest, ...(mcpHttp && { mcpHttp }) };
 }
 
 /** The flags `run` and `ui` share, checked. */
@@ -210,7 +277,7 @@ function sessionFlags(values: Values, kinds: readonly ProfileKindSpec[]): Sessio
 }
 
 function parseRun(argv: string[], kinds: readonly ProfileKindSpec[]): ParseResult {
-  const { values, positionals } = parseSessionArgs(argv, kinds);
+  const { values, positionals, mcpHttp } = parseSessionArgs(argv, kinds);
   if (values.help) return { ok: true, args: { command: 'help', topic: 'run' } };
   if (positionals.length) return fail(`unexpected argument '${positionals[0]}'`);
   const flags = sessionFlags(values, kinds);
@@ -219,11 +286,19 @@ function parseRun(argv: string[], kinds: readonly ProfileKindSpec[]): ParseResul
     const names = kinds.filter((k) => k.flags).map((k) => `--${k.flags!.name}`);
     return fail(`give at least one server: ${names.join(', ')}`);
   }
-  return { ok: true, args: { command: 'run', ...flags, noChat: values['no-chat'] === true } };
+  return {
+    ok: true,
+    args: {
+      command: 'run',
+      ...flags,
+      ...(mcpHttp && { mcpHttp }),
+      noChat: values['no-chat'] === true,
+    },
+  };
 }
 
 function parseUi(argv: string[], kinds: readonly ProfileKindSpec[]): ParseResult {
-  const { values, positionals } = parseSessionArgs(argv, kinds, {
+  const { values, positionals, mcpHttp } = parseSessionArgs(argv, kinds, {
     port: { type: 'string' },
     open: { type: 'boolean' },
   });
@@ -240,7 +315,16 @@ function parseUi(argv: string[], kinds: readonly ProfileKindSpec[]): ParseResult
 
   const flags = sessionFlags(values, kinds);
   if (flags instanceof Error) return fail(flags.message);
-  return { ok: true, args: { command: 'ui', ...flags, listenPort, open: values.open === true } };
+  return {
+    ok: true,
+    args: {
+      command: 'ui',
+      ...flags,
+      ...(mcpHttp && { mcpHttp }),
+      listenPort,
+      open: values.open === true,
+    },
+  };
 }
 
 function parseAudit(argv: string[]): ParseResult {
@@ -268,6 +352,18 @@ function parseAudit(argv: string[]): ParseResult {
       verify: values.verify ?? false,
     },
   };
+}
+
+function parseMcp(argv: string[]): ParseResult {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) return { ok: true, args: { command: 'help', topic: 'mcp' } };
+  if (positionals.length) return fail(`unexpected argument '${positionals[0]}'`);
+  return { ok: true, args: { command: 'mcp', dataDir: values['data-dir'] } };
 }
 
 /** The run-only overrides both `run` and `ui` pass to the agent (never saved). */

@@ -14,6 +14,7 @@ import { type SessionFlags, overridesOf } from './args.js';
 import { type FlagConnection, flagConnections } from './flag-profiles.js';
 import type { CliIo } from './io.js';
 import { readMcpConfigs } from './mcp-config.js';
+import { headlessMcpLaunch } from './mcp-launch.js';
 import { RunSecretStore } from './run-secrets.js';
 import { oneLine } from './terminal-text.js';
 
@@ -64,7 +65,18 @@ export class CliCore {
       demo: options.demo,
       dialects,
       autoConnect: options.autoConnect,
+      mcpLaunch: headlessMcpLaunch(dataDir, io.dataDir()),
+      ...(args.mcpHttp && { mcpHttp: args.mcpHttp }),
     });
+    if (args.mcpHttp) {
+      // The terminal has no Settings page: the address and its key are told here, as `ui` tells its own.
+      const state = api.mcpServe.state();
+      io.stderr.write(
+        state.status === 'listening'
+          ? `advent-agent: MCP over HTTP at ${state.url} (Authorization: Bearer ${await api.getMcpHttpToken()})\n`
+          : `advent-agent: MCP over HTTP did not start: ${oneLine(state.status === 'failed' ? state.message : state.status)}\n`,
+      );
+    }
     return new CliCore(api, targets, secrets);
   }
 

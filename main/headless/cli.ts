@@ -4,6 +4,7 @@ import { systemDataDir, systemFilesRoot } from '../../app/settings/paths.js';
 import { DIALECTS } from '../../app/wire/dialects.js';
 import { parseCliArgs, usage } from './args.js';
 import { auditCommand } from './audit.js';
+import { mcpCommand } from './mcp.js';
 import type { CliIo } from './io.js';
 import { runCommand } from './run.js';
 import { uiCommand } from './ui.js';
@@ -31,6 +32,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         return await uiCommand(args, io);
       case 'audit':
         return await auditCommand(args, io);
+      case 'mcp':
+        return await mcpCommand(args, io);
     }
   } catch (err) {
     io.stderr.write(`advent-agent: ${oneLine((err as Error).message)}\n`);

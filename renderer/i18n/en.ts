@@ -791,6 +791,37 @@ export const en = {
     backup: 'The file as it was is kept as',
     http: 'Apps that connect over HTTP instead: see the HTTP settings for MCP on this page.',
   },
+  mcpHttp: {
+    title: 'Serve over HTTP (for MCP apps)',
+    intro:
+      'For apps that reach MCP servers by address. The enabled services are served at a local address only this computer can reach; every call is asked and recorded like any other.',
+    enable: 'Serve the services over HTTP',
+    port: 'Port',
+    portInvalid: 'Enter a port from 1024 to 65535.',
+    apply: 'Use this port',
+    status: 'Status',
+    state: {
+      off: 'Off',
+      starting: 'Starting on port {{port}}…',
+      listening: 'Listening on port {{port}}',
+      failed: 'Could not start: {{message}}',
+      portInUse: 'Could not start: port {{port}} is used by another program. Choose another port.',
+    },
+    address: 'Address',
+    token: 'Bearer token',
+    tokenHelp:
+      'Apps send it as the header “Authorization: Bearer …”. Anyone with it can ask to run your services while this is on, so share it only with apps you trust.',
+    show: 'Show token',
+    hide: 'Hide token',
+    copyAddress: 'Copy address',
+    copyToken: 'Copy token',
+    copied: 'Copied.',
+    copyFailed: 'Could not copy; select the text and copy it yourself.',
+    reset: 'Make a new token',
+    confirmReset:
+      'Make a new token? Apps using the current one are disconnected until they are given the new one.',
+    resetDone: 'A new token was made.',
+  },
 } as const;
 
 type Widen<T> = { [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };

@@ -7,6 +7,7 @@ import type { Bridge } from '../bridge/types.js';
 import { useAudit } from './audit.js';
 import { useChat } from './chat.js';
 import { useConnections } from './connection.js';
+import { useMcpHttp } from './mcpHttp.js';
 import { usePrompts } from './prompts.js';
 import { useServices } from './services.js';
 import { useSettings } from './settings.js';
@@ -19,6 +20,8 @@ export function applySnapshot(snap: Snapshot): void {
   useChat.getState().replace(snap.chat);
   usePrompts.getState().replace(snap.prompts);
   useSettings.getState().replace(snap.settings);
+  // A snapshot from an older core has no endpoint state: it is off there.
+  useMcpHttp.getState().replace(snap.mcpHttp ?? { status: 'off' });
   useUi.getState().setReady();
 }
 
@@ -56,6 +59,7 @@ export function attachFeed(bridge: Bridge): () => void {
       if (resolution === 'always') grantsStale = true;
     }),
     bridge.on('settings', (view) => useSettings.getState().replace(view)),
+    bridge.on('mcpHttp', (state) => useMcpHttp.getState().replace(state)),
     bridge.on('audit', (record) => {
       useAudit.getState().live(record);
       if (grantsStale) refreshServices();

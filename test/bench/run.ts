@@ -45,6 +45,12 @@ import {
   voiceMarkdown,
 } from './report.js';
 import { DEFAULT_MCP, mcpMarkdown, mcpText, runMcpBench } from './mcp.js';
+import {
+  DEFAULT_MCP_SERVE,
+  mcpServeMarkdown,
+  mcpServeText,
+  runMcpServeBench,
+} from './mcp-serve.js';
 import { DEFAULT_ROUNDTRIP, runRoundTripBench } from './roundtrip.js';
 import { media } from './rig.js';
 import { KiB, MiB, hasGc, machine, nowMs } from './stats.js';
@@ -205,6 +211,12 @@ const mcp = await runMcpBench(
   log,
 );
 
+log('6. the agent as an MCP server (stdio, HTTP)');
+const mcpServe = await runMcpServeBench(
+  quick ? { warmup: 20, calls: 100, block: 25 } : DEFAULT_MCP_SERVE,
+  log,
+);
+
 const voice = await voiceSection();
 
 const results: Results = {
@@ -221,7 +233,8 @@ const results: Results = {
 };
 printText(results, (s) => process.stdout.write(s));
 process.stdout.write(mcpText(mcp));
+process.stdout.write(mcpServeText(mcpServe));
 if (write) {
-  await writeFile(docPath, markdown(results) + mcpMarkdown(mcp));
+  await writeFile(docPath, markdown(results) + mcpMarkdown(mcp) + mcpServeMarkdown(mcpServe));
   log(`wrote ${path.relative(process.cwd(), docPath)}`);
 }

@@ -64,7 +64,7 @@ const ALLOWED = [
   /[\w.-]*[/\\][\w./\\~ -]*/g, // paths, time zones
   /\b[\w-]+\.(txt|json|csv|md|png|js|ts|log)\b/gi, // file names
   /\b[a-z][a-z0-9]*(_[a-z0-9]+)+\b/g, // service and parameter ids
-  /\b(Advent Agent|https?|Advent|XiaoZhi|Claude Desktop|Cursor|VS Code|MCP|HTTP|JSON|CSV|UTF-8|UTC|ISO|IANA|AI|ID|URL|UUID|MAC|Opus|PCM|VAD|SHA-256|WebSocket|JSON-RPC|Esc|Enter|Shift|Space|Tab|Ctrl|Alt|Command|CommandOrControl|Super|F\d{1,2}|B|KB|MB|GB|TB|ms|secrets\.json)\b/g,
+  /\b(Advent Agent|https?|Advent|XiaoZhi|Claude Desktop|Cursor|VS Code|MCP|HTTP|JSON|CSV|UTF-8|UTC|ISO|IANA|AI|ID|URL|UUID|MAC|Opus|PCM|VAD|SHA-256|WebSocket|JSON-RPC|Authorization|Bearer|Esc|Enter|Shift|Space|Tab|Ctrl|Alt|Command|CommandOrControl|Super|F\d{1,2}|B|KB|MB|GB|TB|ms|secrets\.json)\b/g,
   /\b[0-9a-f]{12,}\b/g, // hashes
   /\d+(\.\d+)?\s?(ms|s|B|KB|MB|GB)\b/g, // numbers with units
 ];

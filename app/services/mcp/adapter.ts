@@ -8,6 +8,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import type { McpToolHint } from '../../contract/mcp.js';
 import type { Risk } from '../../contract/policy.js';
 import { type ParamSchema, type Service, ServiceFailure } from '../service.js';
+import type { StructuredResult } from '../content.js';
 import { resultText } from './result.js';
 import { inlineRefs, type ListedTool, validationSchema } from './tools.js';
 
@@ -91,6 +92,13 @@ export function toolService(options: ToolServiceOptions): Service {
             'service_error',
             `'${name}' returned a result that does not match its own output schema (${wrong})`,
           );
+        // An MCP client of ours can take the structure the tool declared (voice servers: text).
+        if (ctx.dialect === 'mcp')
+          return {
+            kind: 'structured-result',
+            text: result.text,
+            structured: result.structuredContent,
+          } satisfies StructuredResult;
       }
       return result.text;
     },

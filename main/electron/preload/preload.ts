@@ -49,6 +49,8 @@ export const COMMAND_NAMES: readonly string[] = [
   'listReminders',
   'cancelReminder',
   'answerScreen',
+  'getMcpHttpToken',
+  'resetMcpHttpToken',
 ];
 
 export const EVENT_NAMES: readonly string[] = [
@@ -70,6 +72,7 @@ export const EVENT_NAMES: readonly string[] = [
   'reminder',
   'screenRequest',
   'screenRequestDone',
+  'mcpHttp',
 ];
 
 /** Channel names: the same strings as main/electron/ipc.ts (checked by the same test). */

@@ -18,6 +18,7 @@ import { useSettings } from '../../store/settings.js';
 import { toast } from '../../store/toasts.js';
 import { VoiceSettings } from '../voice/VoiceSettings.js';
 import { McpClientsSection } from './McpClientsSection.js';
+import { McpHttpSection } from './McpHttpSection.js';
 
 function FolderSettings({ settings }: { settings: SettingsView }) {
   const { t } = useTranslation();
@@ -288,6 +289,7 @@ export function SettingsPage() {
         <Appearance settings={settings} />
         <FolderSettings settings={settings} />
         <VoiceSettings />
+        <McpHttpSection settings={settings} />
         <Storage settings={settings} />
         <McpClientsSection />
       </div>

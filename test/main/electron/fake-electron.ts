@@ -378,6 +378,8 @@ export function fakeElectron() {
       return p;
     }),
     getVersion: vi.fn(() => '0.1.0-test'),
+    /** Where an unpackaged app was started from (`electron .`). */
+    getAppPath: vi.fn(() => '/dev/advent-agent'),
     whenReady: vi.fn(async () => {
       app.ready = true;
     }),

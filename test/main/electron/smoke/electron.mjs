@@ -49,6 +49,8 @@ Object.defineProperty(process, 'resourcesPath', {
   enumerable: true,
 });
 const appPackage = JSON.parse(readFileSync(path.join(appPath, 'package.json'), 'utf8'));
+// A packaged app's argv is [exe, ...the user's arguments]: the script node was given is not one.
+process.argv.splice(1, 1);
 
 // A watchdog, so a hang is a recorded failure rather than a stuck test.
 setTimeout(() => {
@@ -105,6 +107,9 @@ class App extends EventEmitter {
   }
   getVersion() {
     return appPackage.version;
+  }
+  getAppPath() {
+    return appPath;
   }
   getName() {
     return this.name;

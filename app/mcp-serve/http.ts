@@ -1,0 +1,231 @@
+/**
+ * Streamable HTTP for MCP clients that speak it (issue 12): `http://127.0.0.1:PORT/mcp`, off by
+ * default. Loopback bind only, and every request is checked before the SDK sees it:
+ *
+ *   Host is 127.0.0.1:PORT or localhost:PORT (a DNS-rebinding page has its own name there) → 403
+ *   Origin absent or a loopback origin (a web page elsewhere cannot drive it)              → 403
+ *   the path is /mcp                                                                         → 404
+ *   `Authorization: Bearer <token>` (kept in the SecretStore, shown in Settings)             → 401
+ *   a body of at most MAX_MESSAGE_BYTES                                                      → 413
+ *
+ * Sessions are the SDK's (`Mcp-Session-Id`, `MCP-Protocol-Version` checked by it); at most
+ * MAX_HTTP_SESSIONS live, the least recently used closed for a new one.
+ */
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_HTTP_SESSIONS, MAX_MESSAGE_BYTES } from './limits.js';
+import type { McpSession } from './session.js';
+
+export const MCP_HTTP_PATH = '/mcp';
+export const DEFAULT_MCP_HTTP_PORT = 8931;
+
+export interface McpHttpOptions {
+  port: number;
+  token: () => string;
+  newSession: () => McpSession;
+  maxSessions?: number;
+  log?: (message: string) => void;
+}
+
+export interface McpHttpServer {
+  readonly port: number;
+  readonly url: string;
+  /** Close every session (a new token: the old sessions' clients must come back with it). */
+  closeSessions(): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface Live {
+  transport: StreamableHTTPServerTransport;
+  session: McpSession;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+function plain(res: http.ServerResponse, status: number, text: string, headers = {}): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers });
+  res.end(`${text}\n`);
+}
+
+function rpcError(res: http.ServerResponse, status: number, code: number, message: string): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/** The Host header names this server as a loopback name with its port, nothing else. */
+export function hostAllowed(host: string | undefined, port: number): boolean {
+  if (!host) return false;
+  const h = host.toLowerCase();
+  return h === `127.0.0.1:${port}` || h === `localhost:${port}`;
+}
+
+/** No Origin (not a browser), or a page served from this computer. */
+export function originAllowed(origin: string | undefined): boolean {
+  if (origin === undefined) return true;
+  try {
+    const u = new URL(origin);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && LOOPBACK_HOSTS.has(u.hostname);
+  } catch {
+    return false;
+  }
+}
+
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!m || !token) return false;
+  const sent = Buffer.from(m[1]!);
+  const want = Buffer.from(token);
+  return sent.length === want.length && timingSafeEqual(sent, want);
+}
+
+/** The body, or why it cannot be had: past the bound, or not JSON. */
+function readBody(
+  req: http.IncomingMessage,
+): Promise<{ ok: true; body: unknown } | { ok: false; status: number; message: string }> {
+  return new Promise((resolve) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > MAX_MESSAGE_BYTES) {
+      resolve({
+        ok: false,
+        status: 413,
+        message: `a message may be at most ${MAX_MESSAGE_BYTES} bytes`,
+      });
+      req.resume();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_MESSAGE_BYTES) over = true;
+      else chunks.push(chunk);
+    });
+    req.on('error', () => resolve({ ok: false, status: 400, message: 'the request broke off' }));
+    req.on('end', () => {
+      if (over)
+        return resolve({
+          ok: false,
+          status: 413,
+          message: `a message may be at most ${MAX_MESSAGE_BYTES} bytes`,
+        });
+      try {
+        resolve({ ok: true, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      } catch {
+        resolve({ ok: false, status: 400, message: 'the body is not JSON' });
+      }
+    });
+  });
+}
+
+export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttpServer> {
+  const maxSessions = options.maxSessions ?? MAX_HTTP_SESSIONS;
+  // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
+  const sessions = new Map<string, Live>();
+  const log = options.log ?? (() => undefined);
+  let port = options.port;
+
+  const end = async (id: string): Promise<void> => {
+    const live = sessions.get(id);
+    if (!live) return;
+    sessions.delete(id);
+    live.session.dispose();
+    await live.transport.close().catch(() => undefined);
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    if (!hostAllowed(req.headers.host, port))
+      return plain(res, 403, 'this server answers only to 127.0.0.1 or localhost with its port');
+    if (!originAllowed(req.headers.origin))
+      return plain(res, 403, 'requests from web pages of other sites are refused');
+    const pathname = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    if (pathname !== MCP_HTTP_PATH) return plain(res, 404, `the MCP endpoint is ${MCP_HTTP_PATH}`);
+    if (!bearerMatches(req.headers.authorization, options.token()))
+      return plain(res, 401, 'a valid bearer token is needed (Advent Agent → Settings)', {
+        'www-authenticate': 'Bearer realm="advent-agent"',
+      });
+
+    const sid = req.headers['mcp-session-id'];
+    const sessionId = typeof sid === 'string' ? sid : undefined;
+    let body: unknown;
+    if (req.method === 'POST') {
+      const read = await readBody(req);
+      if (!read.ok) return rpcError(res, read.status, -32700, read.message);
+      body = read.body;
+    }
+
+    if (sessionId !== undefined) {
+      const live = sessions.get(sessionId);
+      if (!live) return rpcError(res, 404, -32001, 'session not found; initialize a new one');
+      sessions.delete(sessionId);
+      sessions.set(sessionId, live);
+      await live.transport.handleRequest(req, res, body);
+      return;
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body))
+      return rpcError(
+        res,
+        400,
+        -32000,
+        'no session: send initialize first, without Mcp-Session-Id',
+      );
+
+    while (sessions.size >= maxSessions) {
+      const oldest = sessions.keys().next().value as string;
+      log(`closed the least recently used MCP HTTP session to make room (${maxSessions} at most)`);
+      await end(oldest);
+    }
+    const session = options.newSession();
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, session }),
+    });
+    transport.onclose = () => {
+      const id = transport.sessionId;
+      if (id && sessions.get(id)?.transport === transport) {
+        sessions.delete(id);
+        session.dispose();
+      }
+    };
+    await session.server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    // An initialize that failed leaves no session behind.
+    if (!transport.sessionId || !sessions.has(transport.sessionId)) session.dispose();
+  };
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      log(`MCP HTTP request failed: ${(err as Error).message}`);
+      rpcError(res, 500, -32603, 'internal error');
+    });
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 0; // an SSE stream stays open
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // Loopback only: never reachable from another machine, whatever the firewall says.
+    server.listen(options.port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as { port: number }).port;
+
+  return {
+    port,
+    url: `http://127.0.0.1:${port}${MCP_HTTP_PATH}`,
+    async closeSessions() {
+      await Promise.all([...sessions.keys()].map((id) => end(id)));
+    },
+    async close() {
+      await Promise.all([...sessions.keys()].map((id) => end(id)));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * The agent as an MCP server for other apps (issue 12), as one running agent holds it: a session
+ * per client on whichever transport it came — stdio (`advent-agent mcp` in-process), the data
+ * folder's socket (`advent-agent mcp` relaying into a running app), Streamable HTTP on
+ * 127.0.0.1 — every one through the agent's gate, prompts and audit log.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Readable, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Agent } from '../agent.js';
+import type { McpHttpSettings, McpHttpState } from '../contract/mcp-serve.js';
+import { DEFAULT_MCP_HTTP_PORT } from '../contract/mcp-serve.js';
+import { Emitter } from '../events.js';
+import type { SecretStore } from '../settings/secrets.js';
+import { type McpHttpServer, startMcpHttp } from './http.js';
+import { MAX_MESSAGE_BYTES } from './limits.js';
+import { type McpSession, type Offered, createMcpSession } from './session.js';
+import { type SocketListener, listenForClients } from './socket.js';
+
+/** Where the HTTP endpoint's bearer token is kept. */
+export const HTTP_TOKEN_SECRET = 'mcp:http-token';
+
+export interface McpServeOptions {
+  agent: Agent;
+  secrets: SecretStore;
+  dataDir: string;
+  version: string;
+  /** Which services a connection is offered (default: every enabled one). */
+  offered?: Offered;
+  /** Tools per `tools/list` page (tests make it small). */
+  pageSize?: number;
+  log: (level: 'info' | 'warn', message: string) => void;
+}
+
+export type McpServeEvents = { http: McpHttpState };
+
+export class McpServe {
+  readonly events = new Emitter<McpServeEvents>();
+  private readonly sessions = new Set<McpSession>();
+  private socket: SocketListener | undefined;
+  private http: McpHttpServer | undefined;
+  private httpState: McpHttpState = { status: 'off' };
+  private token: string | undefined;
+  /** HTTP starts and stops one at a time, in the order asked. */
+  private httpQueue: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly options: McpServeOptions) {}
+
+  /** A new session over `transport`; the returned function ends it. */
+  serve(transport: Transport): () => void {
+    const session = this.newSession();
+    session.server.connect(transport).catch((err: unknown) => {
+      this.options.log('warn', `an MCP client session could not start: ${(err as Error).message}`);
+      session.dispose();
+    });
+    return () => session.dispose();
+  }
+
+  /**
+   * Serve one client on stdio (`advent-agent mcp` running its own agent); resolves when the
+   * client closes stdin. Only MCP goes to `stdout`.
+   */
+  serveStdio(stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream): Promise<void> {
+    const transport = new StdioServerTransport(stdin as Readable, stdout as Writable, {
+      maxBufferSize: MAX_MESSAGE_BYTES,
+    });
+    return new Promise((resolve) => {
+      const end = this.serve(transport);
+      const finish = (): void => {
+        end();
+        resolve();
+      };
+      stdin.once('end', finish);
+      stdin.once('close', finish);
+      // A message past the bound closes the transport: the session is over.
+      const closed = transport.onclose;
+      transport.onclose = () => {
+        closed?.();
+        finish();
+      };
+    });
+  }
+
+  /** Listen on the data folder's socket; a failure is told, and the agent runs on without it. */
+  async listen(): Promise<void> {
+    try {
+      this.socket = await listenForClients(
+        this.options.dataDir,
+        (transport) => this.serve(transport),
+        (m) => this.options.log('info', m),
+      );
+    } catch (err) {
+      this.options.log(
+        'warn',
+        `'advent-agent mcp' cannot reach this agent: ${(err as Error).message}. MCP apps started now run their own agent, which cannot open this data folder while the app holds it`,
+      );
+    }
+  }
+
+  // --- Streamable HTTP ---------------------------------------------------------------------------
+
+  state(): McpHttpState {
+    return this.httpState;
+  }
+
+  /** Start, move or stop the HTTP endpoint to match `settings`. */
+  applyHttp(settings: McpHttpSettings): Promise<void> {
+    const run = async (): Promise<void> => {
+      const current = this.http;
+      if (current && settings.enabled && current.port === settings.port) return;
+      if (current) {
+        this.http = undefined;
+        await current.close();
+      }
+      if (!settings.enabled || this.closed) return this.setState({ status: 'off' });
+      this.setState({ status: 'starting', port: settings.port });
+      try {
+        await this.httpToken();
+        this.http = await startMcpHttp({
+          port: settings.port,
+          token: () => this.token ?? '',
+          newSession: () => this.newSession(),
+          log: (m) => this.options.log('info', m),
+        });
+        this.setState({ status: 'listening', port: this.http.port, url: this.http.url });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        this.setState({
+          status: 'failed',
+          port: settings.port,
+          reason: code === 'EADDRINUSE' ? 'port_in_use' : 'other',
+          message:
+            code === 'EADDRINUSE'
+              ? `port ${settings.port} is in use by another program; choose another port`
+              : (err as Error).message,
+        });
+      }
+    };
+    this.httpQueue = this.httpQueue.then(run, run);
+    return this.httpQueue;
+  }
+
+  /** The bearer token, made on first use and kept in the SecretStore. */
+  async httpToken(): Promise<string> {
+    if (this.token) return this.token;
+    const saved = await this.options.secrets.get(HTTP_TOKEN_SECRET);
+    if (saved) return (this.token = saved);
+    return this.resetHttpToken();
+  }
+
+  /** A new token; sessions opened with the old one end. */
+  async resetHttpToken(): Promise<string> {
+    // From the system's CSPRNG, never the injectable id source (tests seed that one).
+    const token = randomBytes(32).toString('base64url');
+    await this.options.secrets.set(HTTP_TOKEN_SECRET, token);
+    this.token = token;
+    await this.http?.closeSessions();
+    return token;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const session of [...this.sessions]) session.dispose();
+    await this.socket?.close().catch(() => undefined);
+    this.socket = undefined;
+    await this.applyHttp({ enabled: false, port: DEFAULT_MCP_HTTP_PORT });
+  }
+
+  // -----------------------------------------------------------------------------------------------
+
+  private newSession(): McpSession {
+    const { agent, version, offered, pageSize } = this.options;
+    const session = createMcpSession({
+      gate: agent.gate,
+      tools: () => agent.toolEntries(),
+      // What the user offers MCP apps changes the list too (Services → Offered to each connection).
+      onToolsChanged: (listener) => {
+        const offRegistry = agent.registry.events.on('changed', listener);
+        const offOffer = agent.events.on('offerChanged', listener);
+        return {
+          dispose: () => {
+            offRegistry();
+            offOffer();
+          },
+        };
+      },
+      serverInfo: { name: 'advent-agent', version },
+      clock: agent.clockSource,
+      language: () => agent.getSettings().language,
+      offered: offered ?? ((connectionId, tool) => agent.isOffered(connectionId, tool.name)),
+      pageSize,
+      log: (m) => this.options.log('info', m),
+      onDispose: () => this.sessions.delete(session),
+    });
+    this.sessions.add(session);
+    return session;
+  }
+
+  private setState(state: McpHttpState): void {
+    this.httpState = state;
+    this.events.emit('http', state);
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * One MCP client session of the agent's own server (issue 12): an SDK `Server` whose tools are the
+ * enabled services, every `tools/call` through the one gate as the connection the client is
+ * (identity.ts, dialect `mcp`). The transport is the caller's (stdio, a socket of the running
+ * agent, Streamable HTTP); the session is the same on each.
+ *
+ * - A refusal or a failing service is a result with `isError: true` carrying the gate's sentence,
+ *   so the model reads why; invalid arguments too (the model can correct them). A name that is no
+ *   tool of this session is a protocol error (-32602), as the spec's example has it.
+ * - `notifications/cancelled` (or the session closing) aborts the handler's signal: the gate then
+ *   withdraws a waiting prompt or tells the running service to stop.
+ * - With no window open, a client that can elicit is asked instead (elicit.ts); one that cannot
+ *   gets the gate's refusal, which tells the user to open the app or set a policy.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Clock } from '../clock.js';
+import type { ConnectionRef } from '../contract/connection.js';
+import type { DispatchResult } from '../dispatch.js';
+import type { Disposable } from '../lifecycle.js';
+import { isImageResult, isStructuredResult } from '../services/content.js';
+import { MAX_ID_CHARS, MAX_NAME_CHARS, cutString } from '../wire/kit/bounds.js';
+import { cutText } from '../wire/kit/mcp-server.js';
+import type { Gate, ToolEntry } from '../wire/session.js';
+import { canElicit, elicitationAsker } from './elicit.js';
+import { clientConnection } from './identity.js';
+import { MAX_CALLS_PER_SESSION, RESULT_TEXT_BYTES, TOOLS_PAGE_SIZE } from './limits.js';
+import { type McpTool, mcpTool, toolsPage } from './tools.js';
+
+/**
+ * Which services a connection is offered. The seam for per-connection selection: the default
+ * offers every enabled service; a host passes the user's choice for this connection here.
+ */
+export type Offered = (connectionId: string, tool: ToolEntry) => boolean;
+
+export interface McpSessionDeps {
+  gate: Gate;
+  /** The enabled services (user-only ones included; never listed here). */
+  tools: () => readonly ToolEntry[];
+  /** Calls `listener` when the tool set (or what a connection is offered) may have changed. */
+  onToolsChanged: (listener: () => void) => Disposable;
+  serverInfo: { name: string; version: string };
+  clock: Clock;
+  /** The app's language, for the questions a client shows its user. */
+  language: () => string;
+  offered?: Offered;
+  maxCalls?: number;
+  pageSize?: number;
+  /** Anything worth a line (protocol trouble); never the stdout of a stdio server. */
+  log?: (message: string) => void;
+  /** Called once when the session ends. */
+  onDispose?: () => void;
+}
+
+export interface McpSession extends Disposable {
+  readonly server: Server;
+  /** The connection this client is, once it has said who it is. */
+  connection(): ConnectionRef;
+}
+
+const INSTRUCTIONS =
+  "Advent Agent's local services (files, apps, clipboard, reminders, and MCP servers the user imported). Calls that change something or send the user's data need the user's permission; a refusal says why and what the user can do.";
+
+export function createMcpSession(deps: McpSessionDeps): McpSession {
+  const server = new Server(deps.serverInfo, {
+    capabilities: { tools: { listChanged: true } },
+    instructions: INSTRUCTIONS,
+  });
+  const offered = deps.offered ?? (() => true);
+  const maxCalls = deps.maxCalls ?? MAX_CALLS_PER_SESSION;
+  let ref: ConnectionRef | undefined;
+  const connection = (): ConnectionRef => (ref ??= clientConnection(server.getClientVersion()));
+  let calls = 0;
+
+  const listed = (): McpTool[] => {
+    const conn = connection();
+    return deps
+      .tools()
+      .filter((t) => !t.userOnly && offered(conn.id, t))
+      .map(mcpTool);
+  };
+  const signature = (tools: readonly McpTool[]): string => JSON.stringify(tools);
+  let lastSeen: string | undefined;
+
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    const tools = listed();
+    lastSeen = signature(tools);
+    const cursor = request.params?.cursor;
+    const page = toolsPage(tools, cursor, deps.pageSize ?? TOOLS_PAGE_SIZE);
+    if (!page)
+      throw protocolError(
+        ErrorCode.InvalidParams,
+        `unknown cursor '${cutString(String(cursor), MAX_NAME_CHARS)}': the tool list changed; list again from the start`,
+      );
+    return page;
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const name = cutString(request.params.name, MAX_NAME_CHARS);
+    const conn = connection();
+    // A tool not offered to this connection goes on to the gate like any other call: the gate
+    // refuses it as unknown (it applies the same selection) and the attempt is audited.
+    if (calls >= maxCalls)
+      return errorResult(
+        `too many calls at once (${maxCalls} are waiting or running); wait for some to finish, then try again`,
+      );
+    calls += 1;
+    try {
+      const result = await deps.gate.dispatch({
+        connection: conn,
+        dialect: 'mcp',
+        callId: cutString(String(extra.requestId), MAX_ID_CHARS),
+        service: name,
+        params: request.params.arguments ?? {},
+        signal: extra.signal,
+        ...(canElicit(server)
+          ? {
+              asker: elicitationAsker({
+                server,
+                clock: deps.clock,
+                language: deps.language,
+                titleOf: (service) =>
+                  deps.tools().find((t) => t.name === service)?.title ?? service,
+              }),
+            }
+          : {}),
+      });
+      return toolResult(result);
+    } finally {
+      calls -= 1;
+    }
+  });
+
+  server.onerror = (err) => deps.log?.(`MCP client session: ${err.message}`);
+
+  const watch = deps.onToolsChanged(() => {
+    // Only a client that has listed (or initialised) hears of changes, and only of real ones.
+    if (!server.transport || !server.getClientVersion()) return;
+    const now = signature(listed());
+    if (now === lastSeen) return;
+    lastSeen = now;
+    server.sendToolListChanged().catch(() => undefined);
+  });
+
+  server.oninitialized = () => {
+    lastSeen = signature(listed());
+  };
+
+  let disposed = false;
+  return {
+    server,
+    connection,
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      watch.dispose();
+      deps.onDispose?.();
+      // Closing aborts every handler still running: waiting prompts are withdrawn.
+      void server.close().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * A JSON-RPC error with exactly this message (the SDK's McpError would send its own prefix, which
+ * the client's McpError then prefixes again).
+ */
+function protocolError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** The gate's answer as an MCP tool result. */
+export function toolResult(result: DispatchResult): CallToolResult {
+  if (!result.ok) {
+    if (result.code === 'unknown_service')
+      throw protocolError(ErrorCode.InvalidParams, result.message);
+    return errorResult(result.message);
+  }
+  const data = result.data;
+  if (isImageResult(data))
+    return {
+      content: [
+        { type: 'text', text: cutText(data.text, RESULT_TEXT_BYTES) },
+        { type: 'image', data: data.image.data, mimeType: data.image.mimeType },
+      ],
+    };
+  if (isStructuredResult(data))
+    return {
+      content: [{ type: 'text', text: cutText(data.text, RESULT_TEXT_BYTES) }],
+      structuredContent: data.structured,
+    };
+  const text = typeof data === 'string' ? data : (JSON.stringify(data) ?? 'null');
+  return { content: [{ type: 'text', text: cutText(text, RESULT_TEXT_BYTES) }] };
+}

@@ -1,0 +1,165 @@
+/**
+ * The running agent's door for `advent-agent mcp` (issue 12): every CoreApi listens on its data
+ * folder's socket (socket-path.ts) and serves each connection as one MCP session, newline-delimited
+ * JSON-RPC as on stdio. So a stdio client launched while the app (or `ui`, `run`) holds the data
+ * folder is relayed into it: its prompts appear in the open window and its calls join the one
+ * audit chain. A socket file left by an agent that died is removed; one that answers is not ours
+ * to take.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmod, rename, unlink, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import { PassThrough, type Readable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { MAX_MESSAGE_BYTES } from './limits.js';
+import { socketPath, socketProblem, tokenPath } from './socket-path.js';
+
+/** Sessions one agent serves over its socket at once (each is an app the user launched). */
+export const MAX_SOCKET_SESSIONS = 64;
+/** How long a new connection has to send its token line. */
+export const TOKEN_WAIT_MS = 5_000;
+const TOKEN_LINE_MAX = 256;
+
+export interface SocketSession {
+  /** Serve one MCP session over this transport; the returned function ends it. */
+  (transport: StdioServerTransport): () => void;
+}
+
+export interface SocketListener {
+  readonly path: string;
+  close(): Promise<void>;
+}
+
+/** Nobody answers on `file`: a socket an agent left behind when it died. */
+function isStale(file: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.connect(file);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(false);
+    });
+    probe.once('error', (err: NodeJS.ErrnoException) =>
+      resolve(err.code === 'ECONNREFUSED' || err.code === 'ENOENT'),
+    );
+  });
+}
+
+function listenOn(server: net.Server, file: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error): void => reject(err);
+    server.once('error', onError);
+    server.listen(file, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+/**
+ * The token line a client must send first, checked in constant time. On success `accepted` gets,
+ * in the same turn (so no byte is lost in between), the session's input: what came after the
+ * token, then the rest of the socket.
+ */
+function awaitToken(socket: net.Socket, token: Buffer, accepted: (input: Readable) => void): void {
+  let got = Buffer.alloc(0);
+  const stop = (): void => {
+    clearTimeout(timer);
+    socket.off('data', onData);
+  };
+  const onData = (chunk: Buffer): void => {
+    got = Buffer.concat([got, chunk]);
+    const nl = got.indexOf(0x0a);
+    if (nl < 0) {
+      if (got.length > TOKEN_LINE_MAX) {
+        stop();
+        socket.destroy();
+      }
+      return;
+    }
+    stop();
+    const sent = got.subarray(0, nl);
+    if (sent.length !== token.length || !timingSafeEqual(sent, token)) {
+      socket.destroy();
+      return;
+    }
+    const input = new PassThrough();
+    input.write(got.subarray(nl + 1));
+    socket.pipe(input);
+    accepted(input);
+  };
+  const timer = setTimeout(() => {
+    stop();
+    socket.destroy();
+  }, TOKEN_WAIT_MS);
+  socket.on('data', onData);
+}
+
+/**
+ * Listen on the data folder's socket. Rejects with a message for the user when it cannot (the
+ * path is too long, another live agent answers there); the agent runs on without it.
+ */
+export async function listenForClients(
+  dataDir: string,
+  serve: SocketSession,
+  log: (message: string) => void = () => undefined,
+): Promise<SocketListener> {
+  const problem = socketProblem(dataDir);
+  if (problem) throw new Error(problem);
+  const file = socketPath(dataDir);
+  const token = randomBytes(32).toString('hex');
+  // Written before anyone can connect, atomically, readable by the user alone.
+  const tokenFile = tokenPath(dataDir);
+  const temp = `${tokenFile}.${process.pid}.tmp`;
+  await writeFile(temp, `${token}\n`, { mode: 0o600 });
+  await rename(temp, tokenFile);
+  const tokenBytes = Buffer.from(token);
+
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    if (sockets.size >= MAX_SOCKET_SESSIONS) {
+      log(`an MCP client was turned away: ${MAX_SOCKET_SESSIONS} are connected already`);
+      socket.destroy();
+      return;
+    }
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.once('close', () => sockets.delete(socket));
+    awaitToken(socket, tokenBytes, (input) => {
+      const transport = new StdioServerTransport(input, socket, {
+        maxBufferSize: MAX_MESSAGE_BYTES,
+      });
+      const end = serve(transport);
+      // The client went: the session ends (its waiting prompts are withdrawn, calls told to stop).
+      socket.once('close', end);
+      // A message past the bound closes the transport: the socket goes with it.
+      const closed = transport.onclose;
+      transport.onclose = () => {
+        closed?.();
+        socket.destroy();
+      };
+    });
+  });
+
+  try {
+    await listenOn(server, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || process.platform === 'win32')
+      throw err;
+    if (!(await isStale(file)))
+      throw new Error(`another agent already answers on ${file}`, { cause: err });
+    log(`removed a stale MCP socket left by an agent that stopped (${file})`);
+    await unlink(file).catch(() => undefined);
+    await listenOn(server, file);
+  }
+  if (process.platform !== 'win32') await chmod(file, 0o600).catch(() => undefined);
+
+  return {
+    path: file,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // The server removed its socket file; the token goes with it (a relay then runs its own agent).
+      await unlink(tokenFile).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * `advent-agent mcp`: the stdio MCP server an app such as Claude Desktop or Cursor launches
+ * (issue 12). When an agent already holds the data folder (the desktop app, `ui`, `run`, another
+ * `mcp`), the bytes are relayed to it through the data folder's socket, so its window asks and
+ * its audit chain records. Otherwise this runs its own agent, without voice connections, and
+ * serves the client itself. Only MCP goes to stdout; everything else to stderr.
+ */
+import path from 'node:path';
+import { connectToAgent, relay } from '../../app/mcp-serve/relay.js';
+import type { McpArgs } from './args.js';
+import { CliCore } from './cli-core.js';
+import type { CliIo } from './io.js';
+import { oneLine } from './terminal-text.js';
+
+export async function mcpCommand(args: McpArgs, io: CliIo): Promise<number> {
+  const dataDir = path.resolve(args.dataDir ?? io.dataDir());
+  const say = (line: string): boolean => io.stderr.write(`advent-agent mcp: ${oneLine(line)}\n`);
+
+  const socket = await connectToAgent(dataDir);
+  if (socket) {
+    say(`relaying to the Advent Agent that holds ${dataDir}`);
+    await relay(socket, io.stdin, io.stdout);
+    return 0;
+  }
+
+  let core: CliCore;
+  try {
+    core = await CliCore.open(
+      { servers: [], files: [], mcpConfigs: [], policies: {}, disabled: [], dataDir },
+      io,
+      { host: 'terminal', autoConnect: false },
+    );
+  } catch (err) {
+    say((err as Error).message);
+    return 1;
+  }
+  const { api } = core;
+  const notices = api.events.on('notice', (n) => say(`${n.level}: ${n.message}`));
+  for (const message of api.agent.startupNotices) say(`warn: ${message}`);
+
+  let signalled!: () => void;
+  const signal = new Promise<void>((resolve) => (signalled = resolve));
+  const unsubscribe = io.onSignal(() => signalled());
+  try {
+    // The client closing stdin ends the session, as a signal does.
+    await Promise.race([api.mcpServe.serveStdio(io.stdin, io.stdout), signal]);
+  } finally {
+    unsubscribe();
+    notices();
+    await core.close();
+  }
+  return 0;
+}

@@ -1,0 +1,242 @@
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  SUPPORTED_PROTOCOL_VERSIONS,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HTTP_TOKEN_SECRET } from '../../app/mcp-serve/mcp-serve.js';
+import { until } from '../helpers/wait.js';
+import { type ServeRig, startServe, textOf } from './helpers.js';
+
+let rig: ServeRig | undefined;
+const clients: Client[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close().catch(() => undefined);
+  await rig?.close();
+  rig = undefined;
+});
+
+async function listening(r: ServeRig): Promise<{ url: string; port: number; token: string }> {
+  await r.serve.applyHttp({ enabled: true, port: 0 });
+  const state = r.serve.state();
+  if (state.status !== 'listening') throw new Error(`not listening: ${JSON.stringify(state)}`);
+  return { url: state.url, port: state.port, token: await r.serve.httpToken() };
+}
+
+async function httpClient(url: string, token: string): Promise<Client> {
+  const client = new Client({ name: 'http-client', title: 'HTTP Client', version: '1' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  clients.push(client);
+  return client;
+}
+
+/** A raw request, so every header is the test's own (Host above all). */
+function raw(
+  port: number,
+  headers: Record<string, string>,
+  body: unknown,
+  host = '127.0.0.1',
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const req = http.request(
+      {
+        host,
+        port,
+        path: '/mcp',
+        method: 'POST',
+        headers: {
+          host: `127.0.0.1:${port}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': Buffer.byteLength(data),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+const initialize = (protocolVersion: string) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+/** The JSON-RPC message of a response that may come as one SSE event. */
+function messageOf(text: string): { result?: { protocolVersion?: string } } {
+  const data = text
+    .split('\n')
+    .find((l) => l.startsWith('data: '))
+    ?.slice('data: '.length);
+  return JSON.parse(data ?? text) as { result?: { protocolVersion?: string } };
+}
+
+describe('MCP over Streamable HTTP', () => {
+  it('is off by default; on, it listens on 127.0.0.1 and keeps its token in the SecretStore', async () => {
+    rig = await startServe();
+    expect(rig.serve.state()).toEqual({ status: 'off' });
+    const { url, token } = await listening(rig);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect(await rig.secrets.get(HTTP_TOKEN_SECRET)).toBe(token);
+    expect(token.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it('answers initialize with each protocol version the SDK supports, each a session of its own', async () => {
+    rig = await startServe();
+    const { port, token } = await listening(rig);
+    const sessions = new Set<string>();
+    for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
+      const res = await raw(port, { authorization: `Bearer ${token}` }, initialize(version));
+      expect(res.status).toBe(200);
+      expect(messageOf(res.text).result?.protocolVersion).toBe(version);
+      sessions.add(String(res.headers['mcp-session-id']));
+    }
+    expect(sessions.size).toBe(SUPPORTED_PROTOCOL_VERSIONS.length);
+  });
+
+  it('lists, runs an allowed call, refuses a denied one, and tells of a changed list', async () => {
+    rig = await startServe({
+      overrides: { policies: { get_current_time: 'allow', list_apps: 'deny' } },
+    });
+    const { url, token } = await listening(rig);
+    const client = await httpClient(url, token);
+    const { tools } = await client.listTools();
+    expect(tools.find((t) => t.name === 'get_current_time')?.annotations).toMatchObject({
+      readOnlyHint: true,
+    });
+    const ok = await client.callTool({ name: 'get_current_time', arguments: {} });
+    expect(ok.isError).toBeFalsy();
+    const denied = await client.callTool({ name: 'list_apps', arguments: {} });
+    expect(denied.isError).toBe(true);
+    expect(textOf(denied)).toMatch(/blocked/);
+
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed += 1;
+    });
+    // The client's standalone SSE stream carries notifications: give it a moment to open.
+    await new Promise((r) => setTimeout(r, 100));
+    await rig.agent.setServiceEnabled('list_apps', false);
+    await until(() => changed > 0, 'tools/list_changed over HTTP');
+
+    const page = await rig.agent.queryAudit({ order: 'desc', limit: 1 });
+    expect(page.records[0]).toMatchObject({
+      connection: 'HTTP Client',
+      connectionId: 'mcp:http-client',
+      dialect: 'mcp',
+    });
+  });
+
+  it('no token or a wrong one: 401', async () => {
+    rig = await startServe();
+    const { port, token } = await listening(rig);
+    const none = await raw(port, {}, initialize('2025-06-18'));
+    expect(none.status).toBe(401);
+    expect(none.headers['www-authenticate']).toMatch(/^Bearer/);
+    const wrong = await raw(port, { authorization: `Bearer ${token}x` }, initialize('2025-06-18'));
+    expect(wrong.status).toBe(401);
+  });
+
+  it('a foreign Origin: 403; a loopback one is served', async () => {
+    rig = await startServe();
+    const { port, token } = await listening(rig);
+    const auth = { authorization: `Bearer ${token}` };
+    const foreign = await raw(
+      port,
+      { ...auth, origin: 'https://evil.example' },
+      initialize('2025-06-18'),
+    );
+    expect(foreign.status).toBe(403);
+    const local = await raw(
+      port,
+      { ...auth, origin: 'http://localhost:3000' },
+      initialize('2025-06-18'),
+    );
+    expect(local.status).toBe(200);
+  });
+
+  it('a Host that is not 127.0.0.1 or localhost with the port (DNS rebinding): 403', async () => {
+    rig = await startServe();
+    const { port, token } = await listening(rig);
+    const auth = { authorization: `Bearer ${token}` };
+    for (const host of [`evil.example:${port}`, '127.0.0.1', `127.0.0.1:${port + 1}`]) {
+      const res = await raw(port, { ...auth, host }, initialize('2025-06-18'));
+      expect(res.status, host).toBe(403);
+    }
+    expect(
+      (await raw(port, { ...auth, host: `localhost:${port}` }, initialize('2025-06-18'))).status,
+    ).toBe(200);
+  });
+
+  it('is not reachable on any non-loopback address of this machine', async () => {
+    rig = await startServe();
+    const { port } = await listening(rig);
+    const addresses = Object.values(os.networkInterfaces())
+      .flat()
+      .filter((a): a is os.NetworkInterfaceInfo => !!a && !a.internal)
+      .map((a) => a.address);
+    for (const address of addresses) {
+      const reached = await new Promise<boolean>((resolve) => {
+        const s = net.connect({ host: address, port });
+        s.once('connect', () => {
+          s.destroy();
+          resolve(true);
+        });
+        s.once('error', () => resolve(false));
+      });
+      expect(reached, address).toBe(false);
+    }
+    // Whatever interfaces exist, the socket is bound to loopback alone.
+    const probe = net.connect({ host: '127.0.0.1', port });
+    await new Promise((r) => probe.once('connect', r));
+    expect(probe.remoteAddress).toBe('127.0.0.1');
+    probe.destroy();
+  });
+
+  it('a new token ends the sessions of the old one, which is refused from then on', async () => {
+    rig = await startServe();
+    const { url, port, token } = await listening(rig);
+    const client = await httpClient(url, token);
+    await client.listTools();
+    const fresh = await rig.serve.resetHttpToken();
+    expect(fresh).not.toBe(token);
+    expect(
+      (await raw(port, { authorization: `Bearer ${token}` }, initialize('2025-06-18'))).status,
+    ).toBe(401);
+    expect(
+      (await raw(port, { authorization: `Bearer ${fresh}` }, initialize('2025-06-18'))).status,
+    ).toBe(200);
+  });
+
+  it('a port in use is a failed state saying so, and switching off stops it', async () => {
+    rig = await startServe();
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      await rig.serve.applyHttp({ enabled: true, port });
+      expect(rig.serve.state()).toMatchObject({ status: 'failed', port, reason: 'port_in_use' });
+    } finally {
+      blocker.close();
+    }
+    await rig.serve.applyHttp({ enabled: false, port });
+    expect(rig.serve.state()).toEqual({ status: 'off' });
+  });
+});
