@@ -250,9 +250,9 @@ export class Agent {
       },
       // The prompt of an imported tool shows its server and what the server claims about it.
       broker: {
-        ask: (request) => {
+        ask: (request, withdrawn) => {
           const hint = this.mcp.hintOf(request.service);
-          return this.broker.ask(hint ? { ...request, hint } : request);
+          return this.broker.ask(hint ? { ...request, hint } : request, withdrawn);
         },
       },
       audit,
@@ -462,9 +462,11 @@ export class Agent {
     const store = new DisposableStore();
     const on: typeof e.on = (event, listener) => store.add(e.on(event, listener));
     on('state', (state) => {
-      // A dropped link cancels its pending prompts: the server is no longer waiting for them.
+      // A dropped link withdraws its pending prompts: the server is no longer waiting for them.
+      // (Each call's own signal does this when its socket closes; this also covers a prompt
+      // raised for a call whose socket went while it was being looked at.)
       if (state.status !== 'ready' && state.status !== 'authenticating') {
-        this.broker.cancelWhere((p) => p.connection.id === id);
+        this.broker.withdrawWhere((p) => p.connection.id === id);
       }
       this.events.emit('connection', { id, name, state });
     });

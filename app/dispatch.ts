@@ -56,6 +56,14 @@ export interface CallRequest {
   duplicateOf?: string;
   /** The server's vision service (XiaoZhi `capabilities.vision`), for take_screenshot. */
   vision?: VisionTarget;
+  /**
+   * Aborted when the server stops waiting for this call: it cancelled it (MCP
+   * `notifications/cancelled`) or the connection it came on ended. A pending prompt is then
+   * withdrawn, nothing more runs, a running service is asked to stop, and the call is recorded as
+   * cancelled. The reason (an Error's message or a string) goes into the record. Whoever aborts
+   * it sends no answer: the server is no longer listening for one.
+   */
+  signal?: AbortSignal;
 }
 
 export type DispatchResult =
@@ -76,7 +84,11 @@ export interface GatePolicy {
 }
 
 export interface GateBroker {
-  ask(req: Omit<PendingPrompt, 'id' | 'expiresAt'>): Promise<PromptResolution>;
+  /** Resolves 'withdrawn' when `withdrawn` aborts before the user answers. */
+  ask(
+    req: Omit<PendingPrompt, 'id' | 'expiresAt'>,
+    withdrawn?: AbortSignal,
+  ): Promise<PromptResolution>;
 }
 
 /** What the gate records ahead of running a service: the call and the decision, no outcome yet. */
@@ -148,6 +160,8 @@ interface Verdict {
   runMs?: number;
   /** The seq of the call's intent record (write-ahead services). */
   intentSeq?: number;
+  /** The server withdrew the call before its outcome was known (see CallRequest.signal). */
+  withdrawn?: boolean;
 }
 
 /** The permission step's answer: run under this decision, or a refusal. */
@@ -211,7 +225,13 @@ export class Dispatcher {
     }
 
     const durationMs = Math.max(0, clock.now() - started);
-    const outcome: Outcome = verdict.result.ok ? 'ok' : verdict.ran ? 'error' : 'refused';
+    const outcome: Outcome = verdict.result.ok
+      ? 'ok'
+      : verdict.withdrawn
+        ? 'cancelled'
+        : verdict.ran
+          ? 'error'
+          : 'refused';
     const auditSeq = await this.record(call, started, verdict, outcome, durationMs);
     const result: DispatchResult =
       auditSeq === undefined ? verdict.result : { ...verdict.result, auditSeq };
@@ -321,13 +341,23 @@ export class Dispatcher {
     }
 
     const summary = preview?.summary;
+    if (call.signal?.aborted) return withdrawnVerdict(call, service, 'withdrawn', summary);
     const asked = this.deps.clock.now();
     const permission: Permission = call.userRun
       ? { run: true, decision: 'user-run' }
       : await this.permit(call, service, preview, key);
     const waitMs = permission.asked ? Math.max(0, this.deps.clock.now() - asked) : undefined;
     if (!permission.run)
-      return { decision: permission.decision, result: permission.result, summary, waitMs };
+      return {
+        decision: permission.decision,
+        result: permission.result,
+        summary,
+        waitMs,
+        withdrawn: permission.decision === 'withdrawn',
+      };
+    // Allowed, but the server stopped waiting meanwhile: an allow that came too late runs nothing.
+    if (call.signal?.aborted)
+      return { ...withdrawnVerdict(call, service, permission.decision, summary), waitMs };
 
     let intentSeq: number | undefined;
     if (writeAhead) {
@@ -360,10 +390,31 @@ export class Dispatcher {
       }
     }
 
+    if (call.signal?.aborted)
+      return { ...withdrawnVerdict(call, service, permission.decision, summary), waitMs, intentSeq };
+
+    // A server that stops waiting while the service runs asks it to stop (it may finish anyway).
+    const signal = call.signal;
+    const stop = (): void => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', stop, { once: true });
     const running = this.deps.clock.now();
-    const result = await this.run(service, params, ctx, controller, preview);
+    let result: DispatchResult;
+    try {
+      result = await this.run(service, params, ctx, controller, preview);
+    } finally {
+      signal?.removeEventListener('abort', stop);
+    }
     const runMs = Math.max(0, this.deps.clock.now() - running);
-    return { decision: permission.decision, result, summary, ran: true, waitMs, runMs, intentSeq };
+    return {
+      decision: permission.decision,
+      result,
+      summary,
+      ran: true,
+      waitMs,
+      runMs,
+      intentSeq,
+      ...(signal?.aborted && { withdrawn: true }),
+    };
   }
 
   /** The permission step: a decision to run, or a refusal. */
@@ -404,25 +455,33 @@ export class Dispatcher {
 
     const summary = preview?.summary ?? `Run ${service.title || service.name}`;
     this.events.emit('callWaiting', { key, summary });
-    const answer = await broker.ask({
-      connection: call.connection,
-      service: service.name,
-      grantKey,
-      params: call.params,
-      summary,
-      resolvedPaths: preview?.resolvedPaths ?? [],
-    });
-    return { ...(await this.answered(answer, service, grantKey, summary)), asked: true };
+    const answer = await broker.ask(
+      {
+        connection: call.connection,
+        service: service.name,
+        grantKey,
+        params: call.params,
+        summary,
+        resolvedPaths: preview?.resolvedPaths ?? [],
+      },
+      call.signal,
+    );
+    return { ...(await this.answered(answer, call, service, grantKey, summary)), asked: true };
   }
 
   private async answered(
     answer: PromptResolution,
+    call: CallRequest,
     service: Service,
     grantKey: string,
     summary: string,
   ): Promise<Permission> {
     const { policy } = this.deps;
     switch (answer) {
+      case 'withdrawn': {
+        const { result } = withdrawnVerdict(call, service, 'withdrawn', summary);
+        return { run: false, decision: 'withdrawn', result };
+      }
       case 'once':
         return { run: true, decision: 'allowed-once' };
       case 'session':
@@ -557,6 +616,27 @@ class LazyAbort {
     this.reason = reason;
     this.controller?.abort(reason);
   }
+}
+
+/** The call the server stopped waiting for: not run (or stopped), recorded as cancelled. */
+function withdrawnVerdict(
+  call: CallRequest,
+  service: Service,
+  decision: Decision,
+  summary: string | undefined,
+): Verdict {
+  const reason = call.signal?.reason;
+  const why =
+    reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : undefined;
+  return {
+    decision,
+    summary,
+    withdrawn: true,
+    result: refuse(
+      'cancelled',
+      `the server stopped waiting for this call${why ? ` (${why})` : ''}, so '${service.name}' was not run`,
+    ),
+  };
 }
 
 function failureOf(service: Service, err: unknown): DispatchResult {

@@ -43,12 +43,15 @@ interface Entry {
   prompt: PendingPrompt;
   timer: TimerHandle | undefined;
   resolve: (resolution: PromptResolution) => void;
+  /** Stops listening to the caller's withdrawal signal. */
+  unlisten: (() => void) | undefined;
 }
 
 /**
  * Pending permission prompts (DESIGN §3 Broker). Every prompt ends exactly once: answered,
- * timed out, or cancelled (no UI, last UI gone, connection dropped, shutdown). Each of those is
- * a "no" for the caller except an explicit once/session/always answer.
+ * timed out, cancelled (no UI, last UI gone, shutdown) or withdrawn (the server stopped waiting:
+ * it cancelled the call, or its connection ended). Each of those is a "no" for the caller except
+ * an explicit once/session/always answer.
  */
 export class Broker {
   readonly #clock: Clock;
@@ -103,8 +106,11 @@ export class Broker {
   /**
    * Ask the user. Never rejects. With no UI attached (and none that just left) it resolves
    * 'cancelled' at once and shows nothing (the caller tells the server that no one could answer).
+   * When `withdrawn` aborts (the server stopped waiting for the call), the prompt ends as
+   * 'withdrawn': it leaves every window, and an answer coming later is ignored.
    */
-  ask(request: PromptRequest): Promise<PromptResolution> {
+  ask(request: PromptRequest, withdrawn?: AbortSignal): Promise<PromptResolution> {
+    if (withdrawn?.aborted) return Promise.resolve('withdrawn');
     if (this.#disposed || (!this.hasAnswerer() && this.#graceTimer === undefined))
       return Promise.resolve('cancelled');
     const configured = this.#timeoutMs();
@@ -119,9 +125,14 @@ export class Broker {
       expiresAt: this.#clock.now() + timeout,
     });
     return new Promise<PromptResolution>((resolve) => {
-      const entry: Entry = { prompt, timer: undefined, resolve };
+      const entry: Entry = { prompt, timer: undefined, resolve, unlisten: undefined };
       this.#entries.set(id, entry);
       entry.timer = this.#clock.setTimeout(() => this.#settle(id, 'timeout'), timeout);
+      if (withdrawn) {
+        const onAbort = (): void => void this.#settle(id, 'withdrawn');
+        withdrawn.addEventListener('abort', onAbort, { once: true });
+        entry.unlisten = () => withdrawn.removeEventListener('abort', onAbort);
+      }
       // Emitted last: a listener that answers synchronously finds everything in place.
       this.#events.emit('prompt', prompt);
     });
@@ -139,12 +150,24 @@ export class Broker {
     return [...this.#entries.values()].map((entry) => entry.prompt);
   }
 
-  /** Cancel the prompts matching `predicate` (e.g. those of a dropped connection). Returns how many. */
+  /** Cancel the prompts matching `predicate` (no one can answer them). Returns how many. */
   cancelWhere(predicate: (prompt: PendingPrompt) => boolean): number {
+    return this.#endWhere(predicate, 'cancelled');
+  }
+
+  /** Withdraw the prompts matching `predicate`: their server stopped waiting (a dropped link). */
+  withdrawWhere(predicate: (prompt: PendingPrompt) => boolean): number {
+    return this.#endWhere(predicate, 'withdrawn');
+  }
+
+  #endWhere(
+    predicate: (prompt: PendingPrompt) => boolean,
+    resolution: 'cancelled' | 'withdrawn',
+  ): number {
     const ids = [...this.#entries.values()]
       .filter((entry) => predicate(entry.prompt))
       .map((entry) => entry.prompt.id);
-    for (const id of ids) this.#settle(id, 'cancelled');
+    for (const id of ids) this.#settle(id, resolution);
     return ids.length;
   }
 
@@ -174,6 +197,7 @@ export class Broker {
     if (!entry) return false;
     this.#entries.delete(id);
     this.#clock.clearTimeout(entry.timer);
+    entry.unlisten?.();
     entry.resolve(resolution);
     this.#events.emit('promptResolved', { id, resolution });
     return true;
