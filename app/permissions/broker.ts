@@ -95,6 +95,12 @@ export class Broker {
     };
   }
 
+  /** How long the next prompt will wait for an answer (servers' waits are sized by it). */
+  timeoutMs(): number {
+    const configured = this.#timeoutMs();
+    return Number.isFinite(configured) && configured > 0 ? configured : FALLBACK_PROMPT_TIMEOUT_MS;
+  }
+
   hasAnswerer(): boolean {
     return this.#answerers.size > 0;
   }
@@ -113,9 +119,7 @@ export class Broker {
     if (withdrawn?.aborted) return Promise.resolve('withdrawn');
     if (this.#disposed || (!this.hasAnswerer() && this.#graceTimer === undefined))
       return Promise.resolve('cancelled');
-    const configured = this.#timeoutMs();
-    const timeout =
-      Number.isFinite(configured) && configured > 0 ? configured : FALLBACK_PROMPT_TIMEOUT_MS;
+    const timeout = this.timeoutMs();
     const id = this.#newId();
     // Frozen: every UI gets the same object, and none may change what another one shows.
     const prompt: PendingPrompt = Object.freeze({
