@@ -391,7 +391,11 @@ export class Dispatcher {
     }
 
     if (call.signal?.aborted)
-      return { ...withdrawnVerdict(call, service, permission.decision, summary), waitMs, intentSeq };
+      return {
+        ...withdrawnVerdict(call, service, permission.decision, summary),
+        waitMs,
+        intentSeq,
+      };
 
     // A server that stops waiting while the service runs asks it to stop (it may finish anyway).
     const signal = call.signal;

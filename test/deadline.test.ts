@@ -103,7 +103,8 @@ async function expectWithdrawn(
   await call;
   await expect(readFile(path.join(dir, 'files', NOTE.filename))).rejects.toThrow();
   const card = (await api.snapshot()).chat.find(
-    (c): c is Extract<ChatItem, { kind: 'tool' }> => c.kind === 'tool' && c.service === 'create_file',
+    (c): c is Extract<ChatItem, { kind: 'tool' }> =>
+      c.kind === 'tool' && c.service === 'create_file',
   );
   expect(card).toMatchObject({ state: 'done', decision: 'withdrawn', outcome: 'cancelled' });
   const page = await api.queryAudit({ service: 'create_file' });

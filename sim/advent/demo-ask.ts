@@ -29,5 +29,7 @@ export async function ask(
     // Timed out, or the connection went: the technical reason is for logs, not for the user.
     return noAnswerLine(lang);
   }
-  return result.success ? { data: result.data } : refusalLine(refusalOf(result.error), action, lang);
+  return result.success
+    ? { data: result.data }
+    : refusalLine(refusalOf(result.error), action, lang);
 }

@@ -25,6 +25,10 @@ export type Refusal =
   | 'unasked'
   /** The demo asked for something the agent could not take (bad params, unknown service). */
   | 'invalid'
+  /** What it named is not there (a note that does not exist). */
+  | 'missing'
+  /** Something by that name is already there (a note file). */
+  | 'exists'
   /** The service ran and failed, or anything else. */
   | 'failed';
 
@@ -38,6 +42,8 @@ export function refusalOf(message: string | undefined): Refusal {
   if (/\bblocked\b|\bswitched off\b/i.test(m)) return 'blocked';
   if (/did not answer the permission request/i.test(m)) return 'timeout';
   if (/no one could be asked|no window is open/i.test(m)) return 'unasked';
+  if (/\bdoes not exist\b|\bnot found\b/i.test(m)) return 'missing';
+  if (/\balready exists\b/i.test(m)) return 'exists';
   if (/^invalid call\b|there is no service named/i.test(m)) return 'invalid';
   return 'failed';
 }
@@ -53,9 +59,9 @@ export const ACTIONS = {
   note: { en: 'save the note', zh: '保存这条笔记' },
   listNotes: { en: 'list your notes', zh: '列出你的笔记' },
   readNote: { en: 'read the note', zh: '读这条笔记' },
-  timer: { en: 'set it', zh: '设置它' },
+  timer: { en: 'set the timer', zh: '设置计时器' },
   reminders: { en: 'look at your reminders', zh: '查看你的提醒' },
-  open: { en: 'open it', zh: '打开它' },
+  open: { en: 'open the page', zh: '打开这个网页' },
 } satisfies Record<string, Action>;
 
 /** One short line for a refusal, in the app language. */
@@ -72,6 +78,10 @@ export function refusalLine(refusal: Refusal, action: Action, language: DemoLang
         return `没有打开的窗口可以问你，所以我没有${action.zh}。`;
       case 'invalid':
         return `我的请求有问题，所以没能${action.zh}。`;
+      case 'missing':
+        return `没找到它，所以没能${action.zh}。`;
+      case 'exists':
+        return `已经有同名的文件了，所以没能${action.zh}。`;
       case 'failed':
         return `我试着${action.zh}，但没有成功。`;
     }
@@ -87,6 +97,10 @@ export function refusalLine(refusal: Refusal, action: Action, language: DemoLang
       return `No window was open to ask you, so I didn't ${action.en}.`;
     case 'invalid':
       return `Something was wrong with my request, so I couldn't ${action.en}.`;
+    case 'missing':
+      return `I couldn't find it, so I couldn't ${action.en}.`;
+    case 'exists':
+      return `One by that name is already there, so I couldn't ${action.en}.`;
     case 'failed':
       return `I tried to ${action.en}, but it didn't work.`;
   }

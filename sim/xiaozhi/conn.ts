@@ -18,12 +18,7 @@ import {
   decodeAudioFrame,
   encodeAudioFrame,
 } from '../../app/wire/xiaozhi/binary.js';
-import {
-  PendingRequests,
-  cancelledNotification,
-  firstText,
-  walkTools,
-} from '../kit/mcp-client.js';
+import { PendingRequests, cancelledNotification, firstText, walkTools } from '../kit/mcp-client.js';
 import type {
   XzCallResult,
   XzConnectionRecord,
@@ -97,7 +92,8 @@ export class XzSimConnection {
     this.conn = record.conn;
     this.pending = new PendingRequests(record.conn, timers, settings.callTimeoutMs, (r) => {
       // A server that gives up on a call says so, as MCP has it; the agent must send nothing more.
-      if (r.method === 'tools/call') this.sendJson({ type: 'mcp', payload: cancelledNotification(r.id) });
+      if (r.method === 'tools/call')
+        this.sendJson({ type: 'mcp', payload: cancelledNotification(r.id) });
     });
     socket.on('message', (data, isBinary) => {
       const buf = Buffer.isBuffer(data)
