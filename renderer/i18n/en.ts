@@ -102,12 +102,14 @@ export const en = {
     invalid: 'Invalid',
     'user-run': 'Run by you',
     duplicate: 'Duplicate (not run)',
+    withdrawn: 'Server stopped waiting',
   },
   outcome: {
     ok: 'Succeeded',
     error: 'Failed',
     refused: 'Not run',
     interrupted: 'Interrupted',
+    cancelled: 'Cancelled',
   },
   risk: {
     read: 'Read',
@@ -223,6 +225,8 @@ export const en = {
     auditLabel: 'audit #{{seq}}: open this record in Activity',
     params: 'Parameters',
     noParams: 'no parameters',
+    withdrawn: 'The server stopped waiting before you answered, so it was not run',
+    stoppedWaiting: 'The server stopped waiting for this call; it was stopped and no answer was sent',
   },
   banner: {
     label: 'Connection',
@@ -269,6 +273,7 @@ export const en = {
     always: 'Always allow',
     alwaysHint: 'You can revoke “always” on the Services page.',
     closeDenies: 'Closing or pressing Esc denies.',
+    withdrawn: '{{server}} stopped waiting for “{{service}}”, so the question was taken back. Nothing was run.',
   },
   services: {
     title: 'Services',

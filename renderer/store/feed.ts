@@ -52,7 +52,8 @@ export function attachFeed(bridge: Bridge): () => void {
     bridge.on('services', (list) => useServices.getState().replace(list)),
     bridge.on('prompt', (prompt) => usePrompts.getState().add(prompt)),
     bridge.on('promptResolved', ({ id, resolution }) => {
-      usePrompts.getState().remove(id);
+      if (resolution === 'withdrawn') usePrompts.getState().withdraw(id);
+      else usePrompts.getState().remove(id);
       if (resolution === 'always') grantsStale = true;
     }),
     bridge.on('settings', (view) => useSettings.getState().replace(view)),
