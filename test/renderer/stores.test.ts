@@ -167,3 +167,32 @@ describe('audit rows', () => {
     expect(queryOf({ ...NO_FILTERS, from: 'garbage' }).from).toBeUndefined();
   });
 });
+
+describe('prompts store: a prompt its server took back', () => {
+  it('leaves the queue on a withdrawn resolution and is kept for the notice; others just leave', async () => {
+    const { fakeBridge } = await import('./fake-bridge.js');
+    const { attachFeed } = await import('../../renderer/store/feed.js');
+    const { usePrompts } = await import('../../renderer/store/prompts.js');
+    const f = fakeBridge();
+    const detach = attachFeed(f.bridge);
+    const prompt = (id: string): PendingPrompt => ({
+      id,
+      connection: { id: 'c1', name: 'Home' },
+      service: 'create_file',
+      grantKey: 'create_file',
+      params: {},
+      summary: 'Create file a.txt',
+      resolvedPaths: [],
+      expiresAt: 1,
+    });
+    f.emit('prompt', prompt('p1'));
+    f.emit('prompt', prompt('p2'));
+    f.emit('promptResolved', { id: 'p1', resolution: 'withdrawn' });
+    f.emit('promptResolved', { id: 'p2', resolution: 'timeout' });
+    expect(usePrompts.getState().prompts).toEqual([]);
+    expect(usePrompts.getState().withdrawn.map((p) => p.id)).toEqual(['p1']);
+    usePrompts.getState().clearWithdrawn();
+    expect(usePrompts.getState().withdrawn).toEqual([]);
+    detach();
+  });
+});
