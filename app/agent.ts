@@ -115,7 +115,13 @@ export type AgentEvents = {
   callWaiting: GateEvents['callWaiting'];
   callFinished: GateEvents['callFinished'];
   audit: AuditRecord;
-  notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: ConnectionRef };
+  /** `kind: 'protocol'`: a technical line from a connection's protocol handling (see the contract). */
+  notice: {
+    level: 'info' | 'warn' | 'error';
+    message: string;
+    connection?: ConnectionRef;
+    kind?: 'protocol';
+  };
   /** A reminder or timer rang (whether or not any server is connected). */
   reminderFired: ReminderView;
   /** The reminder list changed. */
@@ -482,8 +488,9 @@ export class Agent {
     on('audio', (p) => this.events.emit('audio', { ...p, id }));
     on('listen', (p) => this.events.emit('listen', { ...p, id }));
     on('status', (text) => this.events.emit('status', { id, name, text }));
+    // Protocol lines are the dialect's words (frames, ids, methods): marked so a UI words them.
     on('log', ({ level, message }) =>
-      this.events.emit('notice', { level, message, connection: ref }),
+      this.events.emit('notice', { level, message, connection: ref, kind: 'protocol' }),
     );
     on('tokenExpiring', ({ expiresAt }) =>
       this.events.emit('notice', {

@@ -213,6 +213,10 @@ export const en = {
     streaming: 'Typing…',
     jumpToLatest: 'Jump to latest',
     notice: 'Notice',
+    protocolNotice: 'Something unusual happened on this connection; the app dealt with it.',
+    protocolToast:
+      '{{server}}: something unusual happened on the connection. Details are in the conversation.',
+    technicalDetails: 'Technical details',
     thought: 'Reasoning',
   },
   tool: {
@@ -226,7 +230,8 @@ export const en = {
     params: 'Parameters',
     noParams: 'no parameters',
     withdrawn: 'The server stopped waiting before you answered, so it was not run',
-    stoppedWaiting: 'The server stopped waiting for this call; it was stopped and no answer was sent',
+    stoppedWaiting:
+      'The server stopped waiting for this call; it was stopped and no answer was sent',
   },
   banner: {
     label: 'Connection',
@@ -273,7 +278,8 @@ export const en = {
     always: 'Always allow',
     alwaysHint: 'You can revoke “always” on the Services page.',
     closeDenies: 'Closing or pressing Esc denies.',
-    withdrawn: '{{server}} stopped waiting for “{{service}}”, so the question was taken back. Nothing was run.',
+    withdrawn:
+      '{{server}} stopped waiting for “{{service}}”, so the question was taken back. Nothing was run.',
   },
   services: {
     title: 'Services',

@@ -215,6 +215,9 @@ export const zhCN: Messages = {
     streaming: '正在输入…',
     jumpToLatest: '跳到最新',
     notice: '通知',
+    protocolNotice: '这个连接上发生了不寻常的情况，应用已经处理。',
+    protocolToast: '{{server}}：连接上发生了不寻常的情况。详情见对话。',
+    technicalDetails: '技术细节',
     thought: '思考过程',
   },
   tool: {

@@ -61,9 +61,19 @@ export function attachFeed(bridge: Bridge): () => void {
       useAudit.getState().live(record);
       if (grantsStale) refreshServices();
     }),
-    bridge.on('notice', ({ level, message, connection }) =>
-      useToasts.getState().push({ level, message, connection: connection?.name }),
-    ),
+    bridge.on('notice', ({ level, message, connection, kind }) => {
+      if (kind !== 'protocol')
+        return void useToasts.getState().push({ level, message, connection: connection?.name });
+      // A protocol line is the dialect's words: the conversation keeps it, folded under a human
+      // line. Only a warning interrupts with a toast, and that in words for people.
+      if (level === 'info') return;
+      useToasts.getState().push({
+        level,
+        message,
+        connection: connection?.name,
+        words: { key: 'chat.protocolToast', params: { server: connection?.name ?? '' } },
+      });
+    }),
   ];
   useUi.getState().setBridgeStatus(bridge.status);
   return () => {

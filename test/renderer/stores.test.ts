@@ -196,3 +196,34 @@ describe('prompts store: a prompt its server took back', () => {
     detach();
   });
 });
+
+describe('notices from a connection’s protocol handling', () => {
+  it('never toast the dialect’s words: info stays in the conversation, a warning toasts a human line', async () => {
+    const { fakeBridge } = await import('./fake-bridge.js');
+    const { attachFeed } = await import('../../renderer/store/feed.js');
+    const { useToasts } = await import('../../renderer/store/toasts.js');
+    useToasts.setState({ toasts: [] });
+    const f = fakeBridge();
+    const detach = attachFeed(f.bridge);
+    const connection = { id: 'xz', name: 'XiaoZhi' };
+    f.emit('notice', {
+      level: 'info',
+      message: 'unexpected MCP response (id 7)',
+      connection,
+      kind: 'protocol',
+    });
+    expect(useToasts.getState().toasts).toEqual([]);
+    f.emit('notice', {
+      level: 'warn',
+      message: 'a tools/call without an id was ignored: nobody could receive its result',
+      connection,
+      kind: 'protocol',
+    });
+    expect(useToasts.getState().toasts).toMatchObject([
+      { level: 'warn', words: { key: 'chat.protocolToast', params: { server: 'XiaoZhi' } } },
+    ]);
+    f.emit('notice', { level: 'warn', message: 'plain words from the agent' });
+    expect(useToasts.getState().toasts.at(-1)).not.toHaveProperty('words');
+    detach();
+  });
+});

@@ -184,7 +184,7 @@ export class McpToolServer {
       case 'tools/list':
         return this.list(id, p);
       case 'tools/call':
-        return this.call(id, p, log, gone);
+        return this.call(id, p, gone);
       default:
         return rpcError(id, RPC.METHOD_NOT_FOUND, `method '${method}' is not supported`);
     }
@@ -299,7 +299,6 @@ export class McpToolServer {
   private async call(
     id: JsonRpcId,
     p: Record<string, unknown>,
-    log: (line: McpLog) => void,
     gone: AbortSignal | undefined,
   ): Promise<Record<string, unknown> | undefined> {
     const asked = p.name;
@@ -335,13 +334,8 @@ export class McpToolServer {
       gone?.removeEventListener('abort', onGone);
       if (this.calls.get(key) === withdrawn) this.calls.delete(key);
     }
-    if (withdrawn.signal.aborted) {
-      log({
-        level: 'info',
-        message: `no answer was sent for call ${callId} ('${name}'): the server stopped waiting for it`,
-      });
-      return undefined;
-    }
+    // The server stopped waiting: it gets no answer (the card and the audit record say why).
+    if (withdrawn.signal.aborted) return undefined;
     return this.toResponse(id, result);
   }
 

@@ -511,11 +511,8 @@ export class RobotSession extends SessionBase implements LiveSession {
     outcome: ToolOutcome,
     withdrawn: AbortController,
   ): void {
-    if (!withdrawn.signal.aborted) return this.reply(channel, id, outcome);
-    this.log(
-      'info',
-      `no response was sent for execute '${String(id)}': the server stopped waiting for it`,
-    );
+    // The card and the audit record say why; the server is told nothing.
+    if (!withdrawn.signal.aborted) this.reply(channel, id, outcome);
   }
 
   private async dispatch(
