@@ -137,14 +137,16 @@ describe('chat and permissions', { timeout: 60_000 }, () => {
     await card.waitFor();
     expect(await text(card.getByTestId('tool-decision'))).toBe(en.decision.denied);
 
-    // The same through the demo's conversation: its reply passes the reason on.
+    // The same through the demo's conversation: its reply says why like a person would, never
+    // the sentence written for the model.
     await say(page, 'write a note: secret plans');
     await (await promptUp(page)).getByTestId('prompt-deny').click();
     const reply = page
       .locator(by('chat-assistant', { state: 'done' }))
-      .filter({ hasText: "I couldn't save it" });
+      .filter({ hasText: 'You said no' });
     await reply.waitFor();
-    expect(await text(reply)).toMatch(/declined/);
+    expect(await text(reply)).toMatch(/^You said no, so I didn't save the note\./);
+    expect(await text(reply)).not.toMatch(/declined|retry/);
 
     expect(await filesUnder(host.filesRoot)).toEqual([]);
     expect(errors).toEqual([]);
