@@ -152,6 +152,31 @@ describe('chat and permissions', { timeout: 60_000 }, () => {
     expect(errors).toEqual([]);
   });
 
+  it('the server stops waiting: the prompt leaves with a notice, the card says so, nothing is written', async () => {
+    const sim = await startSim();
+    const { host, page, errors } = await openApp(browser);
+    await connectThroughUi(page, sim);
+
+    const call = sim.peer().call('create_file', { filename: 'gone.txt', content: 'x' });
+    const modal = await promptUp(page);
+    // Advent has no cancel: the server ending the connection is how it stops waiting.
+    await sim.peer().drop();
+    await expect(call).rejects.toThrow();
+    await modal.waitFor({ state: 'detached' });
+    const notice = page.getByTestId('toast').filter({ hasText: 'stopped waiting' });
+    await notice.first().waitFor();
+    expect(await text(notice.first())).toMatch(
+      /stopped waiting for “Create file”.*Nothing was run/,
+    );
+    const card = page.locator(by('tool-card', { service: 'create_file', state: 'done' }));
+    await card.waitFor();
+    expect(await text(card.getByTestId('tool-decision'))).toBe(en.decision.withdrawn);
+    expect(await text(card.getByTestId('tool-outcome'))).toBe(en.outcome.cancelled);
+    expect(await text(card.getByTestId('tool-refusal-line'))).toBe(en.tool.withdrawn);
+    expect(await filesUnder(host.filesRoot)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
   it('no answer: the prompt counts down, closes by itself and the server hears it timed out', async () => {
     const sim = await startSim();
     const { host, page, errors } = await openApp(browser, { args: ['--prompt-timeout', '2'] });
