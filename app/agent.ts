@@ -116,7 +116,13 @@ export type AgentEvents = {
   callWaiting: GateEvents['callWaiting'];
   callFinished: GateEvents['callFinished'];
   audit: AuditRecord;
-  notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: ConnectionRef };
+  /** `kind: 'protocol'`: a technical line from a connection's protocol handling (see the contract). */
+  notice: {
+    level: 'info' | 'warn' | 'error';
+    message: string;
+    connection?: ConnectionRef;
+    kind?: 'protocol';
+  };
   /**
    * The services offered under a selection key changed (a connection's id, or `mcp-clients`):
    * its live sessions re-register; hosts serving MCP apps tell them the list changed.
@@ -563,9 +569,11 @@ export class Agent {
     const store = new DisposableStore();
     const on: typeof e.on = (event, listener) => store.add(e.on(event, listener));
     on('state', (state) => {
-      // A dropped link cancels its pending prompts: the server is no longer waiting for them.
+      // A dropped link withdraws its pending prompts: the server is no longer waiting for them.
+      // (Each call's own signal does this when its socket closes; this also covers a prompt
+      // raised for a call whose socket went while it was being looked at.)
       if (state.status !== 'ready' && state.status !== 'authenticating') {
-        this.broker.cancelWhere((p) => p.connection.id === id);
+        this.broker.withdrawWhere((p) => p.connection.id === id);
       }
       this.events.emit('connection', { id, name, state });
     });
@@ -581,8 +589,9 @@ export class Agent {
     on('audio', (p) => this.events.emit('audio', { ...p, id }));
     on('listen', (p) => this.events.emit('listen', { ...p, id }));
     on('status', (text) => this.events.emit('status', { id, name, text }));
+    // Protocol lines are the dialect's words (frames, ids, methods): marked so a UI words them.
     on('log', ({ level, message }) =>
-      this.events.emit('notice', { level, message, connection: ref }),
+      this.events.emit('notice', { level, message, connection: ref, kind: 'protocol' }),
     );
     on('tokenExpiring', ({ expiresAt }) =>
       this.events.emit('notice', {

@@ -44,6 +44,7 @@ import type { PlatformInfo } from './mcp-clients/apps.js';
 import { McpClientSetup } from './mcp-clients/setup.js';
 import { MCP_CLIENTS_OFFER, type Offer } from './contract/offer.js';
 import type { Policy, PromptAnswer } from './contract/policy.js';
+import type { Language } from './contract/profiles/spec.js';
 import { Emitter } from './events.js';
 import { CommandRefusal } from './contract/errors.js';
 import type { BaseProfile } from './wire/dialect.js';
@@ -90,7 +91,19 @@ export interface DemoServer {
   readonly port: number;
   stop(): Promise<void>;
 }
-export type DemoFactory = () => Promise<DemoServer>;
+
+/** What the core tells the demo server, so it behaves like a server worth imitating. */
+export interface DemoNeeds {
+  /**
+   * How long a permission prompt waits for the user (read at each call: Settings may change it).
+   * The demo waits for a call's result at least this long plus a margin, so an allow near the
+   * end of the countdown is still heard.
+   */
+  promptTimeoutMs: () => number;
+  /** The app's language, for the demo's own words (read at each turn). */
+  language: () => Language;
+}
+export type DemoFactory = (needs: DemoNeeds) => Promise<DemoServer>;
 
 const tokenKey = (profileId: string): string => `profile:${profileId}:token`;
 const DEMO_ID = 'demo';
@@ -434,7 +447,10 @@ export class CoreApi implements AgentApi {
     if (!this.demo) {
       if (!this.options.demo)
         throw new CommandRefusal('demo_unavailable', 'this host has no demo server');
-      const sim = await this.options.demo();
+      const sim = await this.options.demo({
+        promptTimeoutMs: () => this.agent.broker.timeoutMs(),
+        language: () => this.agent.getSettings().language,
+      });
       const profile: AdventProfile = {
         id: DEMO_ID,
         kind: 'advent',

@@ -58,8 +58,11 @@ export interface CallRequest {
   /** The server's vision service (XiaoZhi `capabilities.vision`), for take_screenshot. */
   vision?: VisionTarget;
   /**
-   * The caller withdrew the call (MCP `notifications/cancelled`, its session closed): a waiting
-   * prompt is withdrawn and a running service is told to stop through its own signal.
+   * Aborted when the server stops waiting for this call: it cancelled it (MCP
+   * `notifications/cancelled`) or the connection it came on ended. A pending prompt is then
+   * withdrawn, nothing more runs, a running service is asked to stop, and the call is recorded as
+   * cancelled. The reason (an Error's message or a string) goes into the record. Whoever aborts
+   * it sends no answer: the server is no longer listening for one.
    */
   signal?: AbortSignal;
   /** Asks the caller's own user when no window is open (an MCP client's elicitation). */
@@ -165,6 +168,8 @@ interface Verdict {
   runMs?: number;
   /** The seq of the call's intent record (write-ahead services). */
   intentSeq?: number;
+  /** The server withdrew the call before its outcome was known (see CallRequest.signal). */
+  withdrawn?: boolean;
 }
 
 /** The permission step's answer: run under this decision, or a refusal. */
@@ -228,7 +233,13 @@ export class Dispatcher {
     }
 
     const durationMs = Math.max(0, clock.now() - started);
-    const outcome: Outcome = verdict.result.ok ? 'ok' : verdict.ran ? 'error' : 'refused';
+    const outcome: Outcome = verdict.result.ok
+      ? 'ok'
+      : verdict.withdrawn
+        ? 'cancelled'
+        : verdict.ran
+          ? 'error'
+          : 'refused';
     const auditSeq = await this.record(call, started, verdict, outcome, durationMs);
     const result: DispatchResult =
       auditSeq === undefined ? verdict.result : { ...verdict.result, auditSeq };
@@ -346,14 +357,23 @@ export class Dispatcher {
     }
 
     const summary = preview?.summary;
-    if (call.signal?.aborted) return { decision: 'denied', result: withdrawn(service), summary };
+    if (call.signal?.aborted) return withdrawnVerdict(call, service, 'withdrawn', summary);
     const asked = this.deps.clock.now();
     const permission: Permission = call.userRun
       ? { run: true, decision: 'user-run' }
       : await this.permit(call, service, preview, key);
     const waitMs = permission.asked ? Math.max(0, this.deps.clock.now() - asked) : undefined;
     if (!permission.run)
-      return { decision: permission.decision, result: permission.result, summary, waitMs };
+      return {
+        decision: permission.decision,
+        result: permission.result,
+        summary,
+        waitMs,
+        withdrawn: permission.decision === 'withdrawn',
+      };
+    // Allowed, but the server stopped waiting meanwhile: an allow that came too late runs nothing.
+    if (call.signal?.aborted)
+      return { ...withdrawnVerdict(call, service, permission.decision, summary), waitMs };
 
     let intentSeq: number | undefined;
     if (writeAhead) {
@@ -386,10 +406,36 @@ export class Dispatcher {
       }
     }
 
+    if (call.signal?.aborted)
+      return {
+        ...withdrawnVerdict(call, service, permission.decision, summary),
+        waitMs,
+        intentSeq,
+      };
+
+    // A server that stops waiting while the service runs asks it to stop; what the service then
+    // really did (finished anyway, or stopped) is what gets recorded, bounded by its timeout.
+    const signal = call.signal;
+    const stop = (): void => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', stop, { once: true });
     const running = this.deps.clock.now();
-    const result = await this.run(service, params, ctx, controller, preview, call.signal);
+    let result: DispatchResult;
+    try {
+      result = await this.run(service, params, ctx, controller, preview);
+    } finally {
+      signal?.removeEventListener('abort', stop);
+    }
     const runMs = Math.max(0, this.deps.clock.now() - running);
-    return { decision: permission.decision, result, summary, ran: true, waitMs, runMs, intentSeq };
+    return {
+      decision: permission.decision,
+      result,
+      summary,
+      ran: true,
+      waitMs,
+      runMs,
+      intentSeq,
+      ...(signal?.aborted && { withdrawn: true }),
+    };
   }
 
   /** The permission step: a decision to run, or a refusal. */
@@ -441,19 +487,22 @@ export class Dispatcher {
       },
       { signal: call.signal, asker: call.asker },
     );
-    if (answer === 'cancelled' && call.signal?.aborted)
-      return { run: false, decision: 'denied', result: withdrawn(service), asked: true };
-    return { ...(await this.answered(answer, service, grantKey, summary)), asked: true };
+    return { ...(await this.answered(answer, call, service, grantKey, summary)), asked: true };
   }
 
   private async answered(
     answer: PromptResolution,
+    call: CallRequest,
     service: Service,
     grantKey: string,
     summary: string,
   ): Promise<Permission> {
     const { policy } = this.deps;
     switch (answer) {
+      case 'withdrawn': {
+        const { result } = withdrawnVerdict(call, service, 'withdrawn', summary);
+        return { run: false, decision: 'withdrawn', result };
+      }
       case 'once':
         return { run: true, decision: 'allowed-once' };
       case 'session':
@@ -496,23 +545,9 @@ export class Dispatcher {
     ctx: Parameters<Service['run']>[1],
     controller: LazyAbort,
     plan: CallPreview | undefined,
-    withdraw?: AbortSignal,
   ): Promise<DispatchResult> {
     const { clock } = this.deps;
     let timer: ReturnType<Clock['setTimeout']> | undefined;
-    let unlink: (() => void) | undefined;
-    // The caller withdrew the call: the service is told to stop, and the call ends as cancelled
-    // at once (as at a timeout, a service that ignores its signal is not waited for).
-    const withdrawal = new Promise<DispatchResult>((resolve) => {
-      if (!withdraw) return;
-      const onAbort = (): void => {
-        controller.abort(new Error('the call was withdrawn'));
-        resolve(withdrawn(service));
-      };
-      if (withdraw.aborted) return onAbort();
-      withdraw.addEventListener('abort', onAbort, { once: true });
-      unlink = () => withdraw.removeEventListener('abort', onAbort);
-    });
     const timeout = new Promise<DispatchResult>((resolve) => {
       timer = clock.setTimeout(() => {
         controller.abort(new Error('service timed out'));
@@ -533,10 +568,9 @@ export class Dispatcher {
       }
     })();
     try {
-      return await Promise.race([work, timeout, withdrawal]);
+      return await Promise.race([work, timeout]);
     } finally {
       clock.clearTimeout(timer);
-      unlink?.();
     }
   }
 
@@ -605,8 +639,25 @@ class LazyAbort {
   }
 }
 
-function withdrawn(service: Service): DispatchResult {
-  return refuse('cancelled', `the call to '${service.name}' was withdrawn by the caller`);
+/** The call the server stopped waiting for: not run (or stopped), recorded as cancelled. */
+function withdrawnVerdict(
+  call: CallRequest,
+  service: Service,
+  decision: Decision,
+  summary: string | undefined,
+): Verdict {
+  const reason = call.signal?.reason;
+  const why =
+    reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : undefined;
+  return {
+    decision,
+    summary,
+    withdrawn: true,
+    result: refuse(
+      'cancelled',
+      `the server stopped waiting for this call${why ? ` (${why})` : ''}, so '${service.name}' was not run`,
+    ),
+  };
 }
 
 function failureOf(service: Service, err: unknown): DispatchResult {

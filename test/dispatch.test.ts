@@ -452,3 +452,72 @@ describe('the gate', () => {
     expect(audit.select({})[0]).not.toHaveProperty('waitMs');
   });
 });
+
+describe('a call the server stops waiting for (CallRequest.signal)', () => {
+  it('withdraws its prompt: a later allow does nothing, it never runs, recorded as withdrawn/cancelled', async () => {
+    let runs = 0;
+    const { dispatcher, broker } = gate({
+      services: [service({ name: 'write_it', risk: 'write', run: async () => ++runs })],
+    });
+    const detach = broker.attach({ name: 'test' });
+    const asked = new Promise<string>((resolve) => broker.on('prompt', (p) => resolve(p.id)));
+    const resolutions: string[] = [];
+    broker.on('promptResolved', (r) => resolutions.push(r.resolution));
+    const server = new AbortController();
+    const running = dispatcher.dispatch(call('write_it', {}, { signal: server.signal }));
+    const id = await asked;
+    server.abort(new Error('the server cancelled it'));
+    const result = await running;
+    expect(result).toMatchObject({ ok: false, code: 'cancelled' });
+    expect(!result.ok && result.message).toMatch(/stopped waiting.*the server cancelled it/);
+    expect(resolutions).toEqual(['withdrawn']);
+    expect(broker.pending()).toEqual([]);
+    expect(broker.answer(id, 'once')).toBe(false);
+    expect(runs).toBe(0);
+    expect(audit.select({}).map((r) => [r.decision, r.outcome, r.error])).toEqual([
+      ['withdrawn', 'cancelled', 'cancelled'],
+    ]);
+    detach();
+  });
+
+  it('asks nothing when the server stopped waiting before the prompt', async () => {
+    const { dispatcher, broker } = gate({
+      services: [service({ name: 'write_it', risk: 'write', run: async () => 'ran' })],
+    });
+    const detach = broker.attach({ name: 'test' });
+    let prompts = 0;
+    broker.on('prompt', () => prompts++);
+    const result = await dispatcher.dispatch(
+      call('write_it', {}, { signal: AbortSignal.abort('the connection it came on ended') }),
+    );
+    expect(result).toMatchObject({ ok: false, code: 'cancelled' });
+    expect(prompts).toBe(0);
+    expect(audit.select({})[0]).toMatchObject({ decision: 'withdrawn', outcome: 'cancelled' });
+    detach();
+  });
+
+  it('asks a running service to stop; stopped, it is recorded as cancelled under the decision made', async () => {
+    const server = new AbortController();
+    let sawAbort = false;
+    const { dispatcher } = gate({
+      services: [
+        service({
+          name: 'slow',
+          run: (_p, ctx) =>
+            new Promise((_resolve, reject) => {
+              ctx.signal.addEventListener('abort', () => {
+                sawAbort = true;
+                reject(new ServiceFailure('cancelled', 'stopped before it finished'));
+              });
+              // Started: the server gives up now.
+              server.abort(new Error('the server cancelled it'));
+            }),
+        }),
+      ],
+    });
+    const result = await dispatcher.dispatch(call('slow', {}, { signal: server.signal }));
+    expect(sawAbort).toBe(true);
+    expect(result).toMatchObject({ ok: false, code: 'cancelled' });
+    expect(audit.select({})[0]).toMatchObject({ decision: 'auto', outcome: 'cancelled' });
+  });
+});

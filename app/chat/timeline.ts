@@ -101,7 +101,7 @@ export class Timeline {
         from: 'server',
       });
     });
-    agentEvents.on('notice', ({ level, message, connection }) => {
+    agentEvents.on('notice', ({ level, message, connection, kind }) => {
       this.put({
         kind: 'notice',
         id: `n:${++this.seq}`,
@@ -109,6 +109,7 @@ export class Timeline {
         connection: connection?.id ?? '',
         level,
         text: message,
+        ...(kind === 'protocol' && { technical: true as const }),
       });
     });
   }

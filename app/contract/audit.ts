@@ -11,12 +11,19 @@ export const DECISIONS = [
   'user-run',
   /** The same call arrived again (robot servers send each execute twice); not run twice. */
   'duplicate',
+  /**
+   * The server stopped waiting for the call (it cancelled it, or its connection ended) before the
+   * user decided: the question was taken back and nothing ran.
+   */
+  'withdrawn',
 ] as const;
 export type Decision = (typeof DECISIONS)[number];
 
-export const OUTCOMES = ['ok', 'error', 'refused', 'interrupted'] as const;
+export const OUTCOMES = ['ok', 'error', 'refused', 'interrupted', 'cancelled'] as const;
 /**
  * ok: the service ran and succeeded; error: it ran and failed; refused: it never ran;
+ * cancelled: the server withdrew the call (or its connection ended) and no answer was sent — it
+ * never ran, or it was stopped while running;
  * interrupted: its intent was recorded and it was let run, but the agent stopped (a crash, a kill,
  * a power loss) before its outcome was recorded, so whether it finished is unknown.
  */

@@ -49,6 +49,8 @@ export interface NoticeItem extends Base {
   kind: 'notice';
   level: 'info' | 'warn' | 'error';
   text: string;
+  /** A technical line from the connection's protocol handling: shown folded under a human line. */
+  technical?: true;
   /** Said by the server itself (its STATUS text), not by the agent. */
   from?: 'server';
 }

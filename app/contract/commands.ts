@@ -362,7 +362,17 @@ export type EventPayloads = {
   prompt: PendingPrompt;
   promptResolved: { id: string; resolution: string };
   audit: AuditRecord;
-  notice: { level: 'info' | 'warn' | 'error'; message: string; connection?: ConnectionRef };
+  notice: {
+    level: 'info' | 'warn' | 'error';
+    message: string;
+    connection?: ConnectionRef;
+    /**
+     * `protocol`: `message` is a technical line from a connection's protocol handling (an odd
+     * frame, a dropped reply), in the dialect's own words. A UI shows a human line instead and
+     * folds this text into details; a terminal may print it as is.
+     */
+    kind?: 'protocol';
+  };
   settings: SettingsView;
   /** The whole reminder list, after any change. */
   reminders: ReminderView[];

@@ -57,4 +57,9 @@ export interface PromptHint {
   openWorld?: boolean;
 }
 
-export type PromptResolution = PromptAnswer | 'timeout' | 'cancelled';
+/**
+ * How a prompt ended: the user's answer, no answer in time, `cancelled` (no window could ask:
+ * none open, the last one left, the app closing), or `withdrawn` (the server that asked stopped
+ * waiting: it cancelled the call or its connection ended).
+ */
+export type PromptResolution = PromptAnswer | 'timeout' | 'cancelled' | 'withdrawn';

@@ -73,8 +73,9 @@ interface Entry {
 
 /**
  * Pending permission prompts (DESIGN §3 Broker). Every prompt ends exactly once: answered,
- * timed out, or cancelled (no UI, last UI gone, connection dropped, shutdown). Each of those is
- * a "no" for the caller except an explicit once/session/always answer.
+ * timed out, cancelled (no UI, last UI gone, shutdown) or withdrawn (the server stopped waiting:
+ * it cancelled the call, or its connection ended). Each of those is a "no" for the caller except
+ * an explicit once/session/always answer.
  */
 export class Broker {
   readonly #clock: Clock;
@@ -118,6 +119,12 @@ export class Broker {
     };
   }
 
+  /** How long the next prompt will wait for an answer (servers' waits are sized by it). */
+  timeoutMs(): number {
+    const configured = this.#timeoutMs();
+    return Number.isFinite(configured) && configured > 0 ? configured : FALLBACK_PROMPT_TIMEOUT_MS;
+  }
+
   hasAnswerer(): boolean {
     return this.#answerers.size > 0;
   }
@@ -129,14 +136,15 @@ export class Broker {
   /**
    * Ask the user. Never rejects. With no UI attached (and none that just left) it resolves
    * 'cancelled' at once and shows nothing (the caller tells the server that no one could answer).
+   * When `options.signal` aborts (the server stopped waiting for the call), the prompt ends as
+   * 'withdrawn': it leaves every window (and the asker's question), and a later answer is ignored.
    */
   ask(request: PromptRequest, options: AskOptions = {}): Promise<PromptResolution> {
     const { signal, asker } = options;
+    if (signal?.aborted) return Promise.resolve('withdrawn');
     const noUi = !this.hasAnswerer() && this.#graceTimer === undefined;
-    if (this.#disposed || signal?.aborted || (noUi && !asker)) return Promise.resolve('cancelled');
-    const configured = this.#timeoutMs();
-    const timeout =
-      Number.isFinite(configured) && configured > 0 ? configured : FALLBACK_PROMPT_TIMEOUT_MS;
+    if (this.#disposed || (noUi && !asker)) return Promise.resolve('cancelled');
+    const timeout = this.timeoutMs();
     const id = this.#newId();
     // Frozen: every UI gets the same object, and none may change what another one shows.
     const prompt: PendingPrompt = Object.freeze({
@@ -151,7 +159,7 @@ export class Broker {
       entry.timer = this.#clock.setTimeout(() => this.#settle(id, 'timeout'), timeout);
       const ends: (() => void)[] = [];
       if (signal) {
-        const withdrawn = (): void => void this.#settle(id, 'cancelled');
+        const withdrawn = (): void => void this.#settle(id, 'withdrawn');
         signal.addEventListener('abort', withdrawn, { once: true });
         ends.push(() => signal.removeEventListener('abort', withdrawn));
       }
@@ -188,12 +196,24 @@ export class Broker {
     return [...this.#entries.values()].map((entry) => entry.prompt);
   }
 
-  /** Cancel the prompts matching `predicate` (e.g. those of a dropped connection). Returns how many. */
+  /** Cancel the prompts matching `predicate` (no one can answer them). Returns how many. */
   cancelWhere(predicate: (prompt: PendingPrompt) => boolean): number {
+    return this.#endWhere(predicate, 'cancelled');
+  }
+
+  /** Withdraw the prompts matching `predicate`: their server stopped waiting (a dropped link). */
+  withdrawWhere(predicate: (prompt: PendingPrompt) => boolean): number {
+    return this.#endWhere(predicate, 'withdrawn');
+  }
+
+  #endWhere(
+    predicate: (prompt: PendingPrompt) => boolean,
+    resolution: 'cancelled' | 'withdrawn',
+  ): number {
     const ids = [...this.#entries.values()]
       .filter((entry) => predicate(entry.prompt))
       .map((entry) => entry.prompt.id);
-    for (const id of ids) this.#settle(id, 'cancelled');
+    for (const id of ids) this.#settle(id, resolution);
     return ids.length;
   }
 

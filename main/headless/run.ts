@@ -187,6 +187,11 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
         out.notice('warn', `no answer for ${done!.service} in time: denied`);
       if (resolution === 'cancelled')
         out.notice('warn', `the question about ${done!.service} was withdrawn`);
+      if (resolution === 'withdrawn')
+        out.notice(
+          'warn',
+          `${done!.connection.name} stopped waiting for ${done!.service}: the question was withdrawn and nothing ran`,
+        );
       if (at === 0 && queue[0]) out.prompt(queue[0], Date.now());
     });
   }

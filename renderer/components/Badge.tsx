@@ -34,6 +34,7 @@ export function decisionTone(d: Decision): Tone {
     case 'timeout':
     case 'disabled':
     case 'invalid':
+    case 'withdrawn':
       return 'warn';
     default:
       return 'bad';

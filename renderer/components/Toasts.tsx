@@ -24,7 +24,9 @@ function ToastItem({ toast }: { toast: Toast }) {
   return (
     <div className={`toast toast-${toast.level}`} data-testid="toast" data-level={toast.level}>
       <span className="toast-dot" aria-hidden="true" />
-      <span className="toast-text">{toast.message}</span>
+      <span className="toast-text">
+        {toast.words ? t(toast.words.key, toast.words.params) : toast.message}
+      </span>
       <button
         type="button"
         className="icon-button"

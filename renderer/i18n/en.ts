@@ -109,12 +109,14 @@ export const en = {
     invalid: 'Invalid',
     'user-run': 'Run by you',
     duplicate: 'Duplicate (not run)',
+    withdrawn: 'Server stopped waiting',
   },
   outcome: {
     ok: 'Succeeded',
     error: 'Failed',
     refused: 'Not run',
     interrupted: 'Interrupted',
+    cancelled: 'Cancelled',
   },
   risk: {
     read: 'Read',
@@ -218,6 +220,10 @@ export const en = {
     streaming: 'Typing…',
     jumpToLatest: 'Jump to latest',
     notice: 'Notice',
+    protocolNotice: 'Something unusual happened on this connection; the app dealt with it.',
+    protocolToast:
+      '{{server}}: something unusual happened on the connection. Details are in the conversation.',
+    technicalDetails: 'Technical details',
     thought: 'Reasoning',
   },
   tool: {
@@ -230,6 +236,9 @@ export const en = {
     auditLabel: 'audit #{{seq}}: open this record in Activity',
     params: 'Parameters',
     noParams: 'no parameters',
+    withdrawn: 'The server stopped waiting before you answered, so it was not run',
+    stoppedWaiting:
+      'The server stopped waiting for this call; it was stopped and no answer was sent',
   },
   banner: {
     label: 'Connection',
@@ -276,6 +285,8 @@ export const en = {
     always: 'Always allow',
     alwaysHint: 'You can revoke “always” on the Services page.',
     closeDenies: 'Closing or pressing Esc denies.',
+    withdrawn:
+      '{{server}} stopped waiting for “{{service}}”, so the question was taken back. Nothing was run.',
   },
   services: {
     title: 'Services',

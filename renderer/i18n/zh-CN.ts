@@ -109,12 +109,14 @@ export const zhCN: Messages = {
     invalid: '无效',
     'user-run': '由你运行',
     duplicate: '重复（未执行）',
+    withdrawn: '服务器已不再等待',
   },
   outcome: {
     ok: '成功',
     error: '失败',
     refused: '未执行',
     interrupted: '已中断',
+    cancelled: '已取消',
   },
   risk: {
     read: '只读',
@@ -218,6 +220,9 @@ export const zhCN: Messages = {
     streaming: '正在输入…',
     jumpToLatest: '跳到最新',
     notice: '通知',
+    protocolNotice: '这个连接上发生了不寻常的情况，应用已经处理。',
+    protocolToast: '{{server}}：连接上发生了不寻常的情况。详情见对话。',
+    technicalDetails: '技术细节',
     thought: '思考过程',
   },
   tool: {
@@ -230,6 +235,8 @@ export const zhCN: Messages = {
     auditLabel: '审计 #{{seq}}：在活动记录中打开此记录',
     params: '参数',
     noParams: '无参数',
+    withdrawn: '服务器在你回答之前已不再等待，所以没有执行',
+    stoppedWaiting: '服务器已不再等待这次调用；它已被停止，也没有发送回复',
   },
   banner: {
     label: '连接',
@@ -275,6 +282,7 @@ export const zhCN: Messages = {
     always: '始终允许',
     alwaysHint: '你可以在“服务”页面撤销“始终允许”。',
     closeDenies: '关闭或按 Esc 即为拒绝。',
+    withdrawn: '{{server}} 已不再等待“{{service}}”，所以这个请求已撤回，没有执行任何操作。',
   },
   services: {
     title: '服务',

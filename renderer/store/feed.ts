@@ -55,7 +55,8 @@ export function attachFeed(bridge: Bridge): () => void {
     bridge.on('services', (list) => useServices.getState().replace(list)),
     bridge.on('prompt', (prompt) => usePrompts.getState().add(prompt)),
     bridge.on('promptResolved', ({ id, resolution }) => {
-      usePrompts.getState().remove(id);
+      if (resolution === 'withdrawn') usePrompts.getState().withdraw(id);
+      else usePrompts.getState().remove(id);
       if (resolution === 'always') grantsStale = true;
     }),
     bridge.on('settings', (view) => useSettings.getState().replace(view)),
@@ -64,9 +65,19 @@ export function attachFeed(bridge: Bridge): () => void {
       useAudit.getState().live(record);
       if (grantsStale) refreshServices();
     }),
-    bridge.on('notice', ({ level, message, connection }) =>
-      useToasts.getState().push({ level, message, connection: connection?.name }),
-    ),
+    bridge.on('notice', ({ level, message, connection, kind }) => {
+      if (kind !== 'protocol')
+        return void useToasts.getState().push({ level, message, connection: connection?.name });
+      // A protocol line is the dialect's words: the conversation keeps it, folded under a human
+      // line. Only a warning interrupts with a toast, and that in words for people.
+      if (level === 'info') return;
+      useToasts.getState().push({
+        level,
+        message,
+        connection: connection?.name,
+        words: { key: 'chat.protocolToast', params: { server: connection?.name ?? '' } },
+      });
+    }),
   ];
   useUi.getState().setBridgeStatus(bridge.status);
   return () => {

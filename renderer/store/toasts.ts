@@ -8,6 +8,11 @@ export interface Toast {
   message: string;
   /** The name of the connection the notice is about. */
   connection?: string;
+  /**
+   * Words to show instead of `message`, translated when shown (`message` stays the technical
+   * line: it is what repeats are recognised by).
+   */
+  words?: { key: 'chat.protocolToast'; params: { server: string } };
 }
 
 interface ToastStore {

@@ -3,6 +3,8 @@
  * "remind me in 10 seconds to stretch", "set a timer for 5 minutes", "list my reminders",
  * "open example.com". Each becomes one call to the agent; its answer becomes the reply.
  */
+import { ACTIONS, type DemoLanguage } from '../kit/demo-words.js';
+import { ask } from './demo-ask.js';
 import type { SimPeer } from './peer.js';
 
 export interface DemoAnswer {
@@ -45,14 +47,18 @@ const LIST = /(?:list|show|what are) my (?:reminders|timers)|我的提醒/i;
 const OPEN = /^(?:please )?open\s+(\S+)\s*$|^打开\s*(\S+)$/i;
 
 /** The answer for a desktop phrase, or undefined when `text` is not one. */
-export async function desktopTurn(text: string, peer: SimPeer): Promise<DemoAnswer | undefined> {
+export async function desktopTurn(
+  text: string,
+  peer: SimPeer,
+  lang: DemoLanguage = 'en',
+): Promise<DemoAnswer | undefined> {
   const remind = REMIND_IN.exec(text) ?? REMIND_IN_ZH.exec(text);
-  if (remind) return startTimer(peer, remind, 'remind');
+  if (remind) return startTimer(peer, remind, 'remind', lang);
   const timer = TIMER.exec(text);
-  if (timer) return startTimer(peer, timer, 'timer');
-  if (LIST.test(text)) return listReminders(peer);
+  if (timer) return startTimer(peer, timer, 'timer', lang);
+  if (LIST.test(text)) return listReminders(peer, lang);
   const open = OPEN.exec(text);
-  if (open) return openUrl(peer, (open[1] ?? open[2])!);
+  if (open) return openUrl(peer, (open[1] ?? open[2])!, lang);
   return undefined;
 }
 
@@ -60,14 +66,14 @@ async function startTimer(
   peer: SimPeer,
   m: RegExpExecArray,
   how: 'remind' | 'timer',
+  lang: DemoLanguage,
 ): Promise<DemoAnswer> {
   const seconds = Number(m[1]) * (UNITS[m[2]!.toLowerCase()] ?? 1);
   const label = (m[3] ?? '').trim().replace(/[.!?。！？]+$/, '');
   const params: Record<string, unknown> = { duration_seconds: seconds };
   if (label) params.label = label;
-  const result = await ask(peer, 'set_timer', params, 'set timers');
+  const result = await ask(peer, 'set_timer', params, ACTIONS.timer, lang);
   if (typeof result === 'string') return sad(result);
-  if (!result.success) return sad(`I couldn't set it: ${result.error ?? 'no reason given'}`);
   const when = `${m[1]} ${m[2]}`;
   return {
     text:
@@ -78,10 +84,9 @@ async function startTimer(
   };
 }
 
-async function listReminders(peer: SimPeer): Promise<DemoAnswer> {
-  const result = await ask(peer, 'list_reminders', {}, 'list reminders');
+async function listReminders(peer: SimPeer, lang: DemoLanguage): Promise<DemoAnswer> {
+  const result = await ask(peer, 'list_reminders', {}, ACTIONS.reminders, lang);
   if (typeof result === 'string') return sad(result);
-  if (!result.success) return sad(`I couldn't look: ${result.error ?? 'no reason given'}`);
   const data = result.data as { reminders?: { text: string; in?: string }[] } | undefined;
   const list = data?.reminders ?? [];
   if (list.length === 0) return { text: 'Nothing is waiting.', emoji: 'happy' };
@@ -91,30 +96,13 @@ async function listReminders(peer: SimPeer): Promise<DemoAnswer> {
   };
 }
 
-async function openUrl(peer: SimPeer, target: string): Promise<DemoAnswer> {
+async function openUrl(peer: SimPeer, target: string, lang: DemoLanguage): Promise<DemoAnswer> {
   const url = /^https?:\/\//i.test(target) ? target : `https://${target}`;
-  const result = await ask(peer, 'open_url', { url }, 'open web pages');
+  const result = await ask(peer, 'open_url', { url }, ACTIONS.open, lang);
   if (typeof result === 'string') return sad(result);
-  if (!result.success) return sad(`I couldn't open it: ${result.error ?? 'no reason given'}`);
   return { text: `I opened ${url} in your browser.`, emoji: 'happy' };
 }
 
 function sad(text: string): DemoAnswer {
   return { text, emoji: 'sad' };
-}
-
-/** The call's result, or a sentence saying why there is none (not registered, no answer). */
-async function ask(
-  peer: SimPeer,
-  method: string,
-  params: Record<string, unknown>,
-  what: string,
-): Promise<{ success: boolean; data?: unknown; error?: string } | string> {
-  if (!peer.services || !Object.hasOwn(peer.services, method))
-    return `I can't ${what}: your agent has not registered the ${method} service.`;
-  try {
-    return await peer.call(method, params);
-  } catch (err) {
-    return `I asked your agent to run ${method} but got no answer (${(err as Error).message}).`;
-  }
 }

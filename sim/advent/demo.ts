@@ -1,4 +1,6 @@
 import { NOTE, noteBody, noteFilename, show } from '../kit/demo-common.js';
+import { ACTIONS, type DemoLanguage, demoLanguage } from '../kit/demo-words.js';
+import { ask } from './demo-ask.js';
 import { desktopTurn } from './demo-desktop.js';
 import type { SimPeer } from './peer.js';
 import type { Turn, TurnHandler } from './records.js';
@@ -23,19 +25,22 @@ const SHOWN_CHARS = 300;
 export interface DemoOptions {
   /** For note file names. */
   now?: () => number;
+  /** The app language, read at each turn, for what the demo says when a call did not work. */
+  language?: () => string;
 }
 
 export function createDemo(options: DemoOptions = {}): TurnHandler {
   const now = options.now ?? Date.now;
   return async (turn, peer) => {
+    const lang = demoLanguage(options.language?.());
     const text = turn.text.trim();
     if (text === '') return reply(peer, turn.taskId, heard(turn), 'happy', speechLike());
-    if (TIME.test(text)) return tellTime(turn, peer);
-    if (LIST_NOTES.test(text)) return listNotes(turn, peer);
+    if (TIME.test(text)) return tellTime(turn, peer, lang);
+    if (LIST_NOTES.test(text)) return listNotes(turn, peer, lang);
     const read = READ_NOTE.exec(text);
-    if (read) return readNote(turn, peer, read[1]!.trim());
-    if (NOTE.test(text)) return writeNote(turn, peer, text, now());
-    const desktop = await desktopTurn(text, peer);
+    if (read) return readNote(turn, peer, read[1]!.trim(), lang);
+    if (NOTE.test(text)) return writeNote(turn, peer, text, now(), lang);
+    const desktop = await desktopTurn(text, peer, lang);
     if (desktop) return reply(peer, turn.taskId, desktop.text, desktop.emoji);
     return reply(
       peer,
@@ -50,56 +55,30 @@ function heard(turn: Turn): string {
   return `I heard ${Math.round(turn.audio.length / PCM_BYTES_PER_MS)} ms of audio.`;
 }
 
-async function tellTime(turn: Turn, peer: SimPeer): Promise<void> {
-  if (!registered(peer, TIME_SERVICE)) {
-    return reply(peer, turn.taskId, missing(TIME_SERVICE, 'tell the time'), 'sad');
-  }
-  const result = await ask(peer, TIME_SERVICE, { format: 'simple' });
+async function tellTime(turn: Turn, peer: SimPeer, lang: DemoLanguage): Promise<void> {
+  const result = await ask(peer, TIME_SERVICE, { format: 'simple' }, ACTIONS.time, lang);
   if (typeof result === 'string') return reply(peer, turn.taskId, result, 'sad');
-  if (!result.success) {
-    return reply(
-      peer,
-      turn.taskId,
-      `I couldn't get the time: ${result.error ?? 'no reason given'}`,
-      'sad',
-    );
-  }
   return reply(peer, turn.taskId, `It's ${show(result.data)}.`);
 }
 
-async function writeNote(turn: Turn, peer: SimPeer, text: string, at: number): Promise<void> {
-  if (!registered(peer, FILE_SERVICE)) {
-    return reply(peer, turn.taskId, missing(FILE_SERVICE, 'save notes'), 'sad');
-  }
+async function writeNote(
+  turn: Turn,
+  peer: SimPeer,
+  text: string,
+  at: number,
+  lang: DemoLanguage,
+): Promise<void> {
   const filename = noteFilename(at);
-  const result = await ask(peer, FILE_SERVICE, { filename, content: noteBody(text) });
+  const params = { filename, content: noteBody(text) };
+  const result = await ask(peer, FILE_SERVICE, params, ACTIONS.note, lang);
   if (typeof result === 'string') return reply(peer, turn.taskId, result, 'sad');
-  if (!result.success) {
-    return reply(
-      peer,
-      turn.taskId,
-      `I couldn't save it: ${result.error ?? 'no reason given'}`,
-      'sad',
-    );
-  }
   const where = typeof result.data === 'string' && result.data.trim() ? result.data : filename;
   return reply(peer, turn.taskId, `Saved it as ${where}.`);
 }
 
-async function listNotes(turn: Turn, peer: SimPeer): Promise<void> {
-  if (!registered(peer, LIST_SERVICE)) {
-    return reply(peer, turn.taskId, missing(LIST_SERVICE, 'list your notes'), 'sad');
-  }
-  const result = await ask(peer, LIST_SERVICE, { path: 'notes' });
+async function listNotes(turn: Turn, peer: SimPeer, lang: DemoLanguage): Promise<void> {
+  const result = await ask(peer, LIST_SERVICE, { path: 'notes' }, ACTIONS.listNotes, lang);
   if (typeof result === 'string') return reply(peer, turn.taskId, result, 'sad');
-  if (!result.success) {
-    return reply(
-      peer,
-      turn.taskId,
-      `I couldn't list your notes: ${result.error ?? 'no reason given'}`,
-      'sad',
-    );
-  }
   const data = result.data as { total?: unknown; entries?: { name?: unknown }[] } | null;
   const names = (Array.isArray(data?.entries) ? data.entries : [])
     .map((e) => e?.name)
@@ -118,21 +97,15 @@ async function listNotes(turn: Turn, peer: SimPeer): Promise<void> {
 }
 
 /** `read note shopping` reads notes/shopping.txt; a name with an extension is taken as is. */
-async function readNote(turn: Turn, peer: SimPeer, name: string): Promise<void> {
-  if (!registered(peer, READ_SERVICE)) {
-    return reply(peer, turn.taskId, missing(READ_SERVICE, 'read your notes'), 'sad');
-  }
+async function readNote(
+  turn: Turn,
+  peer: SimPeer,
+  name: string,
+  lang: DemoLanguage,
+): Promise<void> {
   const file = name.includes('.') ? name : `${name}.txt`;
-  const result = await ask(peer, READ_SERVICE, { path: `notes/${file}` });
+  const result = await ask(peer, READ_SERVICE, { path: `notes/${file}` }, ACTIONS.readNote, lang);
   if (typeof result === 'string') return reply(peer, turn.taskId, result, 'sad');
-  if (!result.success) {
-    return reply(
-      peer,
-      turn.taskId,
-      `I couldn't read ${file}: ${result.error ?? 'no reason given'}`,
-      'sad',
-    );
-  }
   const data = result.data as { content?: unknown } | null;
   const content = typeof data?.content === 'string' ? data.content.trim() : show(result.data);
   const cut =
@@ -140,27 +113,6 @@ async function readNote(turn: Turn, peer: SimPeer, name: string): Promise<void> 
       ? `${Array.from(content).slice(0, SHOWN_CHARS).join('')}…`
       : content;
   return reply(peer, turn.taskId, cut === '' ? `${file} is empty.` : `${file} says: ${cut}`);
-}
-
-function registered(peer: SimPeer, service: string): boolean {
-  return peer.services !== undefined && Object.hasOwn(peer.services, service);
-}
-
-function missing(service: string, what: string): string {
-  return `I can't ${what}: your agent has not registered the ${service} service.`;
-}
-
-/** The call's result, or a sentence saying why there is none (timeout, connection gone). */
-async function ask(
-  peer: SimPeer,
-  method: string,
-  params: Record<string, unknown>,
-): Promise<{ success: boolean; data?: unknown; error?: string } | string> {
-  try {
-    return await peer.call(method, params);
-  } catch (err) {
-    return `I asked your agent to run ${method} but got no answer (${(err as Error).message}).`;
-  }
 }
 
 /**

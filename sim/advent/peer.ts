@@ -10,6 +10,7 @@ import {
   taskKey,
 } from '../../app/wire/advent/frame.js';
 import type { CallResult } from './checks.js';
+import { type CallWait, callWaitMs } from '../kit/deadline.js';
 import type { TimerSet } from '../kit/timers.js';
 import type { ByteOrder } from '../../app/audio/opus.js';
 import { pcmChunks } from '../kit/tone.js';
@@ -39,7 +40,8 @@ export interface PeerContext {
   realTimers: TimerSet;
   ids: IdSource;
   nextCallId(): string;
-  callTimeoutMs: number;
+  /** How long a call waits for its result (read at each call). */
+  callTimeoutMs: CallWait;
   splitUtf8: boolean;
   writeMode: WriteMode;
   garbageBetweenFrames: boolean;
@@ -176,7 +178,7 @@ export class SimPeer {
     options: CallOptions = {},
   ): Promise<CallResult> {
     const callId = options.callId ?? this.ctx.nextCallId();
-    const timeoutMs = options.timeoutMs ?? this.ctx.callTimeoutMs;
+    const timeoutMs = options.timeoutMs ?? callWaitMs(this.ctx.callTimeoutMs);
     if (this.isClosed) {
       return Promise.reject(
         new Error(`connection ${this.conn} is closed: cannot call ${method} (${callId})`),

@@ -16,6 +16,7 @@ import type {
 } from './records.js';
 import { Session, type SessionHost, asError } from './conn.js';
 import { boundPort, closeServer, listen } from '../kit/listen.js';
+import { type CallWait, DEFAULT_CALL_WAIT_MS } from '../kit/deadline.js';
 import { TimerSet } from '../kit/timers.js';
 import { DEFAULT_WAIT_MS, Waiters } from '../kit/waiters.js';
 
@@ -33,8 +34,14 @@ export interface AdventSimOptions {
   idleTimeoutMs?: number;
   /** Delay between answering `##DISCONNECT` and closing (the real server says 3 s; tests want fast). */
   disconnectCloseMs?: number;
-  /** How long `peer.call()` waits for a result. */
-  callTimeoutMs?: number;
+  /**
+   * How long `peer.call()` waits for a result (a number, or read at each call). Default: the
+   * agent's default prompt timeout plus a margin (sim/kit/deadline.ts), so a user answering late
+   * is still heard. The protocol has no cancel: a call given up on just ends.
+   */
+  callTimeoutMs?: CallWait;
+  /** The app language for the demo's words when a call did not work (read at each turn). */
+  language?: () => string;
   /** The decoder's limit for frames from the client. */
   maxFrameBytes?: number;
   /** Defaults for each new connection's peer (each can be changed per peer). */
@@ -106,7 +113,10 @@ export class AdventSim {
     this.ids = options.ids ?? cryptoIds;
     this.authMode = options.auth ?? 'accept';
     this.handler = options.onTurn;
-    this.demo = options.demo === false ? undefined : createDemo({ now: () => this.clock.now() });
+    this.demo =
+      options.demo === false
+        ? undefined
+        : createDemo({ now: () => this.clock.now(), language: options.language });
     this.sessionHost = {
       clock: this.clock,
       timings: {
@@ -285,7 +295,7 @@ export class AdventSim {
       realTimers,
       ids: this.ids,
       nextCallId: () => `call_${String(++this.callCount).padStart(3, '0')}`,
-      callTimeoutMs: this.options.callTimeoutMs ?? 10_000,
+      callTimeoutMs: this.options.callTimeoutMs ?? DEFAULT_CALL_WAIT_MS,
       splitUtf8: this.options.splitUtf8 ?? false,
       writeMode: this.options.writeMode ?? 'normal',
       garbageBetweenFrames: this.options.garbageBetweenFrames ?? false,

@@ -9,6 +9,7 @@ import {
   PendingRequests,
   type SimCallResult,
   type SimTool,
+  cancelledNotification,
   firstText,
   walkTools,
 } from '../kit/mcp-client.js';
@@ -20,7 +21,8 @@ export interface ConnContext {
   conn: number;
   socket: WebSocket;
   timers: TimerSet;
-  callTimeoutMs: number;
+  /** How long a tools/call is waited for (read at each call); then the server cancels it. */
+  callTimeoutMs: number | (() => number);
   pageBytes: number;
   renameDots: boolean;
   relistOnChange: boolean;
@@ -46,7 +48,10 @@ export class EndpointConn {
 
   constructor(private readonly ctx: ConnContext) {
     this.conn = ctx.conn;
-    this.pending = new PendingRequests(ctx.conn, ctx.timers, ctx.callTimeoutMs);
+    this.pending = new PendingRequests(ctx.conn, ctx.timers, ctx.callTimeoutMs, (r) => {
+      // A server that gives up on a call says so, as MCP has it; the agent must send nothing more.
+      if (r.method === 'tools/call') this.send(cancelledNotification(r.id));
+    });
     ctx.socket.on('message', (data, isBinary) => {
       if (isBinary) {
         ctx.violation('sent a binary frame; the endpoint carries JSON text only');

@@ -18,6 +18,7 @@ import { type Clock, systemClock } from '../../app/clock.js';
 import { Emitter } from '../../app/events.js';
 import { EndpointConn, type SimCallResult, type SimTool } from './conn.js';
 import { boundPort, hostPort, listen } from '../kit/listen.js';
+import { type CallWait, DEFAULT_CALL_WAIT_MS } from '../kit/deadline.js';
 import { TimerSet } from '../kit/timers.js';
 import { DEFAULT_WAIT_MS, Waiters } from '../kit/waiters.js';
 import {
@@ -40,8 +41,12 @@ export interface EndpointSimOptions {
   token?: string;
   /** Keep tool names as some servers do: dots become underscores (mapped back on calls). */
   renameDots?: boolean;
-  /** How long a request (a tool call above all) waits for its reply; default 30 s. */
-  callTimeoutMs?: number;
+  /**
+   * How long a request (a tool call above all) waits for its reply; a tool call given up on is
+   * cancelled (`notifications/cancelled`). Default: the agent's default prompt timeout plus a
+   * margin (sim/kit/deadline.ts).
+   */
+  callTimeoutMs?: CallWait;
   /** List again on `notifications/tools/list_changed` (default true; real servers mostly don't). */
   relistOnChange?: boolean;
   /** Ask for user-only tools too (`withUserTools: true`), like a companion app. */
@@ -248,7 +253,7 @@ export class EndpointSim {
       conn: id,
       socket,
       timers,
-      callTimeoutMs: this.options.callTimeoutMs ?? 30_000,
+      callTimeoutMs: this.options.callTimeoutMs ?? DEFAULT_CALL_WAIT_MS,
       pageBytes: this.options.pageBytes ?? 8000,
       renameDots: this.options.renameDots ?? false,
       relistOnChange: this.options.relistOnChange ?? true,

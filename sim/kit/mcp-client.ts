@@ -44,10 +44,16 @@ export class PendingRequests {
   private readonly waiting = new Map<string, PendingRequest>();
   private isClosed = false;
 
+  /**
+   * `timeoutMs` is read at each request (a demo follows the agent's prompt timeout as it
+   * changes). `gaveUp` hears of each request that timed out, so the connection can tell the
+   * agent it stopped waiting (MCP `notifications/cancelled`).
+   */
   constructor(
     private readonly conn: number,
     private readonly timers: TimerSet,
-    private readonly timeoutMs: number,
+    private readonly timeoutMs: number | (() => number),
+    private readonly gaveUp: (request: PendingRequest) => void = () => undefined,
   ) {}
 
   get closed(): boolean {
@@ -63,16 +69,19 @@ export class PendingRequests {
     const key = String(id);
     if (this.waiting.has(key))
       return Promise.reject(new Error(`request id ${key} is already waiting for a reply`));
+    const timeoutMs = typeof this.timeoutMs === 'function' ? this.timeoutMs() : this.timeoutMs;
     return new Promise((resolve, reject) => {
       const timer = this.timers.set(() => {
         this.waiting.delete(key);
+        this.gaveUp(request);
         reject(
           new Error(
-            `'${method}' (id ${key}) got no reply within ${this.timeoutMs} ms on connection ${this.conn}`,
+            `'${method}' (id ${key}) got no reply within ${timeoutMs} ms on connection ${this.conn}`,
           ),
         );
-      }, this.timeoutMs);
-      this.waiting.set(key, { method, id, resolve, reject, timer });
+      }, timeoutMs);
+      const request: PendingRequest = { method, id, resolve, reject, timer };
+      this.waiting.set(key, request);
       send();
     });
   }
@@ -161,4 +170,13 @@ export function firstText(reply: Record<string, unknown>): unknown {
   const result = reply.result as { content?: unknown } | undefined;
   const first = Array.isArray(result?.content) ? (result.content[0] as unknown) : undefined;
   return (first as { text?: unknown } | undefined)?.text;
+}
+
+/** What a server that stops waiting for a tool call tells the agent (MCP `notifications/cancelled`). */
+export function cancelledNotification(id: number | string): Record<string, unknown> {
+  return {
+    jsonrpc: '2.0',
+    method: 'notifications/cancelled',
+    params: { requestId: id, reason: 'the server stopped waiting for the result' },
+  };
 }

@@ -7,6 +7,8 @@ import WebSocket from 'ws';
 import type { Clock } from '../../app/clock.js';
 import type { IdSource } from '../../app/ids.js';
 import { pieces } from '../advent/demo.js';
+import { type CallWait, callWaitMs } from '../kit/deadline.js';
+import { cancelledNotification } from '../kit/mcp-client.js';
 import { TimerSet } from '../kit/timers.js';
 
 export type AckShape = 'registered' | 'success';
@@ -70,7 +72,7 @@ export interface ConnSettings {
   doubleEncodeEvents: boolean;
   numericIds: boolean;
   writeTools: readonly string[];
-  executeTimeoutMs: number;
+  executeTimeoutMs: CallWait;
   vadStopAfterMs: number | undefined;
 }
 
@@ -112,6 +114,8 @@ export class RobotConn {
   private readonly sentIds = new Map<string, string | number>();
   private readonly answers = new Map<string, number>();
   private readonly pending = new Map<string, PendingExecute>();
+  /** Executes this server gave up on and cancelled: a response to one is a broken rule. */
+  private readonly cancelled = new Set<string>();
   readonly timers: TimerSet;
   private closedFlag = false;
 
@@ -150,10 +154,13 @@ export class RobotConn {
     const params = { tool_name: tool, tool_input: input };
     const withId = { jsonrpc: '2.0', method: 'mcp/tool/execute', params, id };
     const idless = { jsonrpc: '2.0', method: 'mcp/tool/execute', params };
-    const timeoutMs = options.timeoutMs ?? s.executeTimeoutMs;
+    const timeoutMs = callWaitMs(options.timeoutMs ?? s.executeTimeoutMs);
     const answer = new Promise<ExecuteOutcome>((resolve, reject) => {
       const timer = this.timers.set(() => {
         this.pending.delete(key);
+        // A server that gives up says so (MCP's way); the client must send nothing more for it.
+        this.cancelled.add(key);
+        this.sendJson(cancelledNotification(id));
         reject(new Error(`no response to execute '${key}' (${tool}) within ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(key, { resolve, reject, timer });
@@ -353,6 +360,10 @@ export class RobotConn {
     const sent = this.sentIds.get(key);
     if (sent === undefined) {
       this.violation(`a response to id ${JSON.stringify(id)}, which the server never sent`);
+      return;
+    }
+    if (this.cancelled.has(key)) {
+      this.violation(`a response to execute '${key}', which the server had cancelled`);
       return;
     }
     if (typeof sent !== typeof id)

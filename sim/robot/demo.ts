@@ -3,7 +3,17 @@
  * permission for a write), a thought, a streamed reply and a spoken answer, with no AI behind it.
  */
 import { NOTE, noteBody, noteFilename, show } from '../kit/demo-common.js';
-import type { ExecuteOutcome, RobotConn, RobotStream } from './conn.js';
+import {
+  ACTIONS,
+  type Action,
+  type DemoLanguage,
+  demoLanguage,
+  noAnswerLine,
+  notOfferedLine,
+  refusalLine,
+  refusalOf,
+} from '../kit/demo-words.js';
+import type { RobotConn, RobotStream } from './conn.js';
 import { PCM_BYTES_PER_MS, speechLike } from '../kit/tone.js';
 
 const TIME = /what time|time is it|几点|时间/i;
@@ -13,6 +23,8 @@ const FILE_TOOL = 'create_file';
 export interface RobotDemoOptions {
   /** For note file names. */
   now?: () => number;
+  /** The app language, read at each turn, for what the demo says when a call did not work. */
+  language?: () => string;
 }
 
 export function createRobotDemo(options: RobotDemoOptions = {}): {
@@ -23,8 +35,9 @@ export function createRobotDemo(options: RobotDemoOptions = {}): {
   return {
     text: async (text, conn) => {
       const t = text.trim();
-      if (TIME.test(t)) return tellTime(conn);
-      if (NOTE.test(t)) return writeNote(conn, t, now());
+      const lang = demoLanguage(options.language?.());
+      if (TIME.test(t)) return tellTime(conn, lang);
+      if (NOTE.test(t)) return writeNote(conn, t, now(), lang);
       say(conn, `You said: ${t}. Try "what time is it" or "write a note: buy milk".`);
     },
     voice: async (stream, conn) => {
@@ -34,39 +47,47 @@ export function createRobotDemo(options: RobotDemoOptions = {}): {
   };
 }
 
-async function tellTime(conn: RobotConn): Promise<void> {
-  if (!conn.toolNames.includes(TIME_TOOL))
-    return say(conn, `I can't tell the time: your device has not registered ${TIME_TOOL}.`);
+async function tellTime(conn: RobotConn, lang: DemoLanguage): Promise<void> {
+  if (!conn.toolNames.includes(TIME_TOOL)) return say(conn, notOfferedLine(ACTIONS.time, lang));
   conn.aiMessage('thought', `The user wants the time; asking the device (${TIME_TOOL}).`);
-  const outcome = await ask(conn, TIME_TOOL, { format: 'simple' });
+  const outcome = await ask(conn, TIME_TOOL, { format: 'simple' }, ACTIONS.time, lang);
   if (typeof outcome === 'string') return say(conn, outcome);
-  if (outcome.error) return say(conn, `I couldn't get the time: ${outcome.error.message}`);
   say(conn, `It's ${show(outcome.result)}.`);
 }
 
-async function writeNote(conn: RobotConn, text: string, at: number): Promise<void> {
-  if (!conn.toolNames.includes(FILE_TOOL))
-    return say(conn, `I can't save notes: your device has not registered ${FILE_TOOL}.`);
+async function writeNote(
+  conn: RobotConn,
+  text: string,
+  at: number,
+  lang: DemoLanguage,
+): Promise<void> {
+  if (!conn.toolNames.includes(FILE_TOOL)) return say(conn, notOfferedLine(ACTIONS.note, lang));
   const body = noteBody(text);
   const filename = noteFilename(at);
   conn.aiMessage('thought', `Saving the note with ${FILE_TOOL} as ${filename}.`);
-  const outcome = await ask(conn, FILE_TOOL, { filename, content: body });
+  const outcome = await ask(conn, FILE_TOOL, { filename, content: body }, ACTIONS.note, lang);
   if (typeof outcome === 'string') return say(conn, outcome);
-  if (outcome.error) return say(conn, `I couldn't save it: ${outcome.error.message}`);
   const message = (outcome.result as { message?: unknown } | null)?.message;
   say(conn, typeof message === 'string' ? `Done. ${message}.` : `Saved it as ${filename}.`);
 }
 
-/** The response, or a sentence saying why there is none (timeout, connection gone). */
+/**
+ * The response's result, or the line to say instead: a refusal paraphrased from the agent's
+ * message for the model, or no answer at all (timed out and cancelled, or the connection went).
+ */
 async function ask(
   conn: RobotConn,
   tool: string,
   input: unknown,
-): Promise<ExecuteOutcome | string> {
+  action: Action,
+  lang: DemoLanguage,
+): Promise<{ result?: unknown } | string> {
   try {
-    return await conn.execute(tool, input);
-  } catch (err) {
-    return `I asked your device to run ${tool} but got no answer (${(err as Error).message}).`;
+    const outcome = await conn.execute(tool, input);
+    if (outcome.error) return refusalLine(refusalOf(outcome.error.message), action, lang);
+    return { result: outcome.result };
+  } catch {
+    return noAnswerLine(lang);
   }
 }
 

@@ -23,6 +23,7 @@ import {
   type RobotRegistration,
   type RobotStream,
 } from './conn.js';
+import { type CallWait, DEFAULT_CALL_WAIT_MS } from '../kit/deadline.js';
 import { boundPort, hostPort, listen } from '../kit/listen.js';
 import { createRobotDemo } from './demo.js';
 import { DEFAULT_WAIT_MS, Waiters } from '../kit/waiters.js';
@@ -65,8 +66,12 @@ export interface RobotSimOptions {
   numericIds?: boolean;
   /** Tools that change something: registering one as `control` is a violation. */
   writeTools?: string[];
-  /** How long `execute()` waits for the response (default 30 s). */
-  executeTimeoutMs?: number;
+  /**
+   * How long `execute()` waits for the response; then it is given up and cancelled
+   * (`notifications/cancelled`). Default: the agent's default prompt timeout plus a margin
+   * (sim/kit/deadline.ts).
+   */
+  executeTimeoutMs?: CallWait;
   /** Simulated VAD: `stop_stream` after this much audio of one upload (off by default). */
   vadStopAfterMs?: number;
   /** Typed turns; without one the demo answers (unless `demo: false`). */
@@ -137,7 +142,7 @@ export class RobotSim {
       doubleEncodeEvents: options.doubleEncodeEvents ?? false,
       numericIds: options.numericIds ?? false,
       writeTools: options.writeTools ?? ['create_file'],
-      executeTimeoutMs: options.executeTimeoutMs ?? 30_000,
+      executeTimeoutMs: options.executeTimeoutMs ?? DEFAULT_CALL_WAIT_MS,
       vadStopAfterMs: options.vadStopAfterMs,
     };
     this.textHandler = options.onText;

@@ -18,7 +18,7 @@ import {
   decodeAudioFrame,
   encodeAudioFrame,
 } from '../../app/wire/xiaozhi/binary.js';
-import { PendingRequests, firstText, walkTools } from '../kit/mcp-client.js';
+import { PendingRequests, cancelledNotification, firstText, walkTools } from '../kit/mcp-client.js';
 import type {
   XzCallResult,
   XzConnectionRecord,
@@ -38,7 +38,8 @@ export interface XzConnSettings {
   helloDelayMs: number;
   sendHello: boolean;
   downlinkRate: OpusRate;
-  callTimeoutMs: number;
+  /** How long a tools/call is waited for (read at each call); then the server cancels it. */
+  callTimeoutMs: number | (() => number);
   renameDots: boolean;
   withUserTools: boolean;
   /** Merged into the `initialize` params (e.g. `{capabilities: {vision: {url, token}}}`). */
@@ -89,7 +90,11 @@ export class XzSimConnection {
     private readonly host: XzConnHost,
   ) {
     this.conn = record.conn;
-    this.pending = new PendingRequests(record.conn, timers, settings.callTimeoutMs);
+    this.pending = new PendingRequests(record.conn, timers, settings.callTimeoutMs, (r) => {
+      // A server that gives up on a call says so, as MCP has it; the agent must send nothing more.
+      if (r.method === 'tools/call')
+        this.sendJson({ type: 'mcp', payload: cancelledNotification(r.id) });
+    });
     socket.on('message', (data, isBinary) => {
       const buf = Buffer.isBuffer(data)
         ? data

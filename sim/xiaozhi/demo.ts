@@ -2,6 +2,15 @@
  * The canned conversation of the XiaoZhi demo server: enough to see a typed or spoken turn, an
  * MCP call through the user's permission gate, a subtitle, a mood and a voice — no account, no AI.
  */
+import {
+  ACTIONS,
+  type DemoLanguage,
+  demoLanguage,
+  noAnswerLine,
+  notOfferedLine,
+  refusalLine,
+  refusalOf,
+} from '../kit/demo-words.js';
 import type { XzSimConnection } from './conn.js';
 import type { XzTurn } from './records.js';
 import { PCM_BYTES_PER_MS, speechLike } from '../kit/tone.js';
@@ -11,15 +20,21 @@ export type XzTurnHandler = (turn: XzTurn, conn: XzSimConnection) => void | Prom
 const TIME = /\btime\b|几点/i;
 const TIME_TOOL = 'get_current_time';
 
-export function createXiaozhiDemo(): XzTurnHandler {
+export interface XiaozhiDemoOptions {
+  /** The app language, read at each turn, for what the demo says when a call did not work. */
+  language?: () => string;
+}
+
+export function createXiaozhiDemo(options: XiaozhiDemoOptions = {}): XzTurnHandler {
   return async (turn, conn) => {
+    const lang = demoLanguage(options.language?.());
     // The server tells the device what it heard: typed text as is, a voice turn as a marker
     // (the simulator has no speech recogniser).
     conn.stt(turn.voice ? '(voice)' : turn.text);
     let answer: string;
     let emotion = 'happy';
     if (!turn.voice && TIME.test(turn.text)) {
-      ({ answer, emotion } = await tellTime(conn));
+      ({ answer, emotion } = await tellTime(conn, lang));
     } else if (turn.voice) {
       answer = `I heard ${Math.round(turn.pcm.length / PCM_BYTES_PER_MS)} ms of audio.`;
     } else {
@@ -30,21 +45,20 @@ export function createXiaozhiDemo(): XzTurnHandler {
   };
 }
 
-async function tellTime(conn: XzSimConnection): Promise<{ answer: string; emotion: string }> {
+async function tellTime(
+  conn: XzSimConnection,
+  lang: DemoLanguage,
+): Promise<{ answer: string; emotion: string }> {
   if (!conn.tools?.some((t) => t.name === TIME_TOOL))
-    return {
-      answer: `I can't tell the time: your agent has not listed the ${TIME_TOOL} tool.`,
-      emotion: 'sad',
-    };
+    return { answer: notOfferedLine(ACTIONS.time, lang), emotion: 'sad' };
   try {
     const result = await conn.callTool(TIME_TOOL, {});
+    // The agent's text is written for the AI model: say what it means instead.
     if (result.isError)
-      return { answer: `I couldn't get the time: ${result.text}`, emotion: 'sad' };
+      return { answer: refusalLine(refusalOf(result.text), ACTIONS.time, lang), emotion: 'sad' };
     return { answer: `It's ${result.text}.`, emotion: 'happy' };
-  } catch (err) {
-    return {
-      answer: `I asked your agent for the time but got no answer (${(err as Error).message}).`,
-      emotion: 'sad',
-    };
+  } catch {
+    // Timed out (and cancelled), or the connection went: the details are for logs.
+    return { answer: noAnswerLine(lang), emotion: 'sad' };
   }
 }

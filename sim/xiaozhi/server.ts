@@ -19,6 +19,7 @@ import { type IdSource, cryptoIds } from '../../app/ids.js';
 import { isProtocolVersion } from '../../app/wire/xiaozhi/binary.js';
 import { isClientId, isDeviceId } from '../../app/wire/kit/identity.js';
 import { boundPort, hostPort, listen } from '../kit/listen.js';
+import { type CallWait, DEFAULT_CALL_WAIT_MS } from '../kit/deadline.js';
 import { TimerSet } from '../kit/timers.js';
 import { DEFAULT_WAIT_MS, Waiters } from '../kit/waiters.js';
 import {
@@ -62,8 +63,12 @@ export interface XiaozhiSimOptions {
   downlinkRate?: OpusRate;
   /** The session id of every connection (default: a fresh UUID per connection). */
   sessionId?: string | ((conn: number) => string);
-  /** A tools/call unanswered this long fails (default 30 s, the backend's own limit). */
-  callTimeoutMs?: number;
+  /**
+   * A tools/call unanswered this long is given up and cancelled (`notifications/cancelled`).
+   * Default: the agent's default prompt timeout plus a margin (sim/kit/deadline.ts), so a user
+   * answering late is still heard; real backends give up sooner (10–30 s).
+   */
+  callTimeoutMs?: CallWait;
   /** Dots in tool names become underscores when listed (mapped back when calling). */
   renameDots?: boolean;
   /** Ask for user-only tools too (`withUserTools: true`), like a companion app. */
@@ -320,7 +325,7 @@ export class XiaozhiSim {
         helloDelayMs: this.options.helloDelayMs ?? 0,
         sendHello: this.options.sendHello ?? true,
         downlinkRate: this.options.downlinkRate ?? 24_000,
-        callTimeoutMs: this.options.callTimeoutMs ?? 30_000,
+        callTimeoutMs: this.options.callTimeoutMs ?? DEFAULT_CALL_WAIT_MS,
         renameDots: this.options.renameDots ?? false,
         withUserTools: this.options.withUserTools ?? false,
         initializeParams: this.options.initializeParams ?? {},

@@ -75,4 +75,18 @@ describe('the conversation timeline', () => {
     ]);
     expect(notices[1]).not.toHaveProperty('from');
   });
+
+  it('marks a protocol line as technical, so a window shows it folded under words for people', () => {
+    const { events, timeline } = setup();
+    events.emit('notice', {
+      level: 'info',
+      message: "MCP notification 'notifications/progress' ignored",
+      connection: { id: 'xz', name: 'XiaoZhi' },
+      kind: 'protocol',
+    });
+    events.emit('notice', { level: 'warn', message: 'Always allow could not be saved' });
+    const notices = timeline.list().filter((i) => i.kind === 'notice');
+    expect(notices[0]).toMatchObject({ technical: true, connection: 'xz' });
+    expect(notices[1]).not.toHaveProperty('technical');
+  });
 });

@@ -137,15 +137,42 @@ describe('chat and permissions', { timeout: 60_000 }, () => {
     await card.waitFor();
     expect(await text(card.getByTestId('tool-decision'))).toBe(en.decision.denied);
 
-    // The same through the demo's conversation: its reply passes the reason on.
+    // The same through the demo's conversation: its reply says why like a person would, never
+    // the sentence written for the model.
     await say(page, 'write a note: secret plans');
     await (await promptUp(page)).getByTestId('prompt-deny').click();
     const reply = page
       .locator(by('chat-assistant', { state: 'done' }))
-      .filter({ hasText: "I couldn't save it" });
+      .filter({ hasText: 'You said no' });
     await reply.waitFor();
-    expect(await text(reply)).toMatch(/declined/);
+    expect(await text(reply)).toMatch(/^You said no, so I didn't save the note\./);
+    expect(await text(reply)).not.toMatch(/declined|retry/);
 
+    expect(await filesUnder(host.filesRoot)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('the server stops waiting: the prompt leaves with a notice, the card says so, nothing is written', async () => {
+    const sim = await startSim();
+    const { host, page, errors } = await openApp(browser);
+    await connectThroughUi(page, sim);
+
+    const call = sim.peer().call('create_file', { filename: 'gone.txt', content: 'x' });
+    const modal = await promptUp(page);
+    // Advent has no cancel: the server ending the connection is how it stops waiting.
+    await sim.peer().drop();
+    await expect(call).rejects.toThrow();
+    await modal.waitFor({ state: 'detached' });
+    const notice = page.getByTestId('toast').filter({ hasText: 'stopped waiting' });
+    await notice.first().waitFor();
+    expect(await text(notice.first())).toMatch(
+      /stopped waiting for “Create file”.*Nothing was run/,
+    );
+    const card = page.locator(by('tool-card', { service: 'create_file', state: 'done' }));
+    await card.waitFor();
+    expect(await text(card.getByTestId('tool-decision'))).toBe(en.decision.withdrawn);
+    expect(await text(card.getByTestId('tool-outcome'))).toBe(en.outcome.cancelled);
+    expect(await text(card.getByTestId('tool-refusal-line'))).toBe(en.tool.withdrawn);
     expect(await filesUnder(host.filesRoot)).toEqual([]);
     expect(errors).toEqual([]);
   });

@@ -249,13 +249,14 @@ describe('the agent as an MCP server (in process)', () => {
     const p = await prompt;
     const resolved = nextEvent(rig.agent.events, 'promptResolved', (e) => e.id === p.id);
     controller.abort('changed my mind');
-    expect(await resolved).toEqual({ id: p.id, resolution: 'cancelled' });
+    expect(await resolved).toEqual({ id: p.id, resolution: 'withdrawn' });
     await expect(call).rejects.toThrow();
     await until(() => rig!.agent.broker.pending().length === 0, 'no pending prompt');
     await rig.agent.gate.drain();
     expect(await lastAudit(rig)).toMatchObject({
       service: 'create_file',
-      decision: 'denied',
+      decision: 'withdrawn',
+      outcome: 'cancelled',
       error: 'cancelled',
     });
   });

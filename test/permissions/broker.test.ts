@@ -304,3 +304,34 @@ describe('FakeClock', () => {
     expect(clock.pendingTimers()).toBe(0);
   });
 });
+
+describe('Broker: a server that stops waiting', () => {
+  it("withdraws the prompt when the caller's signal aborts: 'withdrawn', no timer left, a late answer ignored", async () => {
+    const { broker, clock, prompts, resolved } = setup();
+    broker.attach();
+    const server = new AbortController();
+    const outcome = track(broker.ask(request(), { signal: server.signal }));
+    const id = prompts[0]!.id;
+    server.abort();
+    await flush();
+    expect(outcome.value).toBe('withdrawn');
+    expect(resolved).toEqual([{ id, resolution: 'withdrawn' }]);
+    expect(broker.pending()).toEqual([]);
+    expect(broker.answer(id, 'once')).toBe(false);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('shows nothing for a call already withdrawn, and withdrawWhere ends only the matching prompts', async () => {
+    const { broker, prompts } = setup();
+    broker.attach();
+    await expect(broker.ask(request(), { signal: AbortSignal.abort() })).resolves.toBe('withdrawn');
+    expect(prompts).toEqual([]);
+    const home = track(broker.ask(request()));
+    const work = track(broker.ask(request({ connection: { id: 'conn-2', name: 'Work' } })));
+    expect(broker.withdrawWhere((p) => p.connection.id === 'conn-1')).toBe(1);
+    await flush();
+    expect(home.value).toBe('withdrawn');
+    expect(work.value).toBeUndefined();
+    expect(broker.pending().map((p) => p.connection.id)).toEqual(['conn-2']);
+  });
+});

@@ -186,3 +186,63 @@ describe('audit rows', () => {
     expect(queryOf({ ...NO_FILTERS, server: 'gone' }).services).toEqual([]);
   });
 });
+
+describe('prompts store: a prompt its server took back', () => {
+  it('leaves the queue on a withdrawn resolution and is kept for the notice; others just leave', async () => {
+    const { fakeBridge } = await import('./fake-bridge.js');
+    const { attachFeed } = await import('../../renderer/store/feed.js');
+    const { usePrompts } = await import('../../renderer/store/prompts.js');
+    const f = fakeBridge();
+    const detach = attachFeed(f.bridge);
+    const prompt = (id: string): PendingPrompt => ({
+      id,
+      connection: { id: 'c1', name: 'Home' },
+      service: 'create_file',
+      grantKey: 'create_file',
+      params: {},
+      summary: 'Create file a.txt',
+      resolvedPaths: [],
+      expiresAt: 1,
+    });
+    f.emit('prompt', prompt('p1'));
+    f.emit('prompt', prompt('p2'));
+    f.emit('promptResolved', { id: 'p1', resolution: 'withdrawn' });
+    f.emit('promptResolved', { id: 'p2', resolution: 'timeout' });
+    expect(usePrompts.getState().prompts).toEqual([]);
+    expect(usePrompts.getState().withdrawn.map((p) => p.id)).toEqual(['p1']);
+    usePrompts.getState().clearWithdrawn();
+    expect(usePrompts.getState().withdrawn).toEqual([]);
+    detach();
+  });
+});
+
+describe('notices from a connection’s protocol handling', () => {
+  it('never toast the dialect’s words: info stays in the conversation, a warning toasts a human line', async () => {
+    const { fakeBridge } = await import('./fake-bridge.js');
+    const { attachFeed } = await import('../../renderer/store/feed.js');
+    const { useToasts } = await import('../../renderer/store/toasts.js');
+    useToasts.setState({ toasts: [] });
+    const f = fakeBridge();
+    const detach = attachFeed(f.bridge);
+    const connection = { id: 'xz', name: 'XiaoZhi' };
+    f.emit('notice', {
+      level: 'info',
+      message: 'unexpected MCP response (id 7)',
+      connection,
+      kind: 'protocol',
+    });
+    expect(useToasts.getState().toasts).toEqual([]);
+    f.emit('notice', {
+      level: 'warn',
+      message: 'a tools/call without an id was ignored: nobody could receive its result',
+      connection,
+      kind: 'protocol',
+    });
+    expect(useToasts.getState().toasts).toMatchObject([
+      { level: 'warn', words: { key: 'chat.protocolToast', params: { server: 'XiaoZhi' } } },
+    ]);
+    f.emit('notice', { level: 'warn', message: 'plain words from the agent' });
+    expect(useToasts.getState().toasts.at(-1)).not.toHaveProperty('words');
+    detach();
+  });
+});

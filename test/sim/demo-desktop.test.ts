@@ -67,8 +67,11 @@ describe('the demo conversation: desktop phrases', () => {
     c.textTurn('t0000004', 'open example.com');
     const call = await nextCall(c);
     expect(call).toMatchObject({ method: 'open_url', params: { url: 'https://example.com' } });
-    c.result(call.call_id, { success: false, error: 'the user declined' });
-    expect(textOf(await c.waitReply('t0000004'))).toBe("I couldn't open it: the user declined");
+    c.result(call.call_id, {
+      success: false,
+      error: "the user declined to let 'open_url' run (x); do not retry unless the user asks again",
+    });
+    expect(textOf(await c.waitReply('t0000004'))).toBe("You said no, so I didn't open the page.");
   });
 
   it('"list my reminders" reads them back', async () => {
@@ -87,7 +90,7 @@ describe('the demo conversation: desktop phrases', () => {
     const c = await ready(false);
     c.textTurn('t0000006', 'remind me in 3 seconds to blink');
     expect(textOf(await c.waitReply('t0000006'))).toBe(
-      "I can't set timers: your agent has not registered the set_timer service.",
+      "I can't set the timer: your computer hasn't offered that service.",
     );
     expect(c.frames.some((f) => f.type === FrameType.MCP)).toBe(false);
   });

@@ -86,23 +86,80 @@ describe('the demo conversation', () => {
     );
   });
 
-  it('says why a note was not saved, with a sad face', async () => {
+  it('says why a note was not saved like a person, with a sad face, never the words for the model', async () => {
+    // The agent's sentences for the AI model (app/dispatch.ts), and what a person hears instead.
+    const refusals: Array<[string, string]> = [
+      [
+        "the user declined to let 'create_file' run (Create file notes/x.txt); do not retry unless the user asks again",
+        "You said no, so I didn't save the note.",
+      ],
+      [
+        "the user has blocked the service 'create_file'; do not retry — tell the user it is blocked in the app's Services page",
+        "That's switched off or blocked in the app's Services page, so I didn't save the note.",
+      ],
+      [
+        "the service 'create_file' is switched off by the user; do not retry it — tell the user it can be switched on in the app's Services page",
+        "That's switched off or blocked in the app's Services page, so I didn't save the note.",
+      ],
+      [
+        "the user did not answer the permission request for 'create_file' in time, so it was not run",
+        "You didn't answer in time, so I didn't save the note.",
+      ],
+      [
+        "invalid call to 'create_file': /content must be string",
+        "Something was wrong with my request, so I couldn't save the note.",
+      ],
+      [
+        "'notes/x.txt' already exists; call again with overwrite: true to replace it (the user will be asked)",
+        "One by that name is already there, so I couldn't save the note.",
+      ],
+    ];
     const c = await ready();
-    c.textTurn('t0000003', '记一下明天开会');
+    let turn = 30;
+    for (const [forModel, forPerson] of refusals) {
+      const taskId = `t00000${turn++}`;
+      c.textTurn(taskId, '记一下明天开会');
+      const call = await nextCall(c);
+      expect(call.params.content).toBe('记一下明天开会');
+      c.result(call.call_id, { success: false, error: forModel });
+      const reply = await c.waitReply(taskId);
+      expect(textOf(reply)).toBe(forPerson);
+      const emoji = reply.find((f) => f.type === FrameType.EMOJI)!;
+      expect(JSON.parse(emoji.payload.toString())).toEqual({ emoji: 'sad' });
+    }
+  });
+
+  it('speaks the app language when told it (zh-CN)', async () => {
+    const sim = await start({ language: () => 'zh-CN' });
+    const c = await client(sim);
+    c.auth();
+    c.register(SERVICES);
+    c.textTurn('t0000040', 'write a note: 开会');
     const call = await nextCall(c);
-    expect(call.params.content).toBe('记一下明天开会');
-    c.result(call.call_id, { success: false, error: 'denied by the user' });
-    const reply = await c.waitReply('t0000003');
-    expect(textOf(reply)).toBe("I couldn't save it: denied by the user");
-    const emoji = reply.find((f) => f.type === FrameType.EMOJI)!;
-    expect(JSON.parse(emoji.payload.toString())).toEqual({ emoji: 'sad' });
+    c.result(call.call_id, {
+      success: false,
+      error:
+        "the user declined to let 'create_file' run (x); do not retry unless the user asks again",
+    });
+    expect(textOf(await c.waitReply('t0000040'))).toBe('你没有同意，所以我没有保存这条笔记。');
+  });
+
+  it('gives up on a call after its wait and says so in plain words, no call id or method', async () => {
+    const sim = await start({ callTimeoutMs: 50 });
+    const c = await client(sim);
+    c.auth();
+    c.register(SERVICES);
+    c.textTurn('t0000041', 'what time is it');
+    await nextCall(c);
+    const text = textOf(await c.waitReply('t0000041'));
+    expect(text).toBe("I didn't get an answer from your computer in time.");
   });
 
   it('says the service is missing instead of calling what was never registered', async () => {
     const c = await ready(false);
     c.textTurn('t0000004', 'what time is it');
     expect(textOf(await c.waitReply('t0000004'))).toBe(
-      "I can't tell the time: your agent has not registered the get_current_time service.",
+      "I can't tell you the time: your computer hasn't offered that service.",
     );
     expect(c.frames.some((f) => f.type === FrameType.MCP)).toBe(false);
   });
@@ -192,9 +249,13 @@ describe('the demo conversation about notes', () => {
     c.textTurn('t0000014', 'Read note: note-20250122-143025.txt');
     const named = await nextCall(c);
     expect(named.params).toEqual({ path: 'notes/note-20250122-143025.txt' });
-    c.result(named.call_id, { success: false, error: "'x' does not exist" });
+    c.result(named.call_id, {
+      success: false,
+      error:
+        "'notes/x.txt' does not exist (any more); nothing was read. Call list_directory to see what is there",
+    });
     const refused = await c.waitReply('t0000014');
-    expect(textOf(refused)).toBe("I couldn't read note-20250122-143025.txt: 'x' does not exist");
+    expect(textOf(refused)).toBe("I couldn't find it, so I couldn't read the note.");
     const emoji = refused.find((f) => f.type === FrameType.EMOJI)!;
     expect(JSON.parse(emoji.payload.toString())).toEqual({ emoji: 'sad' });
   });
@@ -203,11 +264,11 @@ describe('the demo conversation about notes', () => {
     const c = await ready(SERVICES);
     c.textTurn('t0000015', 'list my notes');
     expect(textOf(await c.waitReply('t0000015'))).toBe(
-      "I can't list your notes: your agent has not registered the list_directory service.",
+      "I can't list your notes: your computer hasn't offered that service.",
     );
     c.textTurn('t0000016', 'read note a');
     expect(textOf(await c.waitReply('t0000016'))).toBe(
-      "I can't read your notes: your agent has not registered the read_file service.",
+      "I can't read the note: your computer hasn't offered that service.",
     );
     expect(c.frames.some((f) => f.type === FrameType.MCP)).toBe(false);
   });

@@ -233,6 +233,14 @@ describe('RobotSim: executes', () => {
     clock.advance(1000);
     expect(((await pending) as Error).message).toMatch(/no response to execute .* within 1000 ms/);
     expect(sim.pendingTimers).toBe(0);
+    // It says it stopped waiting (MCP's way); an answer after that breaks the rule.
+    const cancel = await c.waitText((m) => m.method === 'notifications/cancelled');
+    const id = (cancel.params as { requestId: string }).requestId;
+    c.send({ jsonrpc: '2.0', id, result: 'late' });
+    await until(() => sim.violations.length > 0, 'the violation');
+    expect(sim.violations).toEqual([
+      expect.stringMatching(/a response to execute '.*', which the server had cancelled/),
+    ]);
   });
 });
 

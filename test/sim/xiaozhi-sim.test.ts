@@ -347,13 +347,31 @@ describe('XiaozhiSim: MCP quirks of the real backend', () => {
     ]);
   });
 
-  it('gives up on a call unanswered for callTimeoutMs', async () => {
+  it('gives up on a call unanswered for callTimeoutMs, and tells the device it stopped waiting', async () => {
     const sim = await start({ callTimeoutMs: 50 });
-    await listed(sim, [[tool('t')]]);
+    const d = await listed(sim, [[tool('t')]]);
     await expect(sim.callTool('t')).rejects.toThrow(
       /'tools\/call' \(id 10\) got no reply within 50 ms/,
     );
+    const cancel = await d.text(
+      (m) => m.type === 'mcp' && (m.payload as Json).method === 'notifications/cancelled',
+      'the cancellation',
+    );
+    expect((cancel.payload as Json).params).toMatchObject({ requestId: 10 });
     expect(sim.pendingTimers).toBe(0);
+  });
+
+  it('waits by default at least as long as the agent’s default prompt plus a margin', async () => {
+    const clock = new FakeClock(Date.now());
+    const sim = await start({ clock });
+    await listed(sim, [[tool('t')]]);
+    const call = sim.callTool('t').catch((e: Error) => e);
+    await new Promise((r) => setTimeout(r, 20));
+    clock.advance(65_000);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(sim.pendingTimers).toBe(1);
+    clock.advance(60_000);
+    expect(await call).toBeInstanceOf(Error);
   });
 });
 

@@ -8,7 +8,9 @@
  *   never run twice on a connection (calls.ts): while it runs the repeat is ignored, afterwards
  *   it is answered again without running.
  * - A result finished after its socket closed is not sent on the next one (that server-side call
- *   is gone: its channel refuses); it is still in the audit log.
+ *   is gone: its channel refuses); it is still in the audit log. The protocol has no cancel, so
+ *   the socket ending is the server's "stopped waiting": a prompt still up for one of its calls is
+ *   withdrawn and the call recorded as cancelled.
  */
 import { type Clock, systemClock } from '../../clock.js';
 import type { ConnectionState } from '../../contract/connection.js';
@@ -404,6 +406,8 @@ export class AdventSession extends SessionBase implements LiveSession {
           callId,
           service: call.method,
           params: call.params,
+          // The protocol has no cancel: the socket ending is how the server stops waiting.
+          signal: channel.gone,
         }),
       );
     } catch (err) {

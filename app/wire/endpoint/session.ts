@@ -246,6 +246,7 @@ export class EndpointSession extends SessionBase implements LiveSession {
         msg,
         (response) => this.reply(channel, response),
         ({ level, message }) => this.log(level, message),
+        channel.gone,
       ),
     );
   }

@@ -140,6 +140,8 @@ export class Channel {
   #closedResolve!: () => void;
   /** Resolves once the socket has closed (or was cut). */
   readonly closed: Promise<void>;
+  /** Made when a call first asks for `gone`; most sockets never need one. */
+  #gone: AbortController | undefined;
 
   /** @internal Made by the link only. */
   constructor(
@@ -154,6 +156,23 @@ export class Channel {
   /** The socket is open and still the link's: sending is possible. */
   get open(): boolean {
     return this.#state === 'open' && this.#socket !== undefined;
+  }
+
+  /**
+   * Aborted once this socket can no longer carry an answer (closing, closed or cut): whatever the
+   * server asked on it, it is no longer waiting for. Calls pass it to the gate, which withdraws
+   * their prompts and runs nothing more for them.
+   */
+  get gone(): AbortSignal {
+    if (!this.#gone) {
+      this.#gone = new AbortController();
+      if (this.#state === 'closing' || this.#state === 'closed') this.#abortGone();
+    }
+    return this.#gone.signal;
+  }
+
+  #abortGone(): void {
+    this.#gone?.abort(new Error('the connection it came on ended'));
   }
 
   /** Something was sent on it (the dialect has spoken: a goodbye is owed). */
@@ -247,6 +266,7 @@ export class Channel {
     if (this.#state === 'closed' || this.#state === 'closing') return;
     const wasOpen = this.#state === 'open';
     this.#state = 'closing';
+    this.#abortGone();
     if (!wasOpen || !this.#socket) return this.cut();
     this.#socket.close(code, reason);
   }
@@ -258,6 +278,7 @@ export class Channel {
     this.#pausedBy.clear();
     this.#socket?.destroy();
     this.#closedResolve();
+    this.#abortGone();
   }
 
   /** @internal The socket reported its end. */
@@ -266,6 +287,7 @@ export class Channel {
     this.#state = 'closed';
     this.#pausedBy.clear();
     this.#closedResolve();
+    this.#abortGone();
     return true;
   }
 }

@@ -11,6 +11,9 @@
  * - `tools/call` goes through the one gate. Protocol trouble is a JSON-RPC error (-32601 unknown
  *   tool, -32602 invalid params, -32603 internal); a refusal or a failing service is a result with
  *   `isError: true` whose text (and `error`, which one backend reads) tells the model why.
+ * - `notifications/cancelled {requestId}` (the server stopped waiting) withdraws that call at the
+ *   gate: its prompt leaves the window, nothing more runs, and — as the MCP spec says of a
+ *   cancelled request — no response is sent. The socket ending does the same for its calls.
  * - Results are cut to 8 KB of text with a note saying so. Replies carry the request's id with the
  *   same value and type; notifications get no reply.
  * - One server per socket: `serve()` answers through the reply function of the socket the message
@@ -25,7 +28,7 @@ import type { ConnectionRef } from '../../contract/connection.js';
 import type { DispatchResult } from '../../dispatch.js';
 import { isImageResult } from '../../services/content.js';
 import type { Gate, ToolEntry } from '../session.js';
-import { MAX_NAME_CHARS, cutString } from './bounds.js';
+import { MAX_ID_CHARS, MAX_NAME_CHARS, MAX_STATUS_CHARS, cutString } from './bounds.js';
 import { type JsonRpcId, type JsonRpcMessage, RPC, rpcError, rpcResult } from './jsonrpc.js';
 
 export const MCP_PROTOCOL_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18'] as const;
@@ -82,6 +85,12 @@ export class McpToolServer {
   private userToolsListed = false;
   /** Names sent so far in the current `tools/list` walk (undefined: none under way). */
   private walk: Set<string> | undefined;
+  /**
+   * Calls waiting for the gate, by request id (as a string: a server may name a numeric id as a
+   * string in its cancel), so `notifications/cancelled` can withdraw one. Bounded by the calls a
+   * socket may have in flight (`Channel.track`).
+   */
+  private readonly calls = new Map<string, AbortController>();
 
   constructor(private readonly options: McpServerOptions) {}
 
@@ -93,8 +102,9 @@ export class McpToolServer {
     msg: JsonRpcMessage,
     reply: Reply,
     log: (line: McpLog) => void = () => undefined,
+    gone?: AbortSignal,
   ): Promise<void> {
-    const response = await this.handle(msg, log);
+    const response = await this.handle(msg, log, gone);
     if (!response) return;
     if (!reply(response)) {
       log({
@@ -114,11 +124,13 @@ export class McpToolServer {
 
   /**
    * Answer one message. Returns the response to send, or undefined (notifications, responses,
-   * and requests without an id). Never throws; `log` receives anything worth a line.
+   * requests without an id, and calls the server cancelled). Never throws; `log` receives
+   * anything worth a line. `gone` aborts when the socket the message came on ends.
    */
   async handle(
     msg: JsonRpcMessage,
     log: (line: McpLog) => void = () => undefined,
+    gone?: AbortSignal,
   ): Promise<Record<string, unknown> | undefined> {
     switch (msg.kind) {
       case 'invalid':
@@ -132,6 +144,7 @@ export class McpToolServer {
         return undefined;
       case 'notification':
         if (msg.method === 'notifications/initialized') this.initialized = true;
+        else if (msg.method === 'notifications/cancelled') this.cancel(msg.params, log);
         else if (msg.method === 'tools/call')
           log({
             level: 'warn',
@@ -142,7 +155,7 @@ export class McpToolServer {
         return undefined;
       case 'request':
         try {
-          return await this.request(msg.id, msg.method, msg.params);
+          return await this.request(msg.id, msg.method, msg.params, log, gone);
         } catch (err) {
           return rpcError(msg.id, RPC.INTERNAL_ERROR, `internal error: ${(err as Error).message}`);
         }
@@ -153,11 +166,14 @@ export class McpToolServer {
     id: JsonRpcId,
     method: string,
     params: unknown,
-  ): Promise<Record<string, unknown>> {
+    log: (line: McpLog) => void,
+    gone: AbortSignal | undefined,
+  ): Promise<Record<string, unknown> | undefined> {
     const p = (params && typeof params === 'object' ? params : {}) as Record<string, unknown>;
     // Some servers send notifications with an id; a request deserves an answer, so say "ok".
     if (method.startsWith('notifications/')) {
       if (method === 'notifications/initialized') this.initialized = true;
+      if (method === 'notifications/cancelled') this.cancel(params, log);
       return rpcResult(id, {});
     }
     switch (method) {
@@ -168,7 +184,7 @@ export class McpToolServer {
       case 'tools/list':
         return this.list(id, p);
       case 'tools/call':
-        return this.call(id, p);
+        return this.call(id, p, gone);
       default:
         return rpcError(id, RPC.METHOD_NOT_FOUND, `method '${method}' is not supported`);
     }
@@ -264,7 +280,27 @@ export class McpToolServer {
     this.options.onListing?.({ ok: true, services });
   }
 
-  private async call(id: JsonRpcId, p: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /** `notifications/cancelled`: the server stopped waiting for the call with `requestId`. */
+  private cancel(params: unknown, log: (line: McpLog) => void): void {
+    const p = (params && typeof params === 'object' ? params : {}) as Record<string, unknown>;
+    const requestId = p.requestId;
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') {
+      log({ level: 'info', message: 'a cancellation without a requestId was ignored' });
+      return;
+    }
+    const key = cutString(String(requestId), MAX_ID_CHARS);
+    const controller = this.calls.get(key);
+    // Already answered, or never asked: the spec says to ignore it.
+    if (!controller) return;
+    const reason = typeof p.reason === 'string' ? cutString(p.reason, MAX_STATUS_CHARS) : '';
+    controller.abort(new Error(`the server cancelled it${reason ? `: ${reason}` : ''}`));
+  }
+
+  private async call(
+    id: JsonRpcId,
+    p: Record<string, unknown>,
+    gone: AbortSignal | undefined,
+  ): Promise<Record<string, unknown> | undefined> {
     const asked = p.name;
     if (typeof asked !== 'string' || !asked)
       return rpcError(id, RPC.INVALID_PARAMS, "tools/call needs 'name', the tool to run");
@@ -273,18 +309,33 @@ export class McpToolServer {
     const args = p.arguments ?? {};
     const entry = this.options.tools().find((t) => t.name === name);
     const callId = String(id) || (this.options.callId?.() ?? 'call');
-    const result = await this.options.gate.dispatch({
-      connection: this.options.connection,
-      dialect: this.options.dialect,
-      callId,
-      service: name,
-      params: args,
-      // User-only services are callable by servers that list them; the gate still decides.
-      userTools: entry?.userOnly === true && this.userToolsListed ? true : undefined,
-      ...(this.vision?.url
-        ? { vision: { ...this.vision, url: this.vision.url, ...this.options.identity } }
-        : {}),
-    });
+    const key = cutString(String(id), MAX_ID_CHARS);
+    const withdrawn = new AbortController();
+    const onGone = (): void => withdrawn.abort(gone?.reason);
+    if (gone?.aborted) onGone();
+    else gone?.addEventListener('abort', onGone, { once: true });
+    this.calls.set(key, withdrawn);
+    let result: DispatchResult;
+    try {
+      result = await this.options.gate.dispatch({
+        connection: this.options.connection,
+        dialect: this.options.dialect,
+        callId,
+        service: name,
+        params: args,
+        // User-only services are callable by servers that list them; the gate still decides.
+        userTools: entry?.userOnly === true && this.userToolsListed ? true : undefined,
+        ...(this.vision?.url
+          ? { vision: { ...this.vision, url: this.vision.url, ...this.options.identity } }
+          : {}),
+        signal: withdrawn.signal,
+      });
+    } finally {
+      gone?.removeEventListener('abort', onGone);
+      if (this.calls.get(key) === withdrawn) this.calls.delete(key);
+    }
+    // The server stopped waiting: it gets no answer (the card and the audit record say why).
+    if (withdrawn.signal.aborted) return undefined;
     return this.toResponse(id, result);
   }
 

@@ -20,6 +20,11 @@ export const METHODS = {
   endAudio: 'mcp/server/end_audio',
   /** GUESS: no document or reference code has a text-input method (see `userTextMessage`). */
   userMessage: 'mcp/user/message',
+  /**
+   * Not in the dialect's documents: MCP's `{requestId, reason?}`, which a JSON-RPC server that
+   * gives up on an execute may send. Understood so the call is withdrawn instead of run late.
+   */
+  cancelled: 'notifications/cancelled',
 } as const;
 
 // --- registration ----------------------------------------------------------------------------

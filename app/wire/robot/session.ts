@@ -12,6 +12,9 @@
  *   comes down after `start_audio` until an empty frame (turns.ts, voice.ts).
  * - A result finished after the link dropped is not sent on the next link (that server-side call
  *   is gone: the channel it came on refuses); it is still in the audit log.
+ * - A server that stops waiting for an execute (`notifications/cancelled {requestId}`, or its link
+ *   ending) withdraws the call at the gate: a prompt for it leaves the window, nothing more runs,
+ *   and no response is sent for it.
  */
 import { type Clock, type TimerHandle, systemClock } from '../../clock.js';
 import type { ConnectionState } from '../../contract/connection.js';
@@ -37,6 +40,7 @@ import {
 import { SessionBase } from '../kit/session-base.js';
 import { normaliseRobotMac } from '../kit/identity.js';
 import { type Channel, ReconnectingLink } from '../kit/link.js';
+import { MAX_ID_CHARS, MAX_STATUS_CHARS, cutString } from '../kit/bounds.js';
 import { LinkConfigError, WsDialer, type WsMessage, type WsTiming } from '../kit/ws-dialer.js';
 import { DEFAULT_DUPLICATE_WINDOW_MS, RecentExecutes } from './dedupe.js';
 import {
@@ -96,6 +100,12 @@ export class RobotSession extends SessionBase implements LiveSession {
   private readonly clock: Clock;
   private readonly ids: IdSource;
   private readonly recent: RecentExecutes;
+  /**
+   * Runs the server may still cancel, by the execute's id (and an id-less run by its audit call
+   * id, so the twin with an id that arrives later can name it). Bounded by the calls a socket may
+   * have in flight (`Channel.track`).
+   */
+  private readonly running = new Map<string, AbortController>();
   private readonly turns: Turns;
   private pending: PendingRegister | undefined;
   /** The current voice upload, kept after it closes so a late chunk gets a clear answer. */
@@ -336,6 +346,9 @@ export class RobotSession extends SessionBase implements LiveSession {
       return;
     }
     switch (method) {
+      case METHODS.cancelled:
+        this.onCancelled(params);
+        break;
       case METHODS.aiMessage:
         this.onAiMessage(params, raw);
         break;
@@ -418,9 +431,17 @@ export class RobotSession extends SessionBase implements LiveSession {
     const verdict = this.recent.arrive(tool, input, id, () => this.idlessCallId());
     switch (verdict.action) {
       case 'run': {
-        const outcome = await this.dispatch(verdict.call.callId, tool, input);
+        // An id-less run by its audit call id: a twin with an id arriving later names that.
+        const keys = [id !== undefined ? wireKey(id) : verdict.call.callId];
+        const withdrawn = this.track(keys, channel);
+        let outcome: ToolOutcome;
+        try {
+          outcome = await this.dispatch(verdict.call.callId, tool, input, undefined, withdrawn);
+        } finally {
+          this.untrack(keys, withdrawn);
+        }
         verdict.call.settle(outcome);
-        if (id !== undefined) this.reply(channel, id, outcome);
+        if (id !== undefined) this.replyUnlessWithdrawn(channel, id, outcome, withdrawn);
         else
           this.log(
             'info',
@@ -431,8 +452,18 @@ export class RobotSession extends SessionBase implements LiveSession {
       case 'twin': {
         if (id === undefined) return; // only a copy with an id is a twin
         // Its id-less copy came first and is running (or ran): answer with that run's result.
+        // A cancel naming this id withdraws that run: the two are one call.
+        const key = wireKey(id);
+        const run = this.running.get(verdict.of);
+        if (run) this.running.set(key, run);
         void this.dispatch(String(id), tool, input, verdict.of);
-        this.reply(channel, id, await verdict.outcome);
+        try {
+          const outcome = await verdict.outcome;
+          if (run) this.replyUnlessWithdrawn(channel, id, outcome, run);
+          else this.reply(channel, id, outcome);
+        } finally {
+          if (run && this.running.get(key) === run) this.running.delete(key);
+        }
         return;
       }
       case 'duplicate':
@@ -444,11 +475,52 @@ export class RobotSession extends SessionBase implements LiveSession {
     }
   }
 
+  /** A run the server may withdraw: by a cancel naming one of `keys`, or its socket ending. */
+  private track(keys: readonly string[], channel: Channel): AbortController {
+    const withdrawn = new AbortController();
+    const gone = channel.gone;
+    if (gone.aborted) withdrawn.abort(gone.reason);
+    else gone.addEventListener('abort', () => withdrawn.abort(gone.reason), { once: true });
+    for (const key of keys) this.running.set(key, withdrawn);
+    return withdrawn;
+  }
+
+  private untrack(keys: readonly string[], withdrawn: AbortController): void {
+    for (const key of keys) if (this.running.get(key) === withdrawn) this.running.delete(key);
+  }
+
+  /** `notifications/cancelled`: the server stopped waiting for the execute with `requestId`. */
+  private onCancelled(params: unknown): void {
+    const p = (params && typeof params === 'object' ? params : {}) as Record<string, unknown>;
+    const requestId = p.requestId;
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') {
+      this.log('info', 'a cancellation without a requestId was ignored');
+      return;
+    }
+    // Already answered, or never asked: nothing to withdraw.
+    const run = this.running.get(wireKey(requestId));
+    if (!run) return;
+    const reason = typeof p.reason === 'string' ? cutString(p.reason, MAX_STATUS_CHARS) : '';
+    run.abort(new Error(`the server cancelled it${reason ? `: ${reason}` : ''}`));
+  }
+
+  /** A withdrawn execute gets no response: the server is no longer waiting for one. */
+  private replyUnlessWithdrawn(
+    channel: Channel,
+    id: JsonRpcId,
+    outcome: ToolOutcome,
+    withdrawn: AbortController,
+  ): void {
+    // The card and the audit record say why; the server is told nothing.
+    if (!withdrawn.signal.aborted) this.reply(channel, id, outcome);
+  }
+
   private async dispatch(
     callId: string,
     service: string,
     params: unknown,
     duplicateOf?: string,
+    withdrawn?: AbortController,
   ): Promise<ToolOutcome> {
     try {
       const result = await this.options.gate.dispatch({
@@ -458,6 +530,7 @@ export class RobotSession extends SessionBase implements LiveSession {
         service,
         params,
         ...(duplicateOf !== undefined ? { duplicateOf } : {}),
+        ...(withdrawn ? { signal: withdrawn.signal } : {}),
       });
       return result.ok
         ? { ok: true, data: result.data }
@@ -503,4 +576,9 @@ export class RobotSession extends SessionBase implements LiveSession {
     if (this.link.isReady) this.link.send(notification(METHODS.endStream, { reason: 'timeout' }));
     upload.close(because);
   }
+}
+
+/** An execute id as the map keys it (a server may name a numeric id as a string in its cancel). */
+function wireKey(id: JsonRpcId | string | number): string {
+  return `id:${cutString(String(id), MAX_ID_CHARS)}`;
 }

@@ -488,6 +488,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
           (response) =>
             this.sendOn(channel, mcpMessage(this.sessionId ?? envelopeSessionId ?? '', response)),
           ({ level, message }) => this.log(level, message),
+          channel.gone,
         ),
       );
     } catch (err) {

@@ -31,11 +31,12 @@ export function latencyLabel(i: number): string {
 /**
  * How long the service itself ran: `runMs`, apart from the time the user took to decide (which
  * would skew the chart by seconds). Records from before `runMs` was kept show their `durationMs`;
- * a call that never ran (refused, or interrupted before its outcome) has no run time.
+ * a call that never ran (refused, withdrawn, or interrupted before its outcome) has no run time.
  */
 export function runTimeOf(r: AuditRecord): number | undefined {
   if (r.runMs !== undefined) return Number.isFinite(r.runMs) ? Math.max(0, r.runMs) : 0;
-  if (r.outcome === 'refused' || r.outcome === 'interrupted') return undefined;
+  if (r.outcome === 'refused' || r.outcome === 'interrupted' || r.outcome === 'cancelled')
+    return undefined;
   return Number.isFinite(r.durationMs) ? Math.max(0, r.durationMs) : 0;
 }
 

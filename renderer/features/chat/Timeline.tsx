@@ -104,7 +104,18 @@ const Item = memo(function Item({
           data-id={item.id}
         >
           <span className="sr-only">{t('chat.notice')}: </span>
-          <span>{item.text}</span>
+          {item.technical ? (
+            <span>
+              {connectionName && <span>{connectionName}: </span>}
+              {t('chat.protocolNotice')}
+              <details className="notice-details">
+                <summary>{t('chat.technicalDetails')}</summary>
+                <code translate="no">{item.text}</code>
+              </details>
+            </span>
+          ) : (
+            <span>{item.text}</span>
+          )}
           <time className="muted" dateTime={new Date(item.at).toISOString()}>
             {time}
           </time>

@@ -97,7 +97,11 @@ export function ToolCard({ item }: { item: ToolItem }) {
       {failed && (item.code || item.message) && (
         <div className="tool-error" data-testid="tool-refusal">
           <strong data-testid="tool-refusal-line">
-            {item.code ? errorCodeText(t, item.code) : t(`outcome.${item.outcome ?? 'error'}`)}
+            {item.outcome === 'cancelled'
+              ? t(item.decision === 'withdrawn' ? 'tool.withdrawn' : 'tool.stoppedWaiting')
+              : item.code
+                ? errorCodeText(t, item.code)
+                : t(`outcome.${item.outcome ?? 'error'}`)}
           </strong>
           {item.message && <ModelMessage message={item.message} testId="tool-model-message" />}
         </div>

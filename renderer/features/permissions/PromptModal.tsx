@@ -216,8 +216,32 @@ function Prompt({ prompt, index, count }: { prompt: PendingPrompt; index: number
   );
 }
 
+/** A prompt its server took back leaves with a line saying so, instead of just vanishing. */
+function useWithdrawnNotices(): void {
+  const { t, i18n } = useTranslation();
+  const withdrawn = usePrompts((s) => s.withdrawn);
+  const clear = usePrompts((s) => s.clearWithdrawn);
+  const services = useServices((s) => s.services);
+  const label = useConnectionLabel();
+  useEffect(() => {
+    if (withdrawn.length === 0) return;
+    for (const p of withdrawn) {
+      const service = services.find((v) => v.name === p.service) ?? { name: p.service };
+      toast(
+        'info',
+        t('prompt.withdrawn', {
+          server: label(p.connection),
+          service: serviceTitle(i18n.language, service),
+        }),
+      );
+    }
+    clear();
+  }, [withdrawn, clear, services, label, t, i18n.language]);
+}
+
 export function PromptModal() {
   const prompts = usePrompts((s) => s.prompts);
+  useWithdrawnNotices();
   const head = prompts[0];
   if (!head) return null;
   return (

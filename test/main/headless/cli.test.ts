@@ -264,7 +264,10 @@ describe('advent-agent command line', () => {
     const r = start(runArgs(sim.port));
     await until(() => r.stdout.text.includes('registered'), 'registered');
     r.stdin.write('write a note: buy milk\n');
-    await until(() => /couldn't save it/.test(r.stdout.text), 'denied reply');
+    await until(
+      () => /No window was open to ask you, so I didn't save the note/.test(r.stdout.text),
+      'denied reply',
+    );
     expect(r.stderr.text).toMatch(
       /create_file needs your permission, but nobody can answer here \(stdin is not a terminal\)/,
     );

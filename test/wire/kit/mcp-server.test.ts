@@ -510,3 +510,50 @@ describe('McpToolServer: bounds', () => {
     expect(logs[0]!.message).toMatch(/an id of 100000 characters is not accepted/);
   });
 });
+
+describe('McpToolServer: notifications/cancelled', () => {
+  it('withdraws the named call (a numeric id named as a string too): no response, nothing run', async () => {
+    let runs = 0;
+    const write: Service = {
+      name: 'write_it',
+      title: 'Write it',
+      description: 'Writes.',
+      parameters: { type: 'object', properties: {} },
+      risk: 'write',
+      timeoutMs: 1000,
+      run: async () => ++runs,
+    };
+    await open([write]);
+    const detach = agent.broker.attach({ name: 'test' });
+    const prompted = new Promise<void>((resolve) => agent.broker.on('prompt', () => resolve()));
+    const s = server();
+    const sent: Record<string, unknown>[] = [];
+    const serving = s.serve(
+      classify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'write_it' } }),
+      (r) => sent.push(r) > 0,
+    );
+    await prompted;
+    // An unknown id is ignored, as the spec says.
+    await s.serve(
+      classify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 8 } }),
+      (r) => sent.push(r) > 0,
+    );
+    expect(agent.broker.pending()).toHaveLength(1);
+    await s.serve(
+      classify({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: '7', reason: 'timed out' },
+      }),
+      (r) => sent.push(r) > 0,
+    );
+    await serving;
+    expect(sent).toEqual([]);
+    expect(runs).toBe(0);
+    expect(agent.broker.pending()).toEqual([]);
+    const [record] = (await agent.queryAudit({ service: 'write_it' })).records;
+    expect(record).toMatchObject({ decision: 'withdrawn', outcome: 'cancelled' });
+    expect(record?.message).toMatch(/the server cancelled it: timed out/);
+    detach();
+  });
+});
