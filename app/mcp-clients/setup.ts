@@ -3,8 +3,7 @@
  * our entry, preview the change to one file, and apply exactly that preview — only if the file is
  * still what was previewed, after a backup beside it, then the new file atomically (temp + rename).
  */
-import { constants } from 'node:fs';
-import { chmod, copyFile, readFile, realpath, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import type { Clock } from '../clock.js';
 import {
   MCP_CLIENT_APPS,
@@ -16,7 +15,7 @@ import {
 } from '../contract/mcp-clients.js';
 import { CommandRefusal } from '../contract/errors.js';
 import type { IdSource } from '../ids.js';
-import { errorText, fileStamp, writeFileAtomic } from '../settings/atomic.js';
+import { copyBeside, errorText, writeFileAtomic } from '../settings/atomic.js';
 import { CLIENT_APPS, type PlatformInfo, clientAppDir, clientConfigPath } from './apps.js';
 import { entryState, planSetup, snippetFor } from './plan.js';
 
@@ -196,21 +195,9 @@ async function isDir(dir: string): Promise<boolean> {
 }
 
 /**
- * Copy the file to `<file>.advent-backup-<stamp>` (exclusive create: an earlier backup is never
- * replaced), readable by the same people as the file itself.
+ * Copy the file to `<file>.advent-backup-<stamp>` (an earlier backup is never replaced), readable
+ * by the same people as the file itself.
  */
-async function backUp(file: string, epochMs: number, mode = 0o600): Promise<string> {
-  const base = `${file}.advent-backup-${fileStamp(epochMs)}`;
-  for (let n = 0; n < 100; n++) {
-    const target = n === 0 ? base : `${base}-${n}`;
-    try {
-      await copyFile(file, target, constants.COPYFILE_EXCL);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
-      throw err;
-    }
-    await chmod(target, mode).catch(() => undefined);
-    return target;
-  }
-  throw new Error(`too many backups already exist beside ${file}`);
+function backUp(file: string, epochMs: number, mode = 0o600): Promise<string> {
+  return copyBeside(file, 'advent-backup', epochMs, mode);
 }

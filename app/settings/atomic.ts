@@ -57,12 +57,17 @@ async function syncDir(dir: string): Promise<void> {
 }
 
 /**
- * Move a damaged file out of the way without ever losing it: copy it to `<file>.corrupt-<stamp>`
- * (exclusive create, so an earlier copy is never overwritten; the copy gets `mode`), then remove
- * the original so the next start does not set it aside again. Returns the copy's path.
+ * Copy `file` to `<file>.<label>-<stamp>` beside it, never over an earlier copy (exclusive
+ * create; `-1`, `-2`… when the stamp is taken), the copy readable only as `mode` allows. Returns
+ * the copy's path.
  */
-export async function keepAside(file: string, epochMs: number, mode = 0o600): Promise<string> {
-  const base = `${file}.corrupt-${fileStamp(epochMs)}`;
+export async function copyBeside(
+  file: string,
+  label: string,
+  epochMs: number,
+  mode = 0o600,
+): Promise<string> {
+  const base = `${file}.${label}-${fileStamp(epochMs)}`;
   for (let n = 0; n < 100; n++) {
     const target = n === 0 ? base : `${base}-${n}`;
     try {
@@ -72,14 +77,22 @@ export async function keepAside(file: string, epochMs: number, mode = 0o600): Pr
       throw err;
     }
     await chmod(target, mode).catch(() => undefined);
-    // If this fails the next save replaces the file anyway, and the copy already exists.
-    await unlink(file).catch(() => undefined);
     return target;
   }
-  throw new Error(`too many corrupt copies already exist beside ${file}`);
+  throw new Error(`too many copies (${label}) already exist beside ${file}`);
 }
 
-/** A file-name-safe, sortable timestamp: 2025-01-31T12-03-04-005Z. */
+/**
+ * Move a damaged file out of the way without ever losing it: copy it to `<file>.corrupt-<stamp>`
+ * (copyBeside), then remove the original so the next start does not set it aside again.
+ */
+export async function keepAside(file: string, epochMs: number, mode = 0o600): Promise<string> {
+  const target = await copyBeside(file, 'corrupt', epochMs, mode);
+  // If this fails the next save replaces the file anyway, and the copy already exists.
+  await unlink(file).catch(() => undefined);
+  return target;
+}
+
 export function fileStamp(epochMs: number): string {
   return new Date(epochMs).toISOString().replace(/[:.]/g, '-');
 }

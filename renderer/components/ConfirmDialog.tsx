@@ -1,7 +1,7 @@
 /** A yes/no question in a modal; Cancel has the focus, Esc cancels. */
-import { useEffect, useId, useRef } from 'react';
+import { useId, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useFocusTrap } from './hooks.js';
+import { useDialog } from './hooks.js';
 
 export function ConfirmDialog({
   message,
@@ -20,18 +20,7 @@ export function ConfirmDialog({
   const id = useId();
   const ref = useRef<HTMLDivElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
-  useFocusTrap(ref);
-  useEffect(() => {
-    cancelRef.current?.focus();
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape' && !ref.current?.closest('[inert]')) {
-        e.preventDefault();
-        onCancel();
-      }
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [onCancel]);
+  useDialog(ref, cancelRef, onCancel);
   // Rendered in place (inside the app shell), so a permission prompt on top makes it inert.
   return (
     <div className="modal-backdrop">

@@ -1,4 +1,4 @@
-import { type RefObject, useEffect, useState } from 'react';
+import { type RefObject, useEffect, useRef, useState } from 'react';
 
 /** The current time, refreshed every `ms` while `active` (for countdowns). */
 export function useNow(active = true, ms = 1000): number {
@@ -58,4 +58,30 @@ export function useFocusTrap(ref: RefObject<HTMLElement | null>, active = true):
       if (before && document.contains(before)) before.focus();
     };
   }, [ref, active]);
+}
+
+/**
+ * A modal's keyboard: Tab stays inside `ref`, `first` gets the focus once when it opens (a
+ * re-render must not pull it back), and Esc calls `onEscape` — unless a permission prompt on top
+ * has made this one inert, in which case Esc is the prompt's.
+ */
+export function useDialog(
+  ref: RefObject<HTMLElement | null>,
+  first: RefObject<HTMLElement | null>,
+  onEscape: () => void,
+): void {
+  useFocusTrap(ref);
+  const escape = useRef(onEscape);
+  escape.current = onEscape;
+  useEffect(() => {
+    first.current?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !ref.current?.closest('[inert]')) {
+        e.preventDefault();
+        escape.current();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [ref, first]);
 }

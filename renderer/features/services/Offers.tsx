@@ -4,11 +4,11 @@
  * dialog to choose them (select all / none, find, whether services added later flow in). The
  * core applies the same selection to what each server is told and to what the gate lets it call.
  */
-import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useId, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Offer, type ServiceView, offerAllows } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
-import { useFocusTrap } from '../../components/hooks.js';
+import { useDialog } from '../../components/hooks.js';
 import { serviceTitle } from '../../i18n/service-text.js';
 import { useConnectionLabel, useKindShortName } from '../../lib/names.js';
 import { useAction } from '../../lib/useAction.js';
@@ -154,19 +154,7 @@ function OfferDialog({
   const [autoNew, setAutoNew] = useState(wasAutoNew);
   const [forgotten, setForgotten] = useState(false);
   const [query, setQuery] = useState('');
-  useFocusTrap(ref);
-
-  useEffect(() => {
-    findRef.current?.focus();
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape' && !ref.current?.closest('[inert]')) {
-        e.preventDefault();
-        onClose();
-      }
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [onClose]);
+  useDialog(ref, findRef, onClose);
 
   const q = query.trim().toLocaleLowerCase();
   const shown = choosable.filter(

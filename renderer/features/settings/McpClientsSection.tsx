@@ -14,7 +14,7 @@ import type {
 } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
 import { Badge, type Tone } from '../../components/Badge.js';
-import { useFocusTrap } from '../../components/hooks.js';
+import { useDialog } from '../../components/hooks.js';
 import { errorText } from '../../lib/labels.js';
 import { toast } from '../../store/toasts.js';
 
@@ -248,22 +248,7 @@ function SetupReview({
   const ref = useRef<HTMLDivElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
   const name = APP_NAMES[preview.app];
-  const cancel = useRef(onCancel);
-  cancel.current = onCancel;
-  useFocusTrap(ref);
-  // Once per dialog: re-rendering (busy) must not pull the focus back to Cancel.
-  useEffect(() => {
-    cancelRef.current?.focus();
-    const onKey = (e: KeyboardEvent) => {
-      // Under a permission prompt (which makes the rest inert), Esc is that prompt's.
-      if (e.key === 'Escape' && !ref.current?.closest('[inert]')) {
-        e.preventDefault();
-        cancel.current();
-      }
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, []);
+  useDialog(ref, cancelRef, onCancel);
 
   const intro = preview.creates
     ? 'mcpClients.reviewCreate'
