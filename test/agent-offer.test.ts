@@ -287,7 +287,7 @@ describe('which services each connection is offered', () => {
   });
 
   it('the schema bounds a selection: names past the limit, names no service could have, or both kinds at once are refused', () => {
-    const base = defaultSettings('/tmp/files');
+    const base = defaultSettings(path.join(os.tmpdir(), 'advent-offer-files'));
     const withOffer = (offer: unknown) => validateSettings({ ...base, offer: { 'p-1': offer } });
     expect(withOffer({ only: ['get_current_time'] }).ok).toBe(true);
     expect(withOffer({ except: [] }).ok).toBe(true);

@@ -4,7 +4,7 @@
  */
 import type { CoreApi } from '../../app/api.js';
 import type { McpServerView } from '../../app/contract/mcp.js';
-import type { ReminderOutput } from './reminders.js';
+import type { LineOutput } from './reminders.js';
 
 export function mcpServerLine({ name, state }: McpServerView): string | undefined {
   switch (state.status) {
@@ -25,7 +25,7 @@ export function mcpServerLine({ name, state }: McpServerView): string | undefine
  */
 export async function printMcpServers(
   api: Pick<CoreApi, 'events' | 'listMcpServers'>,
-  out: ReminderOutput,
+  out: LineOutput,
 ): Promise<() => void> {
   const shown = new Map<string, string>();
   const show = (view: McpServerView): void => {

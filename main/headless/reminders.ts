@@ -5,12 +5,11 @@
  */
 import type { CoreApi } from '../../app/api.js';
 import type { ReminderView } from '../../app/contract/reminders.js';
+import type { Printer } from './printer.js';
 import { oneLine } from './terminal-text.js';
 
-export interface ReminderOutput {
-  info(text: string): void;
-  notice(level: 'info' | 'warn' | 'error', message: string): void;
-}
+/** Where the terminal's own lines go (the Printer, or a test's list). */
+export type LineOutput = Pick<Printer, 'info' | 'notice'>;
 
 /** One line; the text came from a server, so it is kept to one escaped line. */
 export function reminderLine(r: ReminderView): string {
@@ -25,7 +24,7 @@ export function reminderLine(r: ReminderView): string {
  */
 export async function printReminders(
   api: Pick<CoreApi, 'events' | 'snapshot' | 'listReminders'>,
-  out: ReminderOutput,
+  out: LineOutput,
 ): Promise<() => void> {
   const off = api.events.on('reminder', ({ reminder }) => out.info(`⏰ ${reminderLine(reminder)}`));
   const missed = new Set<string>();
