@@ -2,13 +2,14 @@ import {
   close,
   constants,
   fdatasync,
+  fdatasyncSync,
   fstat,
   ftruncate,
   open as openFd,
   read,
   writeSync,
 } from 'node:fs';
-import { open as fsOpen } from 'node:fs/promises';
+import { open as fsOpen, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -58,12 +59,17 @@ const closeAsync = promisify(close);
 /**
  * A file by descriptor. Its write is a synchronous system call on purpose: writing a batch into
  * the page cache takes microseconds, less than the thread-pool round trip an asynchronous write
- * costs on every call, while the fsync, which waits for the disk, stays asynchronous. fdatasync:
+ * costs on every call, while the fsync, which waits for the disk, stays asynchronous (except in
+ * RAM, `ramFileSystem`, where there is no disk to wait for). fdatasync:
  * an append's new size is metadata it flushes (what reading the data back needs), so it is as
  * durable as fsync for this file, without flushing timestamps.
  */
 class FdHandle implements AppendHandle, HeadHandle {
-  constructor(private readonly fd: number) {}
+  constructor(
+    private readonly fd: number,
+    /** The file lives in RAM (ramFileSystem): its flush has no disk to wait for. */
+    private readonly inRam = false,
+  ) {}
 
   async stat(): Promise<{ size: number }> {
     return { size: (await fstatAsync(this.fd)).size };
@@ -94,7 +100,13 @@ class FdHandle implements AppendHandle, HeadHandle {
   }
 
   sync(): Promise<void> {
-    return fdatasyncAsync(this.fd);
+    if (!this.inRam) return fdatasyncAsync(this.fd);
+    try {
+      fdatasyncSync(this.fd);
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   truncate(len: number): Promise<void> {
@@ -106,8 +118,32 @@ class FdHandle implements AppendHandle, HeadHandle {
   }
 }
 
+/** Linux's f_type of the file systems that keep files in memory only (linux/magic.h). */
+const RAM_FILE_SYSTEMS = new Set([0x01021994 /* tmpfs */, 0x858458f6 /* ramfs */]);
+
+/**
+ * Whether a file system of statfs type `type` keeps its files in RAM. There, fdatasync has no disk
+ * to wait for and returns at once, so it is made inline: handing it to the thread pool would cost
+ * a round trip between threads (tens of microseconds, more on a busy machine) to do nothing, on
+ * every call. Anywhere else (a disk, or a type we do not know) it stays off the event loop.
+ */
+export function ramFileSystem(type: number, platform: NodeJS.Platform = process.platform): boolean {
+  return platform === 'linux' && RAM_FILE_SYSTEMS.has(type);
+}
+
+async function inRam(path: string): Promise<boolean> {
+  try {
+    return ramFileSystem((await statfs(path)).type);
+  } catch {
+    return false;
+  }
+}
+
 export const nodeIo: AuditIo = {
-  openAppend: async (path) => new FdHandle(await openAsync(path, 'a+', 0o600)),
+  openAppend: async (path) => {
+    const fd = await openAsync(path, 'a+', 0o600);
+    return new FdHandle(fd, await inRam(path));
+  },
   openHead: async (path) =>
     new FdHandle(await openAsync(path, constants.O_RDWR | constants.O_CREAT, 0o600)),
   syncDir: async (dir) => {

@@ -128,10 +128,15 @@ export class HeadWriter {
    */
   note(seq: number, hash: string): void {
     this.pending = { seq, hash };
-    if (this.timer || this.writing) return;
+    if (!this.writing) this.arm();
+  }
+
+  /** Schedules the next write FLUSH_DELAY_MS from now, unless one is scheduled already. */
+  private arm(): void {
+    if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.writeOut();
+      void this.writeOut(false);
     }, FLUSH_DELAY_MS);
     this.timer.unref?.();
   }
@@ -143,7 +148,7 @@ export class HeadWriter {
       this.timer = undefined;
     }
     while (this.writing) await this.writing;
-    await this.writeOut();
+    await this.writeOut(true);
   }
 
   async close(): Promise<void> {
@@ -153,20 +158,26 @@ export class HeadWriter {
     if (handle) await handle.close().catch(() => undefined);
   }
 
-  /** Writes and flushes the head until no newer position is waiting; failures wait for the next. */
-  private writeOut(): Promise<void> {
+  /**
+   * Writes and flushes the newest noted position; failures wait for the next. A position noted
+   * while it was being written waits for the next timer, so a stream of calls costs one head
+   * write + flush per FLUSH_DELAY_MS, not one after another (they would share the disk with the
+   * log's own flushes). `untilCurrent` (flush, close) writes until nothing newer is waiting.
+   */
+  private writeOut(untilCurrent: boolean): Promise<void> {
     if (this.writing) return this.writing;
     if (!this.pending) return Promise.resolve();
     const run = async (): Promise<void> => {
-      while (this.pending) {
-        const { seq, hash } = this.pending;
+      do {
+        const { seq, hash } = this.pending as { seq: number; hash: string };
         this.pending = undefined;
         await this.writeSlot(seq, hash).catch(() => undefined);
-      }
+      } while (untilCurrent && this.pending);
     };
     // `finally` runs after this assignment (always asynchronously), so `writing` never sticks.
     this.writing = run().finally(() => {
       this.writing = undefined;
+      if (this.pending) this.arm();
     });
     return this.writing;
   }

@@ -14,7 +14,7 @@ import {
 import { Emitter } from '../events.js';
 import { MonthWriter, nodeIo, type AuditIo, type Placed } from './append.js';
 import { MAX_MESSAGE, MAX_NAME, cutName } from './bounds.js';
-import { GENESIS_HASH, recordHash, recordMac, type Unhashed } from './chain.js';
+import { GENESIS_HASH, canonicalRecord, recordMac, type Unhashed } from './chain.js';
 import {
   type IntentRecord,
   type StoredRecord,
@@ -371,25 +371,34 @@ export class AuditLog {
       const pending = this.pending[taken] as Pending;
       taken += 1;
       let record: StoredRecord;
+      let line: string;
       try {
         const unhashed = build(pending, now, head);
-        const hash = recordHash(unhashed);
-        record = {
-          ...unhashed,
-          hash,
-          ...(this.key !== undefined && { mac: recordMac(this.key, hash) }),
-        } as StoredRecord;
+        const hash = sha256Hex(canonicalRecord(unhashed));
+        // Added in place, after every other field (as a reader finds them in the line).
+        record = unhashed as StoredRecord;
+        record.hash = hash;
+        if (this.key !== undefined) record.mac = recordMac(this.key, hash);
+        // Fields in the order a person reading the file expects (seq first), not the hash's.
+        line = `${JSON.stringify(record)}\n`;
       } catch (err) {
         pending.reject(err);
         continue;
       }
-      const line = `${JSON.stringify(record)}\n`;
       built.push({ record, line, pending });
       head = { seq: record.seq, hash: record.hash };
       bytes += line.length;
     }
     this.pending.splice(0, taken);
     return built.length > 0 ? { month, built } : undefined;
+  }
+
+  private lastPath = { name: '', path: '' };
+
+  /** The month file's path, joined once per month rather than once per batch. */
+  private monthPath(name: string): string {
+    if (this.lastPath.name !== name) this.lastPath = { name, path: join(this.dir, name) };
+    return this.lastPath.path;
   }
 
   /** The month of `ms`, remembered with its bounds: one Date per month, not one per batch. */
@@ -406,7 +415,7 @@ export class AuditLog {
 
   private async commit(month: string, built: readonly Built[]): Promise<void> {
     const name = monthFileName(month);
-    const path = join(this.dir, name);
+    const path = this.monthPath(name);
     const last = (built[built.length - 1] as Built).record;
     let placed: Placed;
     try {
@@ -445,7 +454,6 @@ export class AuditLog {
       }
       if (record.intentSeq !== undefined) this.openIntents.delete(record.intentSeq);
       deepFreeze(record);
-      // The line is JSON.stringify(record): this log wrote it.
       this.index.push(record, file, offset, length, hasPlainText(record));
     });
     for (const { record, pending } of built) {
@@ -467,45 +475,35 @@ function ms(value: number | undefined): number | undefined {
 function build(pending: Pending, now: number, head: { seq: number; hash: string }): Unhashed {
   const { entry } = pending;
   const waitMs = ms(entry.waitMs);
-  const common = {
-    seq: head.seq + 1,
-    ts: normalizeTs(entry.ts, now),
-    ...(pending.intent && { phase: 'intent' as const }),
-    connection: cutName(entry.connection),
-    ...(entry.connectionId !== undefined && { connectionId: cutName(entry.connectionId) }),
-    dialect: cutName(entry.dialect) as AuditRecord['dialect'],
-    callId: cutName(entry.callId),
-    service: cutName(entry.service),
-    params: pending.params,
-    paramsSha256: pending.paramsSha256,
-    decision: entry.decision,
-  };
-  let record: Unhashed;
+  // Fields set one by one in the order of the line (no spreads of optional parts: this runs for
+  // every record, and each spread is an object made and copied).
+  const r: Record<string, unknown> = { seq: head.seq + 1, ts: normalizeTs(entry.ts, now) };
+  if (pending.intent) r.phase = 'intent';
+  r.connection = cutName(entry.connection);
+  if (entry.connectionId !== undefined) r.connectionId = cutName(entry.connectionId);
+  r.dialect = cutName(entry.dialect);
+  r.callId = cutName(entry.callId);
+  r.service = cutName(entry.service);
+  r.params = pending.params;
+  r.paramsSha256 = pending.paramsSha256;
+  r.decision = entry.decision;
   if (pending.intent) {
-    record = {
-      ...common,
-      phase: 'intent',
-      ...(waitMs !== undefined && { waitMs }),
-      prevHash: head.hash,
-    };
+    if (waitMs !== undefined) r.waitMs = waitMs;
   } else {
     const e = entry as AuditEntry;
     const runMs = ms(e.runMs);
-    record = {
-      ...common,
-      outcome: e.outcome,
-      ...(e.error !== undefined && { error: cutName(e.error) }),
-      ...(e.message !== undefined && { message: cutName(e.message, MAX_MESSAGE) }),
-      ...(waitMs !== undefined && { waitMs }),
-      ...(runMs !== undefined && { runMs }),
-      durationMs: ms(e.durationMs) ?? 0,
-      ...(e.intentSeq !== undefined && { intentSeq: e.intentSeq }),
-      prevHash: head.hash,
-    };
+    r.outcome = e.outcome;
+    if (e.error !== undefined) r.error = cutName(e.error);
+    if (e.message !== undefined) r.message = cutName(e.message, MAX_MESSAGE);
+    if (waitMs !== undefined) r.waitMs = waitMs;
+    if (runMs !== undefined) r.runMs = runMs;
+    r.durationMs = ms(e.durationMs) ?? 0;
+    if (e.intentSeq !== undefined) r.intentSeq = e.intentSeq;
   }
+  r.prevHash = head.hash;
   // Every value here is JSON already (strings, finite numbers, the redacted params, which are made
   // of JSON values only), so the object hashes exactly as a reader will parse it back from the line.
-  return record;
+  return r as unknown as Unhashed;
 }
 
 function checkEntry(entry: AuditEntry | IntentEntry, intent: boolean): void {

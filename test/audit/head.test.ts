@@ -1,8 +1,9 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { AuditIo, HeadHandle } from '../../app/audit/append.js';
 import { recordHash } from '../../app/audit/chain.js';
-import { formatHeadSlot, readHead } from '../../app/audit/head.js';
+import { FLUSH_DELAY_MS, HeadWriter, formatHeadSlot, readHead } from '../../app/audit/head.js';
 import { verifyAudit } from '../../app/audit/verify.js';
 import type { AuditRecord } from '../../app/contract/audit.js';
 import { entry, manualClock, useLogs, useTempDirs } from './helpers.js';
@@ -114,5 +115,63 @@ describe('verify against the durable head', () => {
     await log.close();
     await writeFile(headFile, before); // the head write never reached the disk
     expect(await verifyAudit(dir, { key: KEY })).toMatchObject({ ok: true, records: 5 });
+  });
+});
+
+describe('the head file under a stream of calls', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** An io whose head flushes wait until released, counting the seqs written. */
+  function slowHeadIo(): { io: AuditIo; written: number[]; release: () => void } {
+    const written: number[] = [];
+    let waiting: (() => void)[] = [];
+    const handle: HeadHandle = {
+      write: async (buffer) => {
+        written.push((JSON.parse(buffer.toString('utf8')) as { seq: number }).seq);
+        return { bytesWritten: buffer.length };
+      },
+      sync: () => new Promise<void>((resolve) => waiting.push(resolve)),
+      close: async () => undefined,
+    };
+    const io: AuditIo = {
+      openAppend: () => Promise.reject(new Error('not used')),
+      openHead: async () => handle,
+      syncDir: async () => undefined,
+    };
+    const release = (): void => {
+      const now = waiting;
+      waiting = [];
+      for (const resolve of now) resolve();
+    };
+    return { io, written, release };
+  }
+
+  it('is written at most once per delay, not again as soon as the last write lands', async () => {
+    vi.useFakeTimers();
+    const { io, written, release } = slowHeadIo();
+    const head = new HeadWriter(io, '/nowhere', undefined, { exists: false, slot: 1 });
+    const hash = (n: number): string => n.toString(16).padStart(64, '0');
+    head.note(1, hash(1));
+    await vi.advanceTimersByTimeAsync(FLUSH_DELAY_MS);
+    expect(written).toEqual([1]);
+    // Batches keep landing while that write waits for the disk.
+    head.note(2, hash(2));
+    head.note(3, hash(3));
+    release();
+    await vi.advanceTimersByTimeAsync(FLUSH_DELAY_MS - 1);
+    expect(written).toEqual([1]); // the disk is the log's first: the head waits its turn
+    await vi.advanceTimersByTimeAsync(1);
+    expect(written).toEqual([1, 3]); // one write for everything noted meanwhile
+    release();
+    await vi.advanceTimersByTimeAsync(FLUSH_DELAY_MS * 4);
+    expect(written).toEqual([1, 3]); // nothing new, nothing written
+    head.note(4, hash(4));
+    const closing = head.close();
+    await vi.advanceTimersByTimeAsync(0);
+    release();
+    await closing;
+    expect(written).toEqual([1, 3, 4]); // a clean close writes the newest at once
   });
 });

@@ -73,13 +73,59 @@ function createFormatter(timeZone: string): Intl.DateTimeFormat {
   }
 }
 
+/** A zone's UTC offset through one whole UTC minute, learnt from Intl once for that minute. */
+interface ZoneMinute {
+  minute: number;
+  offsetMinutes: number;
+  timezone: string;
+}
+
+const zoneMinutes = new Map<string, ZoneMinute>();
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/**
+ * `formatToParts` is most of this service's cost (~15 µs a call), and a zone's offset can change
+ * only at a transition, which falls on a whole UTC minute whenever the offset before it is a whole
+ * number of minutes (every zone's since 1972). So Intl is asked once per zone per minute, and the
+ * wall clock within that minute is the instant shifted by the offset. An offset that is not whole
+ * minutes (some zones' local mean time before standard time) is never cached.
+ */
 function wallTime(ms: number, timeZone: string): WallTime {
-  const formatter = formatterFor(timeZone);
+  const minute = Math.floor(ms / 60_000);
+  let zone = zoneMinutes.get(timeZone);
+  if (zone?.minute !== minute) {
+    const formatter = formatterFor(timeZone);
+    const exact = offsetAt(formatter, minute * 60_000);
+    if (!Number.isInteger(exact)) return wallTimeByIntl(formatter, ms);
+    zone = { minute, offsetMinutes: exact, timezone: formatter.resolvedOptions().timeZone };
+    if (!zoneMinutes.has(timeZone) && zoneMinutes.size >= MAX_FORMATTERS)
+      zoneMinutes.delete(zoneMinutes.keys().next().value!);
+    zoneMinutes.set(timeZone, zone);
+  }
+  const wall = new Date(Math.floor(ms / 1000) * 1000 + zone.offsetMinutes * 60_000);
+  return {
+    date: `${pad(wall.getUTCFullYear(), 4)}-${pad(wall.getUTCMonth() + 1)}-${pad(wall.getUTCDate())}`,
+    time: `${pad(wall.getUTCHours())}:${pad(wall.getUTCMinutes())}:${pad(wall.getUTCSeconds())}`,
+    weekday: WEEKDAYS[wall.getUTCDay()] as string,
+    timezone: zone.timezone,
+    offsetMinutes: zone.offsetMinutes,
+  };
+}
+
+/** The wall clock at `ms` as Intl reads it, fields by name. */
+function partsAt(formatter: Intl.DateTimeFormat, ms: number): Record<string, string> {
   const parts: Record<string, string> = {};
   for (const part of formatter.formatToParts(ms)) parts[part.type] = part.value;
+  return parts;
+}
+
+/**
+ * The offset in minutes (not rounded) that makes the wall clock and the instant agree, DST
+ * included; Intl has no direct "offset" field that every supported Node version formats alike.
+ */
+function offsetAt(formatter: Intl.DateTimeFormat, ms: number): number {
+  const parts = partsAt(formatter, ms);
   const n = (type: string): number => Number(parts[type]);
-  // The offset is whatever makes the wall clock and the instant agree, DST included; Intl has no
-  // direct "offset" field that every supported Node version formats the same way.
   const wallAsUtc = Date.UTC(
     n('year'),
     n('month') - 1,
@@ -88,13 +134,18 @@ function wallTime(ms: number, timeZone: string): WallTime {
     n('minute'),
     n('second'),
   );
-  const offsetMinutes = Math.round((wallAsUtc - Math.floor(ms / 1000) * 1000) / 60_000);
+  return (wallAsUtc - Math.floor(ms / 1000) * 1000) / 60_000;
+}
+
+function wallTimeByIntl(formatter: Intl.DateTimeFormat, ms: number): WallTime {
+  const parts = partsAt(formatter, ms);
+  const n = (type: string): number => Number(parts[type]);
   return {
     date: `${pad(n('year'), 4)}-${pad(n('month'))}-${pad(n('day'))}`,
     time: `${pad(n('hour'))}:${pad(n('minute'))}:${pad(n('second'))}`,
     weekday: parts.weekday ?? '',
     timezone: formatter.resolvedOptions().timeZone,
-    offsetMinutes,
+    offsetMinutes: Math.round(offsetAt(formatter, ms)),
   };
 }
 

@@ -1,5 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { getCurrentTimeService as service } from '../../../app/services/builtin/get_current_time.js';
+import {
+  currentTime,
+  getCurrentTimeService as service,
+} from '../../../app/services/builtin/get_current_time.js';
 import { createFilesSandbox } from '../../../app/services/files/sandbox.js';
 import { Registry } from '../../../app/services/registry.js';
 import { ServiceFailure } from '../../../app/services/service.js';
@@ -85,5 +89,83 @@ describe('get_current_time', () => {
     expect(registry.validate('get_current_time', {})).toEqual({ ok: true });
     expect(service.risk).toBe('read');
     expect(service.timeoutMs).toBe(2000);
+  });
+});
+
+/** The wall clock in `timeZone` at `ms` as Intl reads it, without the service's per-minute cache. */
+function intlWall(ms: number, timeZone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      weekday: 'long',
+    })
+      .formatToParts(ms)
+      .map((p) => [p.type, p.value]),
+  );
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${parts.weekday}`;
+}
+
+const ZONES = [
+  'UTC',
+  'Asia/Shanghai',
+  'America/New_York',
+  'Europe/London',
+  'Australia/Lord_Howe', // a 30-minute daylight saving shift
+  'Asia/Kathmandu', // +05:45
+  'Pacific/Chatham', // +12:45 / +13:45
+  'America/St_Johns', // -03:30 with daylight saving
+  'Africa/Casablanca', // daylight saving suspended for Ramadan each year
+];
+
+describe('get_current_time across daylight saving transitions', () => {
+  const show = (ms: number, zone: string): string => {
+    const d = currentTime(ms, 'detailed', zone);
+    return `${d.date} ${d.time} ${d.weekday}`;
+  };
+
+  it('reads every instant as Intl does, from second to second across a transition', () => {
+    // New York springs forward at 2025-03-09 07:00:00 UTC and falls back at 2025-11-02 06:00:00 UTC;
+    // Lord Howe moves by half an hour at 2025-04-05 15:00:00 UTC.
+    const edges = [
+      ['America/New_York', Date.UTC(2025, 2, 9, 7, 0, 0)],
+      ['America/New_York', Date.UTC(2025, 10, 2, 6, 0, 0)],
+      ['Australia/Lord_Howe', Date.UTC(2025, 3, 5, 15, 0, 0)],
+    ] as const;
+    for (const [zone, edge] of edges) {
+      for (let s = -90; s <= 90; s++) {
+        const ms = edge + s * 1000 + 250;
+        expect(show(ms, zone)).toBe(intlWall(ms, zone));
+      }
+    }
+    expect(currentTime(Date.UTC(2025, 2, 9, 6, 59, 59), 'simple', 'America/New_York')).toBe(
+      '2025-03-09 01:59:59',
+    );
+    expect(currentTime(Date.UTC(2025, 2, 9, 7, 0, 0), 'simple', 'America/New_York')).toBe(
+      '2025-03-09 03:00:00',
+    );
+  });
+
+  it('reads any instant from 1972 to 2100 in any of several zones as Intl does', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.UTC(1972, 0, 1), max: Date.UTC(2100, 0, 1) }),
+        fc.constantFrom(...ZONES),
+        fc.integer({ min: 0, max: 59_999 }),
+        (ms, zone, later) => {
+          expect(show(ms, zone)).toBe(intlWall(ms, zone));
+          // A second reading in the same minute comes from the cache.
+          const next = Math.floor(ms / 60_000) * 60_000 + later;
+          expect(show(next, zone)).toBe(intlWall(next, zone));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
