@@ -438,6 +438,14 @@ function voiceTable(v: VoiceLatencyResult): Table {
       ),
       row('    of which: written → reply audio handed to the page’s player', v.replyToPage),
       row('    of which: handed to the player → playback started (jitter buffer)', v.replyBuffer),
+      row('    first chunk, written → decoded by the core', v.hops.first.core),
+      row('    first chunk, decoded → sent on the bridge WebSocket', v.hops.first.bridge),
+      row('    first chunk, sent → received by the page', v.hops.first.page),
+      row('    first chunk, received → posted to the player', v.hops.first.player),
+      row(
+        '    every later chunk: behind the reply’s pace when posted to the player',
+        v.hops.lateness.player,
+      ),
       row(
         `(c) first reply AUDIO_FRAME written → first reply sample at the page's audio output; gaps: ${gapText(after)}`,
         after.latency,
