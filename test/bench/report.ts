@@ -500,7 +500,7 @@ function voiceNotes(v: VoiceLatencyResult): string[] {
       `interpolation, which holds back one source sample (62.5 µs at 16 kHz).`,
     ...(v.gapCauses.length
       ? [
-          `Voice, gaps: how far behind its pace (ms) the reply's latest chunk got at each hop, for each ` +
+          `Voice, gaps: the most (ms) any of the reply's chunks fell behind its pace at each hop, for each ` +
             `reply heard with a gap; lateness that is already there when written is the simulator's own ` +
             `timer on this busy machine (it shares the Node process with the host and the core), ` +
             `lateness that appears at "page" is the page's main thread: ${v.gapCauses.join('; ')}.`,
