@@ -10,12 +10,18 @@
  * Playback that starts `d` after a stream's first chunk arrived runs dry exactly when a later
  * chunk arrives more than `d` behind the stream's own pace (its first arrival plus the audio
  * before it). So that lateness is the jitter measured, on every chunk, and the start delay is:
- * - at least the largest lateness seen lately (the chunk that ran the queue dry included);
+ * - at least the largest lateness of the stream playing (so after the chunk that ran the queue dry,
+ *   the rest of that reply waits long enough not to run dry the same way again);
+ * - at least what recent replies showed *more than once*: every run of late chunks is an episode,
+ *   and the second-largest peak of the last `memoryEpisodes` is carried to the next reply. A link
+ *   that jitters has many episodes, so the next reply starts with the cushion it needs; one stall
+ *   (a busy machine, a hiccup) costs the reply it hit one gap, and not every reply after it a wait;
  * - at least `initialDelayMs`, small, so the first chunk plays almost at once, plus `stepMs` for
  *   each underrun not yet forgotten (one may come from what lateness does not show, such as the
  *   render thread working ahead in bursts); an underrun is the queue running dry and more audio
  *   of the same stream coming within `streamGapMs` (a longer silence is the end of a reply);
- * - forgetting slowly: every `steadyMs` without an underrun takes a step off both parts;
+ * - forgetting slowly: every `steadyMs` without an underrun takes a step off the underrun part
+ *   and the stream's own lateness;
  * - never more than `maxDelayMs`. The queue never holds more than `capacityMs` either: audio
  *   beyond it is dropped and counted, so a server cannot grow the page's memory at will.
  */
@@ -34,6 +40,8 @@ export interface JitterOptions {
   streamGapMs?: number;
   /** This long without an underrun takes one step off the start delay. */
   steadyMs?: number;
+  /** How many recent lateness episodes the carried delay is chosen from. */
+  memoryEpisodes?: number;
 }
 
 interface Chunk {
@@ -50,6 +58,7 @@ export const JITTER_DEFAULTS = {
   capacityMs: 60_000,
   streamGapMs: 500,
   steadyMs: 10_000,
+  memoryEpisodes: 16,
 } as const;
 
 export class JitterBuffer {
@@ -62,8 +71,11 @@ export class JitterBuffer {
   underruns = 0;
   /** Frames dropped because the queue was full. */
   dropped = 0;
-  /** The largest lateness behind a stream's own pace seen lately, frames (see the top). */
-  jitter = 0;
+  /** The current stream's largest lateness behind its own pace, frames (see the top). */
+  private current = 0;
+  /** The peaks of recent runs of late chunks, oldest first, and the one being measured. */
+  private readonly episodes: number[] = [];
+  private episode = 0;
 
   private readonly rate: number;
   private readonly initial: number;
@@ -72,6 +84,7 @@ export class JitterBuffer {
   private readonly capacity: number;
   private readonly streamGap: number;
   private readonly steady: number;
+  private readonly memory: number;
   /** The underrun part of the start delay, frames. */
   private grown = 0;
   /** The last underrun or step down (render frame): steady time counts from there. */
@@ -93,6 +106,12 @@ export class JitterBuffer {
     this.capacity = frames(o.capacityMs);
     this.streamGap = frames(o.streamGapMs);
     this.steady = frames(o.steadyMs);
+    this.memory = Math.max(2, o.memoryEpisodes);
+  }
+
+  /** The lateness part of the start delay, frames: this stream's, or what recurred lately. */
+  get jitter(): number {
+    return Math.max(this.current, this.recurring());
   }
 
   /** The start delay now, in frames: how long queued audio waits for more before it plays. */
@@ -121,7 +140,11 @@ export class JitterBuffer {
         ? now - this.drainedAt <= this.streamGap
         : pace !== undefined && now - pace.since - pace.frames <= this.streamGap;
     // A long silence before this chunk: a new stream, with a pace of its own.
-    if (!goesOn) this.pace = undefined;
+    if (!goesOn) {
+      this.pace = undefined;
+      this.endEpisode();
+      this.current = 0;
+    }
     this.measure(data.length, now);
     if (this.drainedAt !== undefined) {
       // Dry, and more came soon after: the link was late, not the reply over.
@@ -138,9 +161,9 @@ export class JitterBuffer {
    * silence for the rest. Returns how many frames were audio.
    */
   render(out: Float32Array, now: number): number {
-    if ((this.grown > 0 || this.jitter > 0) && now - this.calmSince >= this.steady) {
+    if ((this.grown > 0 || this.current > 0) && now - this.calmSince >= this.steady) {
       this.grown = Math.max(0, this.grown - this.step);
-      this.jitter = Math.max(0, this.jitter - this.step);
+      this.current = Math.max(0, this.current - this.step);
       this.calmSince = now;
     }
     if (!this.playing && this.buffered > 0 && this.mayStart(now)) {
@@ -204,8 +227,33 @@ export class JitterBuffer {
       this.pace = { since: now, frames };
       return;
     }
-    const late = now - pace.since - pace.frames;
+    const late = Math.min(this.max, now - pace.since - pace.frames);
     pace.frames += frames;
-    if (late > this.jitter) this.jitter = Math.min(this.max, late);
+    if (late > this.current) this.current = late;
+    // Within its start delay a chunk is on time: it ends the run of late ones, if any.
+    if (late > this.initial) this.episode = Math.max(this.episode, late);
+    else this.endEpisode();
+  }
+
+  private endEpisode(): void {
+    if (this.episode === 0) return;
+    this.episodes.push(this.episode);
+    if (this.episodes.length > this.memory) this.episodes.shift();
+    this.episode = 0;
+  }
+
+  /** The second-largest recent episode: lateness seen at least twice lately. */
+  private recurring(): number {
+    let first = 0;
+    let second = 0;
+    // No array is made here: this runs on the audio thread while a reply waits to start.
+    for (let i = 0; i <= this.episodes.length; i++) {
+      const e = i < this.episodes.length ? this.episodes[i]! : this.episode;
+      if (e > first) {
+        second = first;
+        first = e;
+      } else if (e > second) second = e;
+    }
+    return second;
   }
 }

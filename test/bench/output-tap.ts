@@ -15,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import ts from 'typescript';
+import { PAGE_HOPS_JS } from './reply-hops.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** How many sound/silence events a page keeps (a bench run has a few hundred). */
@@ -43,6 +44,7 @@ function initScript(tapJs: string, playerJs: string | undefined): string {
   const events = [];
   const out = { events, outputLatency: 0, baseLatency: 0, sampleRate: 0, playerServed: 0 };
   window.__benchOutput = out;
+  ${PAGE_HOPS_JS}
   const moduleUrl = (js) => URL.createObjectURL(new Blob([js], { type: 'text/javascript' }));
   const tapUrl = moduleUrl(${JSON.stringify(tapJs)});
   const player = ${JSON.stringify(playerJs ?? null)};

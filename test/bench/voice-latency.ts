@@ -41,6 +41,14 @@ import {
   workletJs,
 } from './output-tap.js';
 import { type Latency, latency } from './stats.js';
+import {
+  HOPS,
+  type HopReport,
+  type Stamp,
+  hookCoreHops,
+  hopReport,
+  pickBridge,
+} from './reply-hops.js';
 import { BROWSER_ARGS, findChromium, rendererDir, repo, startHost } from '../e2e/host.js';
 
 const FIXTURE = path.join(repo, 'test', 'fixtures', 'what-time-is-it.wav');
@@ -79,6 +87,10 @@ export interface VoiceLatencyResult {
   replyToPage: Latency;
   /** Part of (b): handed to the player → playback started (the jitter buffer). */
   replyBuffer: Latency;
+  /** Reply chunks hop by hop, on the page with today's player (reply-hops.ts). */
+  hops: HopReport;
+  /** For each reply today's player heard with a gap: how far behind its pace it got at each hop. */
+  gapCauses: string[];
   /** (c) first reply AUDIO_FRAME written → its first sample at the audio output, per player. */
   heard: { after: HeardStats; before: HeardStats };
   /** The AudioContext's own output figures (ms) and rate, as the page reported them. */
@@ -308,6 +320,7 @@ export async function runVoiceLatencyBench(
       const wait = start + i * CHUNK_MS - wallNow();
       if (wait > 0) await sleep(wait);
       if (i === 0) firstReplyWrite.set(turn.taskId, wallNow());
+      written.push({ task: turn.taskId.trim(), at: wallNow() });
       await peer.audio(turn.taskId, tone.subarray(at, at + CHUNK_BYTES));
     }
     await peer.end(turn.taskId);
@@ -316,8 +329,11 @@ export async function runVoiceLatencyBench(
   /** Tasks whose reply the simulator has written in full. */
   const replyWritten = new Set<string>();
 
+  /** Every reply chunk's write, for the hops. */
+  const written: Stamp[] = [];
   const sim = await AdventSim.start({ demo: false, onTurn, record: false });
   const hook = hookAudioWrites(sim.port);
+  const coreHops = hookCoreHops();
   let host: Awaited<ReturnType<typeof startHost>> | undefined;
   let browser: Browser | undefined;
   try {
@@ -358,7 +374,7 @@ export async function runVoiceLatencyBench(
     let mismatchedBytes = 0;
 
     for (let t = 0; t < opts.turns; t++) {
-      // The pages take turns talking; (a) and (b) are read on the page that talked.
+      // The pages take turns talking; (a) is read on the page that talked.
       const { page } = t % 2 === 0 ? after : before;
       const writesBefore = hook.writes.length;
       const turnsBefore = turns.length;
@@ -431,10 +447,12 @@ export async function runVoiceLatencyBench(
         if (frame.at - at[k]! > 2 * CHUNK_MS) lateChunks++;
       }
 
-      const started = page1.playbackStartedAt.find((s) => s > written - 5)!;
-      const got = page1.replyAt.find((r) => r.taskId === turn.taskId.trim())?.at;
-      reply.push(started - written);
-      if (got !== undefined) {
+      // (b) on the page with today's player, whichever page talked: both play every reply.
+      const own = await readTimings(after.page);
+      const started = own.playbackStartedAt.find((s) => s > written - 5);
+      const got = own.replyAt.find((r) => r.taskId === turn.taskId.trim())?.at;
+      if (started !== undefined) reply.push(started - written);
+      if (got !== undefined && started !== undefined) {
         replyToPage.push(got - written);
         replyBuffer.push(started - got);
       }
@@ -450,6 +468,30 @@ export async function runVoiceLatencyBench(
     if ((await readOutput(before.page)).playerServed === 0)
       throw new Error('the old player was never loaded: the comparison would be of one player');
     const out = await readOutput(after.page);
+    const page = await after.page.evaluate(
+      () =>
+        (globalThis as unknown as { __benchHops: { page: Stamp[]; player: Stamp[] } }).__benchHops,
+    );
+    const hops = hopReport(
+      {
+        written,
+        core: coreHops.core,
+        bridge: pickBridge(coreHops.bridge.values(), page.page),
+        page: page.page,
+        player: page.player,
+      },
+      CHUNK_MS,
+    );
+    const gapCauses = turns.flatMap((turn, t) => {
+      const r = heard.after[t];
+      const worst = hops.worst.get(turn.taskId.trim());
+      if (!r?.gaps || !worst) return [];
+      const behind = HOPS.map((h) => `${h} ${worst[h].toFixed(0)}`).join(', ');
+      return [
+        `turn ${t + 1} (gaps at ${r.gapsAt.map((g) => g.toFixed(0)).join('/')} ms): ${behind}`,
+      ];
+    });
+    for (const cause of gapCauses) log(`  behind pace, ms: ${cause}`);
 
     return {
       ran: true,
@@ -466,6 +508,8 @@ export async function runVoiceLatencyBench(
         reply: latency(reply),
         replyToPage: latency(replyToPage),
         replyBuffer: latency(replyBuffer),
+        hops,
+        gapCauses,
         heard: {
           after: heardStats(heard.after, writes),
           before: heardStats(heard.before, writes),
@@ -481,6 +525,7 @@ export async function runVoiceLatencyBench(
     };
   } finally {
     hook.restore();
+    coreHops.restore();
     await browser?.close().catch(() => undefined);
     await host?.stop().catch(() => undefined);
     await sim.stop().catch(() => undefined);

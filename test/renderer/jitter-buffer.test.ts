@@ -135,6 +135,38 @@ describe('jitter buffer', () => {
     expect(b.delayMs).toBe(JITTER_DEFAULTS.initialDelayMs);
   });
 
+  it('one stall costs the reply it hit one gap, not a long wait before every reply after it', () => {
+    const b = new JitterBuffer({ rate: RATE });
+    const reply = (from: number, stallAt = -1, stallMs = 0) =>
+      Array.from(
+        { length: 30 },
+        (_, i) => from + i * CHUNK + (stallAt >= 0 && i >= stallAt ? frames(stallMs) : 0),
+      );
+    const second = frames(3000);
+    const out = play(b, [...reply(0, 10, 120), ...reply(second)], second + frames(1000));
+    expect(gaps(out.subarray(0, second))).toBe(1);
+    // The next reply starts after the small delay (and the one underrun's step), not 120 ms.
+    const waited = firstSound(out.subarray(second));
+    expect(waited).toBeLessThan(
+      frames(JITTER_DEFAULTS.initialDelayMs + JITTER_DEFAULTS.stepMs) + 2 * QUANTUM,
+    );
+    expect(gaps(out.subarray(second))).toBe(0);
+  });
+
+  it('stalls that recur are carried: after two, the next reply starts with a cushion for them', () => {
+    const b = new JitterBuffer({ rate: RATE });
+    const reply = (from: number, stallAt: number, stallMs: number) =>
+      Array.from({ length: 30 }, (_, i) => from + i * CHUNK + (i >= stallAt ? frames(stallMs) : 0));
+    const at = [0, frames(3000), frames(6000)];
+    const arrivals = [...reply(at[0]!, 10, 80), ...reply(at[1]!, 5, 60), ...reply(at[2]!, 12, 50)];
+    const out = play(b, arrivals, at[2]! + frames(1000));
+    expect(gaps(out.subarray(0, at[1]!))).toBe(1);
+    expect(gaps(out.subarray(at[1]!, at[2]!))).toBe(1);
+    // Stalls of 80 and 60 ms seen: the third reply waits at least 60 ms and rides out its 50.
+    expect(firstSound(out.subarray(at[2]!))).toBeGreaterThanOrEqual(frames(60));
+    expect(gaps(out.subarray(at[2]!))).toBe(0);
+  });
+
   it('never waits more than its bound, however bad the link', () => {
     const b = new JitterBuffer({ rate: RATE, maxDelayMs: 120 });
     // Every chunk 300 ms after the one before: an underrun each time.

@@ -12,6 +12,11 @@
  *   header; bytes between the two are garbage. When the buffer ends at a candidate `##END` with
  *   nothing after it, the frame is held as tentative until more bytes decide or `flush()` is
  *   called (the connection calls it after a short idle, and `end()` at EOF).
+ * - With `earlyAudio`, a held AUDIO_FRAME is not waited for: its payload up to that `##END` is
+ *   delivered at once, and should more bytes show the `##END` was payload, the rest of the frame
+ *   follows as a second frame with the same header. Audio is a byte stream (PCM samples, Opus
+ *   packets behind lengths), so its reader sees the same bytes in the same order either way, and
+ *   a reply does not wait for an idle moment on every frame.
  * The only stream this cannot split correctly is an audio payload that itself contains
  * `##END##START` followed by a valid header; the PCM nudge on send makes that impossible for us.
  *
@@ -156,6 +161,11 @@ export type DecodeIssue =
 
 export interface DecoderOptions {
   maxFrameBytes?: number;
+  /**
+   * Deliver a held AUDIO_FRAME at once, in pieces if its `##END` proves to be payload (see the
+   * top). Only for readers that treat audio payloads as one stream per task.
+   */
+  earlyAudio?: boolean;
   /** Told about everything that was dropped, so the connection can log raw oddities. */
   onIssue?: (issue: DecodeIssue) => void;
 }
@@ -223,6 +233,9 @@ function waitFrom(consumed: number): number {
 export class FrameDecoder {
   private readonly max: number;
   private readonly onIssue: (issue: DecodeIssue) => void;
+  private readonly earlyAudio: boolean;
+  /** earlyAudio: how many bytes of the current frame's payload were already delivered. */
+  private delivered = 0;
 
   /** Unconsumed bytes live in buf[head, tail); in a frame, the frame starts at `head`. */
   private buf: Buffer = Buffer.alloc(0);
@@ -251,6 +264,7 @@ export class FrameDecoder {
   constructor(options: DecoderOptions = {}) {
     this.max = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.onIssue = options.onIssue ?? (() => {});
+    this.earlyAudio = options.earlyAudio ?? false;
   }
 
   /** Bytes held waiting for the rest of a frame. */
@@ -268,6 +282,11 @@ export class FrameDecoder {
 
   /** Feed bytes; returns the frames they complete. The decoder may keep views into `chunk`. */
   push(chunk: Uint8Array): Frame[] {
+    const out = this.read(chunk);
+    return this.earlyAudio ? this.deliverHeld(out) : out;
+  }
+
+  private read(chunk: Uint8Array): Frame[] {
     const n = chunk.byteLength;
     if (n === 0) return NO_FRAMES;
     if (n === 1 && this.tail < this.buf.length && this.tail - this.head + 1 < this.wakeLen) {
@@ -337,10 +356,34 @@ export class FrameDecoder {
   }
 
   reset(): void {
+    this.delivered = 0;
     this.buf = Buffer.alloc(0);
     this.head = this.tail = 0;
     this.state = SEEK_HEADER;
     this.wakeLen = 0;
+  }
+
+  /**
+   * earlyAudio: the held AUDIO_FRAME's payload up to its last `##END` that was not delivered yet,
+   * as a frame of its own after `out`. The frame being read always starts at `head` in our buffer.
+   */
+  private deliverHeld(out: Frame[]): Frame[] {
+    if (!this.hasTentative) return out;
+    const buf = this.buf;
+    const at = this.head;
+    if (buf[at + 7] !== FrameType.AUDIO) return out;
+    const end = this.lastEnd - END.length - HEADER;
+    if (end <= this.delivered) return out;
+    const frame: Frame = {
+      type: FrameType.AUDIO,
+      taskId: this.taskIdAt(buf, at + 8),
+      seq: seqAt(buf, at + 16),
+      payload: Buffer.from(buf.subarray(at + HEADER + this.delivered, at + HEADER + end)),
+    };
+    this.delivered = end;
+    if (out === NO_FRAMES) return [frame];
+    out.push(frame);
+    return out;
   }
 
   private inFrame(): boolean {
@@ -442,6 +485,7 @@ export class FrameDecoder {
   /** A valid header starts at `at`: read its frame's body. */
   private open(data: Buffer, at: number): number {
     this.state = isTextLike(data[at + 7]!) ? TEXT_BODY : BINARY_BODY;
+    this.delivered = 0;
     this.scan = HEADER;
     this.lastEnd = -1;
     return at;
@@ -532,6 +576,8 @@ export class FrameDecoder {
   }
 
   private tooLarge(data: Buffer, pos: number): void {
+    // What earlyAudio delivered of it stays delivered (at most the limit); the rest is dropped.
+    this.delivered = 0;
     this.onIssue({
       kind: 'frame_too_large',
       limit: this.max,
@@ -581,12 +627,14 @@ export class FrameDecoder {
       this.onIssue({ kind: 'unknown_type', type, taskId, bytes: end - pos });
       return;
     }
-    const seq =
-      (data[pos + 16]! - 0x30) * 1000 +
-      (data[pos + 17]! - 0x30) * 100 +
-      (data[pos + 18]! - 0x30) * 10 +
-      (data[pos + 19]! - 0x30);
-    const body = data.subarray(pos + HEADER, end - END.length);
+    const seq = seqAt(data, pos + 16);
+    let body = data.subarray(pos + HEADER, end - END.length);
+    if (this.delivered > 0) {
+      // earlyAudio delivered its start already: only the rest is new, if any.
+      body = body.subarray(this.delivered);
+      this.delivered = 0;
+      if (body.length === 0) return;
+    }
     // Our buffer is reused, so its bytes are copied out; an incoming chunk is not, so a view is safe.
     out.push({
       type: type as KnownFrameType,
@@ -595,6 +643,16 @@ export class FrameDecoder {
       payload: owned ? Buffer.from(body) : body,
     });
   }
+}
+
+/** The 4 ASCII digits of a header's seq (already checked to be digits). */
+function seqAt(data: Buffer, at: number): number {
+  return (
+    (data[at]! - 0x30) * 1000 +
+    (data[at + 1]! - 0x30) * 100 +
+    (data[at + 2]! - 0x30) * 10 +
+    (data[at + 3]! - 0x30)
+  );
 }
 
 /** The next valid header at or after `from`; else where the kept tail (a possible header start) begins. */

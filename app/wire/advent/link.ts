@@ -58,7 +58,10 @@ export interface Timing {
   /** Ready this long: the next failure starts backoff from the beginning again. */
   healthyResetMs: number;
   tokenWarnBeforeMs: number;
-  /** Idle moment after which a held audio frame is delivered (see FrameDecoder). */
+  /**
+   * Idle moment after which a held binary frame is closed (see FrameDecoder). Reply audio does not
+   * wait for it: the decoder hands a held AUDIO_FRAME on at once (`earlyAudio`).
+   */
   tentativeFlushMs: number;
 }
 
@@ -76,7 +79,7 @@ export const DEFAULT_TIMING: Timing = {
   healthyResetMs: 60_000,
   tokenWarnBeforeMs: 10 * 60_000,
   // Only a chunk split right after a `##END` inside audio bytes needs the wait, and the rest of a
-  // split write arrives within a millisecond or two; every reply audio frame pays it, so keep it short.
+  // split write arrives within a millisecond or two.
   tentativeFlushMs: 5,
 };
 
@@ -270,6 +273,9 @@ export class AdventLink {
       frames: 0,
       decoder: new FrameDecoder({
         maxFrameBytes: this.options.maxFrameBytes,
+        // Reply audio is read as one stream per task (turns.ts, voice.ts): a frame may come in
+        // two pieces, and it never waits for the idle moment that settles where it ends.
+        earlyAudio: true,
         onIssue: (issue) => this.onDecodeIssue(issue, channel),
       }),
     };

@@ -228,6 +228,73 @@ describe('frame codec', () => {
     );
   });
 
+  it('with earlyAudio, delivers the same frames however split, an audio payload maybe in pieces', () => {
+    // Consecutive pieces under one header are one audio frame cut where a `##END` ended a read.
+    const merged = (
+      frames: Array<{ type: number; taskId: string; seq: number; payload: Buffer }>,
+    ) => {
+      const out: Array<{ type: number; taskId: string; seq: number; payload: string }> = [];
+      for (const f of frames) {
+        const last = out.at(-1);
+        const hex = Buffer.from(f.payload).toString('hex');
+        if (
+          f.type === FrameType.AUDIO &&
+          last?.type === FrameType.AUDIO &&
+          last.taskId === f.taskId &&
+          last.seq === f.seq
+        )
+          last.payload += hex;
+        else out.push({ type: f.type, taskId: f.taskId, seq: f.seq, payload: hex });
+      }
+      return out;
+    };
+    fc.assert(
+      fc.property(
+        fc.array(frameArb, { minLength: 1, maxLength: 12 }).chain((frames) => {
+          const stream = Buffer.concat(
+            frames.map((f) => encodeFrame(f.type, f.taskId, f.seq, f.payload)),
+          );
+          return fc.tuple(
+            fc.constant(frames),
+            fc.constant(stream),
+            fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, stream.length - 1) }), {
+              maxLength: 20,
+            }),
+          );
+        }),
+        ([frames, stream, cuts]) => {
+          const decoder = new FrameDecoder({ earlyAudio: true });
+          const got: Frame[] = [];
+          let from = 0;
+          for (const cut of [...cuts].sort((a, b) => a - b)) {
+            got.push(...decoder.push(stream.subarray(from, cut)));
+            from = cut;
+          }
+          got.push(...decoder.push(stream.subarray(from)));
+          got.push(...decoder.finish());
+          const sent = frames.map((f) => ({ ...f, taskId: f.taskId.padEnd(8, ' ') }));
+          expect(merged(got)).toEqual(merged(sent));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('with earlyAudio, hands over an audio frame that ends a chunk at once, and the rest if its ##END was payload', () => {
+    const decoder = new FrameDecoder({ earlyAudio: true });
+    const audio = Buffer.concat([Buffer.from([1, 2]), END, Buffer.from([3, 4])]);
+    const frame = encodeFrame(FrameType.AUDIO, 'task0001', 7, audio);
+    const first = decoder.push(frame.subarray(0, 20 + 7));
+    expect(first.map((f) => [f.seq, f.payload.toString('hex')])).toEqual([[7, '0102']]);
+    const rest = decoder.push(frame.subarray(20 + 7));
+    expect(rest.map((f) => f.payload.toString('hex'))).toEqual([
+      Buffer.concat([END, Buffer.from([3, 4])]).toString('hex'),
+    ]);
+    // The next header closes it: nothing is delivered twice.
+    expect(decoder.push(encodeFrame(FrameType.END, 'task0001', 8))).toHaveLength(1);
+    expect(decoder.flush()).toEqual([]);
+  });
+
   it('delivers a text frame that ends a chunk at once, without waiting for more bytes', () => {
     const decoder = new FrameDecoder();
     const got = decoder.push(encodeFrame(FrameType.END, 'abcd1234', 1));

@@ -530,6 +530,21 @@ describe('Advent session: hostile server', () => {
     expect(Buffer.concat(chunks).equals(Buffer.concat(sent))).toBe(true);
   });
 
+  it('hands reply audio on as it arrives, without waiting for the frame after it', async () => {
+    // An idle flush that never comes in the test's life: only the next bytes could release it.
+    h = await startHarness({ agent: { timing: { ...FAST, tentativeFlushMs: 600_000 } } });
+    let release: (() => void) | undefined;
+    h.sim.onTurn(async (turn, peer) => {
+      await peer.audio(turn.taskId, Buffer.alloc(640, 1));
+      await new Promise<void>((r) => (release = r));
+      await peer.end(turn.taskId);
+    });
+    const audio = nextEvent(h.agent.events, 'audio');
+    h.session.sendText('speak');
+    expect((await audio).data.length).toBe(640);
+    release?.();
+  });
+
   it('reports an oversized frame as a protocol error and reconnects', async () => {
     h = await startHarness({ agent: { timing: { authGraceMs: 30, backoffInitialMs: 10 } } });
     const notices: string[] = [];
