@@ -13,7 +13,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Service } from '../../app/services/service.js';
 import type { Medium } from './rig.js';
-import { type Latency, latency, nowMs } from './stats.js';
+import { type Latency, PART_WARMUP, latency, nowMs } from './stats.js';
 
 const fdatasyncAsync = promisify(fdatasync);
 const closeAsync = promisify(close);
@@ -34,7 +34,7 @@ export async function fsyncAlone(medium: Medium, n: number): Promise<Latency> {
   const fd = openSync(path.join(dir, 'f.jsonl'), 'a+', 0o600);
   const line = Buffer.from(`${'x'.repeat(199)}\n`);
   try {
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < PART_WARMUP; i++) {
       writeSync(fd, line);
       await fdatasyncAsync(fd);
     }
@@ -59,7 +59,7 @@ export async function bareMcpRoundTrip(n: number): Promise<Latency> {
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
   try {
     const call = () => client.callTool({ name: 'get_current_time', arguments: {} });
-    for (let i = 0; i < 200; i++) await call();
+    for (let i = 0; i < PART_WARMUP; i++) await call();
     return await timed(n, call);
   } finally {
     await client.close();

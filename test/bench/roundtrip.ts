@@ -23,7 +23,7 @@ import {
   sequential,
   whenReady,
 } from './rig.js';
-import { type Latency, type Memory, latency, memory, nowMs } from './stats.js';
+import { type Latency, type Memory, PART_WARMUP, latency, memory, nowMs } from './stats.js';
 import { bareMcpRoundTrip, benchWriteService, fsyncAlone } from './gate.js';
 
 export { type Medium, media } from './rig.js';
@@ -106,7 +106,7 @@ export const DEFAULT_ROUNDTRIP: RoundTripOptions = {
   sequential: 10_000,
   concurrent: 10_000,
   batch: 100,
-  components: 1_000,
+  components: 5_000,
   memoryCalls: 100_000,
 };
 
@@ -117,6 +117,7 @@ export interface RoundTripResult {
 }
 
 async function timeAsync(n: number, fn: (i: number) => Promise<unknown>): Promise<Latency> {
+  for (let i = 0; i < PART_WARMUP; i++) await fn(-1 - i);
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = nowMs();
@@ -292,7 +293,6 @@ async function componentsOn(medium: Medium, n: number): Promise<Component[]> {
         service: METHOD,
         params: PARAMS,
       });
-    for (let i = 0; i < 200; i++) await dispatch(i);
     out.push({
       label: 'gate: agent.dispatch, no wire (audit included)',
       medium: medium.name,
@@ -309,7 +309,6 @@ async function componentsOn(medium: Medium, n: number): Promise<Component[]> {
         service: benchWriteService.name,
         params: { n: i },
       });
-    for (let i = 0; i < 200; i++) await write(i);
     out.push({
       label: 'gate (write-ahead): agent.dispatch of a no-op write service (intent + outcome)',
       medium: medium.name,
@@ -355,7 +354,6 @@ async function serviceAlone(n: number): Promise<Component> {
     typeof getCurrentTimeService.run
   >[1];
   const params = PARAMS as { format: 'simple' };
-  for (let i = 0; i < 200; i++) await getCurrentTimeService.run(params, ctx);
   return {
     label: 'service: get_current_time preview + run (no gate)',
     latency: await timeAsync(n, async () => {

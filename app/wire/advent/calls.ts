@@ -28,6 +28,13 @@ export class CallLedger {
   private readonly running = new Set<string>();
   private readonly answered = new Set<string>();
   private readonly results = new Map<string, string>();
+  /**
+   * The results' ids oldest first, from `oldest` on. Not the Map's own order: a Map iterated from
+   * its start after many deletions walks every deleted slot again until it is rehashed, which on
+   * a long connection made each answer cost time proportional to the calls before it.
+   */
+  private order: string[] = [];
+  private oldest = 0;
   private idBytes = 0;
   private resultBytes = 0;
 
@@ -55,11 +62,17 @@ export class CallLedger {
     this.idBytes += cost(callId);
     if (result === undefined || cost(result) > this.resultBudget) return;
     this.results.set(callId, result);
+    this.order.push(callId);
     this.resultBytes += cost(result);
-    for (const [id, old] of this.results) {
-      if (this.resultBytes <= this.resultBudget) break;
+    while (this.resultBytes > this.resultBudget && this.oldest < this.order.length) {
+      const id = this.order[this.oldest++] as string;
+      this.resultBytes -= cost(this.results.get(id) as string);
       this.results.delete(id);
-      this.resultBytes -= cost(old);
+    }
+    // Drop the forgotten ids' slots once they are most of the array.
+    if (this.oldest > 1024 && this.oldest * 2 > this.order.length) {
+      this.order = this.order.slice(this.oldest);
+      this.oldest = 0;
     }
   }
 
