@@ -731,6 +731,10 @@ export class CoreApi implements AgentApi {
   /** The page's answer: a capture, or null when the user declined. False for an unknown id. */
   // --- MCP clients of this agent -----------------------------------------------------------------
 
+  /**
+   * The HTTP endpoint's token, made if there is none, for the terminal host to print at start (it
+   * has no Settings page). Not a contract command: no page can read the token back.
+   */
   getMcpHttpToken(): Promise<string> {
     return this.mcpServe.httpToken();
   }

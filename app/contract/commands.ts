@@ -195,9 +195,10 @@ export const COMMAND_ARGS = {
   cancelReminder: Type.Tuple([Id]),
   /** The page's answer to a `screenRequest`: the capture, or null when the user declined. */
   answerScreen: Type.Tuple([Id, Type.Union([Type.Null(), ScreenCaptureSchema])]),
-  /** The MCP HTTP endpoint's bearer token (made on first use), to show and copy. */
-  getMcpHttpToken: Type.Tuple([]),
-  /** A new bearer token: clients holding the old one must be given the new one. */
+  /**
+   * A new bearer token for the MCP HTTP endpoint, returned this once to show and copy: it cannot
+   * be read back later. Clients holding the old one are disconnected and refused from then on.
+   */
   resetMcpHttpToken: Type.Tuple([]),
 } satisfies Record<string, TSchema>;
 
@@ -328,7 +329,6 @@ export interface CommandResults {
   listReminders: ReminderView[];
   cancelReminder: boolean;
   answerScreen: boolean;
-  getMcpHttpToken: string;
   resetMcpHttpToken: string;
 }
 

@@ -26,5 +26,9 @@ export type McpHttpFailure = 'port_in_use' | 'other';
 export type McpHttpState =
   | { status: 'off' }
   | { status: 'starting'; port: number }
-  | { status: 'listening'; port: number; url: string }
+  /**
+   * `hasToken`: whether a bearer token has been made. Until one is, every request is refused; the
+   * token itself is never part of the state (it is shown once, when made: `resetMcpHttpToken`).
+   */
+  | { status: 'listening'; port: number; url: string; hasToken: boolean }
   | { status: 'failed'; port: number; reason: McpHttpFailure; message: string };

@@ -117,14 +117,21 @@ export class McpServe {
       if (!settings.enabled || this.closed) return this.setState({ status: 'off' });
       this.setState({ status: 'starting', port: settings.port });
       try {
-        await this.httpToken();
+        // Switching on makes no token: one is made when the user asks (shown once) or a host needs
+        // it; until then every request is refused (401).
+        await this.savedToken();
         this.http = await startMcpHttp({
           port: settings.port,
           token: () => this.token ?? '',
           newSession: () => this.newSession(),
           log: (m) => this.options.log('info', m),
         });
-        this.setState({ status: 'listening', port: this.http.port, url: this.http.url });
+        this.setState({
+          status: 'listening',
+          port: this.http.port,
+          url: this.http.url,
+          hasToken: this.token !== undefined,
+        });
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         this.setState({
@@ -142,22 +149,32 @@ export class McpServe {
     return this.httpQueue;
   }
 
-  /** The bearer token, made on first use and kept in the SecretStore. */
+  /**
+   * The bearer token, made if there is none and kept in the SecretStore. For hosts that must tell
+   * it (the terminal prints it at start); the UI never reads it back (`resetHttpToken`).
+   */
   async httpToken(): Promise<string> {
-    if (this.token) return this.token;
-    const saved = await this.options.secrets.get(HTTP_TOKEN_SECRET);
-    if (saved) return (this.token = saved);
-    return this.resetHttpToken();
+    return (await this.savedToken()) ?? this.resetHttpToken();
   }
 
-  /** A new token; sessions opened with the old one end. */
+  /** A new token, for the caller to show once; sessions opened with the old one end. */
   async resetHttpToken(): Promise<string> {
     // From the system's CSPRNG, never the injectable id source (tests seed that one).
     const token = randomBytes(32).toString('base64url');
     await this.options.secrets.set(HTTP_TOKEN_SECRET, token);
     this.token = token;
     await this.http?.closeSessions();
+    const state = this.httpState;
+    if (state.status === 'listening' && !state.hasToken)
+      this.setState({ ...state, hasToken: true });
     return token;
+  }
+
+  private async savedToken(): Promise<string | undefined> {
+    if (this.token) return this.token;
+    const saved = await this.options.secrets.get(HTTP_TOKEN_SECRET);
+    if (saved) this.token = saved;
+    return this.token;
   }
 
   async close(): Promise<void> {

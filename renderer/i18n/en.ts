@@ -822,16 +822,21 @@ export const en = {
     token: 'Bearer token',
     tokenHelp:
       'Apps send it as the header “Authorization: Bearer …”. Anyone with it can ask to run your services while this is on, so share it only with apps you trust.',
-    show: 'Show token',
-    hide: 'Hide token',
     copyAddress: 'Copy address',
     copyToken: 'Copy token',
     copied: 'Copied.',
     copyFailed: 'Could not copy; select the text and copy it yourself.',
-    reset: 'Make a new token',
+    reset: 'Regenerate token',
     confirmReset:
-      'Make a new token? Apps using the current one are disconnected until they are given the new one.',
-    resetDone: 'A new token was made.',
+      'Regenerate the token? Apps using the current one are disconnected until they are given the new one, which is shown only once.',
+    resetDone: 'A new token was made. Copy it now.',
+    make: 'Make a token',
+    shownOnce:
+      'Copy the token now: it is shown only this once. Afterwards it can only be regenerated, which disconnects the apps using this one.',
+    tokenWasShown:
+      'The token was shown once, when it was made, and cannot be shown again. If you no longer have it, regenerate it: apps using the current token are disconnected until they are given the new one.',
+    noToken:
+      'No token yet, so no app can connect. Make one to set up an app; it is shown once, when it is made.',
   },
 } as const;
 

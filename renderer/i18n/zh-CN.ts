@@ -799,14 +799,17 @@ export const zhCN: Messages = {
     token: '访问令牌（Bearer）',
     tokenHelp:
       '应用以请求头“Authorization: Bearer …”发送它。开启期间，持有它的人都可以请求运行你的服务，请只交给你信任的应用。',
-    show: '显示令牌',
-    hide: '隐藏令牌',
     copyAddress: '复制地址',
     copyToken: '复制令牌',
     copied: '已复制。',
     copyFailed: '无法复制，请选中文本后自行复制。',
-    reset: '生成新令牌',
-    confirmReset: '生成新令牌？使用当前令牌的应用将断开，直到它们获得新令牌。',
-    resetDone: '已生成新令牌。',
+    reset: '重新生成令牌',
+    confirmReset: '重新生成令牌？使用当前令牌的应用将断开，直到它们获得新令牌；新令牌只显示一次。',
+    resetDone: '已生成新令牌，请现在复制。',
+    make: '生成令牌',
+    shownOnce: '请现在复制令牌：它只显示这一次。之后只能重新生成，使用此令牌的应用将因此断开。',
+    tokenWasShown:
+      '令牌只在生成时显示一次，无法再次显示。如果你没有保存它，请重新生成：使用当前令牌的应用将断开，直到它们获得新令牌。',
+    noToken: '尚未生成令牌，因此没有应用能连接。生成一个即可设置应用；它只在生成时显示一次。',
   },
 };

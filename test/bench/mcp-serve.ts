@@ -5,6 +5,11 @@
  * same transport (test/fixtures/mcp-bare-time-server.mjs), interleaved in blocks in one run. The
  * gate alone (get_current_time dispatched in process, audited with its fsync) is measured
  * alongside: the target is agent p50 ≤ bare p50 + gate p50 + 0.2 ms.
+ *
+ * Like for like: the bare HTTP server answers in the same response mode as the agent's endpoint
+ * (one JSON body per POST, `enableJsonResponse`), and every call on every path starts after the
+ * same idle pause (see mcp.ts: back to back, a process still awake from its previous answer is
+ * faster to reach than one a call's fsync left idle).
  */
 import { existsSync } from 'node:fs';
 import http from 'node:http';
@@ -20,6 +25,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpServe } from '../../app/mcp-serve/mcp-serve.js';
 import { MemorySecretStore } from '../../app/settings/secrets.js';
+import { pause } from './mcp.js';
 import { openAgent } from './rig.js';
 import { type Latency, latency, nowMs } from './stats.js';
 
@@ -32,9 +38,16 @@ export interface McpServeBenchOptions {
   warmup: number;
   calls: number;
   block: number;
+  /** Idle time before each call, untimed, the same on every path. */
+  pauseMs: number;
 }
 
-export const DEFAULT_MCP_SERVE: McpServeBenchOptions = { warmup: 200, calls: 1000, block: 50 };
+export const DEFAULT_MCP_SERVE: McpServeBenchOptions = {
+  warmup: 200,
+  calls: 1000,
+  block: 50,
+  pauseMs: 1,
+};
 
 export interface McpServeBenchResult {
   stdio: { bare: Latency; agent: Latency };
@@ -48,12 +61,17 @@ async function timed(
   paths: [string, () => Promise<void>][],
   options: McpServeBenchOptions,
 ): Promise<Record<string, number[]>> {
-  for (let i = 0; i < options.warmup; i++) for (const [, call] of paths) await call();
+  for (let i = 0; i < options.warmup; i++)
+    for (const [, call] of paths) {
+      await pause(options.pauseMs);
+      await call();
+    }
   const samples: Record<string, number[]> = Object.fromEntries(paths.map(([id]) => [id, []]));
   for (let round = 0; samples[paths[0]![0]]!.length < options.calls; round++) {
     for (let k = 0; k < paths.length; k++) {
       const [id, call] = paths[(k + round) % paths.length]!;
       for (let i = 0; i < options.block; i++) {
+        await pause(options.pauseMs);
         const t0 = nowMs();
         await call();
         samples[id]!.push(nowMs() - t0);
@@ -123,6 +141,8 @@ export async function runMcpServeBench(
         let transport = typeof sid === 'string' ? bareSessions.get(sid) : undefined;
         if (!transport) {
           const made = new StreamableHTTPServerTransport({
+            // The agent's endpoint answers in JSON (app/mcp-serve/http.ts): so does the baseline.
+            enableJsonResponse: true,
             sessionIdGenerator: () => `s${bareSessions.size + 1}`,
             onsessioninitialized: (id) => void bareSessions.set(id, made),
           });
@@ -218,8 +238,9 @@ export function mcpServeMarkdown(r: McpServeBenchResult): string {
 
 \`get_current_time\` called with the SDK's \`Client\` over stdio (\`advent-agent mcp\`, the built
 command running its own agent) and over Streamable HTTP (the agent's endpoint, bearer token and
-all), each against a bare SDK server with the same tool on the same transport, interleaved in one
-run (\`test/bench/mcp-serve.ts\`). The gate alone (dispatched in process, audited with its fsync)
+all), each against a bare SDK server with the same tool on the same transport and, over HTTP,
+the same response mode (one JSON body per POST), interleaved in one run, each call after the same
+idle pause (\`test/bench/mcp-serve.ts\`). The gate alone (dispatched in process, audited with its fsync)
 is measured alongside; the target is agent p50 ≤ bare p50 + gate p50 + 0.2 ms.
 
 | path | p50 ms | p99 ms | mean ms |

@@ -4,7 +4,17 @@
  * made directly with the SDK's Client to the same kind of server (the fixture, a separate process
  * each) in the same run, interleaved in blocks so a busy moment of the machine falls on both.
  * The gate's own cost is measured alongside (get_current_time, no MCP), so the overhead can be
- * read against "gate + one fsync + 0.2 ms". Then 100 concurrent calls of a tool that waits 50 ms:
+ * read against "gate + one fsync + 0.2 ms".
+ *
+ * Every timed call, on every path, starts after the same idle pause (`pauseMs`), as calls from a
+ * voice server do (they come seconds apart). Without it the comparison was unfair to the agent:
+ * the direct path called a server process that had answered a moment before and was still
+ * running, while each agent call reached the server only after the previous call's audit fsync
+ * had left it idle. The same MCP call through the same code took 0.17 ms back to back and
+ * 0.29–0.45 ms after a 0.3 ms pause, a busy-wait, or an fsync (the server process waking up);
+ * that difference, not anything the agent does, was the "extra" over the target.
+ *
+ * Then 100 concurrent calls of a tool that waits 50 ms:
  * if the agent serialised them, the batch would take 5 s; it should take about 50 ms plus the
  * gate.
  */
@@ -32,12 +42,15 @@ export interface McpBenchOptions {
   /** Concurrent calls of the waiting tool, and how long each waits. */
   concurrent: number;
   waitMs: number;
+  /** Idle time before each call, untimed, the same on every path. */
+  pauseMs: number;
 }
 
 export const DEFAULT_MCP: McpBenchOptions = {
   warmup: 200,
   calls: 2000,
   block: 50,
+  pauseMs: 1,
   concurrent: 100,
   waitMs: 50,
 };
@@ -52,6 +65,12 @@ export interface McpBenchResult {
   targetP50: number;
   concurrent: { n: number; waitMs: number; wallMs: number; serialisedMs: number };
   auditDir: string;
+  pauseMs: number;
+}
+
+/** Resolves after `ms` of idle time (at once for 0): the pause before each timed call. */
+export function pause(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 }
 
 const ECHO = { text: 'hello' };
@@ -110,6 +129,7 @@ export async function runMcpBench(
     };
 
     for (let i = 0; i < options.warmup; i++) {
+      await pause(options.pauseMs);
       await viaAgent();
       await viaSdk();
       await gateOnly();
@@ -125,6 +145,7 @@ export async function runMcpBench(
       for (let k = 0; k < paths.length; k++) {
         const [id, call] = paths[(k + round) % paths.length]!;
         for (let i = 0; i < options.block; i++) {
+          await pause(options.pauseMs);
           const t0 = nowMs();
           await call();
           samples[id].push(nowMs() - t0);
@@ -161,6 +182,7 @@ export async function runMcpBench(
         serialisedMs: options.concurrent * options.waitMs,
       },
       auditDir: path.join(dir, 'data', 'audit'),
+      pauseMs: options.pauseMs,
     };
   } finally {
     await direct.close().catch(() => undefined);
@@ -219,7 +241,10 @@ export function mcpMarkdown(r: McpBenchResult): string {
 The round trip of an imported stdio tool (the fixture server's \`echo\`, its server trusted so
 the call is auto-allowed like a built-in read service, and audited) through the agent's gate,
 against the same call made directly with the SDK's \`Client\` to another instance of the same
-server in the same run (\`test/bench/mcp.ts\`). The gate alone (\`get_current_time\`, audited,
+server in the same run (\`test/bench/mcp.ts\`), each call after the same ${r.pauseMs} ms idle pause on
+every path (calls from voice servers come seconds apart; back to back, the direct path would
+reach a server process still awake from its previous answer while the agent's calls, each after
+an fsync, would not). The gate alone (\`get_current_time\`, audited,
 no MCP) is measured alongside: the target is that the agent adds at most the gate's cost plus
 0.2 ms at p50 (the gate's cost already includes the audit append and its fsync).
 

@@ -13,7 +13,8 @@
  * and does not touch docs/PERFORMANCE.md unless --write is given.
  * --only decode runs section 1 alone (about half a minute) and, when writing, replaces only that
  * section of docs/PERFORMANCE.md; --only voice does the same for section 4 (about two minutes,
- * needs the built renderer). --runs N times each decoding case N times (default 5).
+ * needs the built renderer); --only mcp runs sections 5 and 6 (the MCP hub both ways; needs the
+ * built command) and, only with --write, replaces them, the end of docs/PERFORMANCE.md. --runs N times each decoding case N times (default 5).
  * --processes K runs the decoding section in K fresh processes one after the other and pools
  * their timed runs: each process has its own JIT history, which moves a process's figures as a
  * whole, so repeating within one process alone does not average it out.
@@ -67,8 +68,8 @@ function option(name: string): string | undefined {
 const quick = args.has('--quick');
 const write = args.has('--write') || (!quick && !args.has('--no-write'));
 const only = option('--only');
-if (only !== undefined && only !== 'decode' && only !== 'voice')
-  throw new Error(`--only: 'decode' or 'voice'`);
+if (only !== undefined && only !== 'decode' && only !== 'voice' && only !== 'mcp')
+  throw new Error(`--only: 'decode', 'voice' or 'mcp'`);
 const runsOption = option('--runs');
 const runs = runsOption === undefined ? undefined : Number(runsOption);
 if (runs !== undefined && !(Number.isInteger(runs) && runs > 0))
@@ -112,6 +113,38 @@ if (only === 'voice') {
     const doc = await readFile(docPath, 'utf8');
     await writeFile(docPath, spliceVoiceSection(doc, voiceMarkdown(voice, true)));
     log(`wrote section 4 of ${path.relative(process.cwd(), docPath)}`);
+  }
+  process.exit(0);
+}
+
+/** Sections 5 and 6: an imported MCP tool, and the agent as an MCP server. */
+async function mcpSections() {
+  log('5. imported MCP tool round trip');
+  const mcp = await runMcpBench(
+    quick
+      ? { warmup: 20, calls: 200, block: 25, concurrent: 100, waitMs: 50, pauseMs: 1 }
+      : DEFAULT_MCP,
+    log,
+  );
+  log('6. the agent as an MCP server (stdio, HTTP)');
+  const mcpServe = await runMcpServeBench(
+    quick ? { warmup: 20, calls: 100, block: 25, pauseMs: 1 } : DEFAULT_MCP_SERVE,
+    log,
+  );
+  return { mcp, mcpServe };
+}
+
+if (only === 'mcp') {
+  const { mcp, mcpServe } = await mcpSections();
+  process.stdout.write(mcpText(mcp));
+  process.stdout.write(mcpServeText(mcpServe));
+  if (args.has('--write')) {
+    // Sections 5 and 6 end the document (see the full run's write below).
+    const doc = await readFile(docPath, 'utf8');
+    const at = doc.indexOf('\n## Imported MCP tools');
+    if (at < 0) throw new Error(`no "## Imported MCP tools" section in ${docPath}`);
+    await writeFile(docPath, doc.slice(0, at) + mcpMarkdown(mcp) + mcpServeMarkdown(mcpServe));
+    log(`wrote sections 5 and 6 of ${path.relative(process.cwd(), docPath)}`);
   }
   process.exit(0);
 }
@@ -205,17 +238,7 @@ const dialects = await runDialectBench(
   log,
 );
 
-log('5. imported MCP tool round trip');
-const mcp = await runMcpBench(
-  quick ? { warmup: 20, calls: 200, block: 25, concurrent: 100, waitMs: 50 } : DEFAULT_MCP,
-  log,
-);
-
-log('6. the agent as an MCP server (stdio, HTTP)');
-const mcpServe = await runMcpServeBench(
-  quick ? { warmup: 20, calls: 100, block: 25 } : DEFAULT_MCP_SERVE,
-  log,
-);
+const { mcp, mcpServe } = await mcpSections();
 
 const voice = await voiceSection();
 

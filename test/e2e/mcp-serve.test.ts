@@ -102,7 +102,7 @@ describe('MCP apps using the running agent', () => {
     ]);
   });
 
-  it('Settings switches the HTTP endpoint on and shows its address and token, which a client uses', async () => {
+  it('Settings switches the HTTP endpoint on, shows a token once when made, which a client uses; afterwards only a new one can be made', async () => {
     const { page } = await openApp(browser);
     await goTo(page, 'settings');
     const section = page.getByTestId('settings-mcp-http');
@@ -114,10 +114,20 @@ describe('MCP apps using the running agent', () => {
     await section.locator('[data-testid="mcp-http-state"][data-status="listening"]').waitFor();
     const url = await section.getByTestId('mcp-http-url').inputValue();
     expect(url).toBe(`http://127.0.0.1:${port}/mcp`);
-    await section.getByTestId('mcp-http-show-token').click();
-    await section.locator('[data-testid="mcp-http-show-token"][aria-pressed="true"]').waitFor();
-    const token = await section.getByTestId('mcp-http-token').inputValue();
+    // No token yet: making the first asks nothing (no app can be using one).
+    await section.getByTestId('mcp-http-token-hidden').waitFor();
+    await section.getByRole('button', { name: 'Make a token' }).click();
+    const field = section.getByTestId('mcp-http-token');
+    await field.waitFor();
+    const token = await field.inputValue();
     expect(token).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+    expect(await section.getByTestId('mcp-http-token-once').textContent()).toMatch(
+      /shown only this once/,
+    );
+    // The token takes the focus, described by the line saying it is shown once.
+    expect(await page.evaluate('document.activeElement?.getAttribute("data-testid")')).toBe(
+      'mcp-http-token',
+    );
     expect(
       await accessibilityViolations(
         page,
@@ -134,6 +144,20 @@ describe('MCP apps using the running agent', () => {
     cleanup(() => client.close());
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain('get_current_time');
+
+    // Back on the page later, the token is gone for good: only "Regenerate token" remains.
+    await goTo(page, 'activity');
+    await goTo(page, 'settings');
+    await section.getByTestId('mcp-http-token-hidden').waitFor();
+    expect(await section.getByTestId('mcp-http-token').count()).toBe(0);
+    expect(await page.content()).not.toContain(token);
+    await section.getByRole('button', { name: 'Regenerate token' }).click();
+    const dialog = page.getByRole('alertdialog');
+    expect(await dialog.textContent()).toMatch(/disconnected/);
+    await dialog.getByRole('button', { name: 'Regenerate token' }).click();
+    const fresh = await section.getByTestId('mcp-http-token').inputValue();
+    expect(fresh).not.toBe(token);
+    await expect(client.listTools()).rejects.toThrow(/a valid bearer token is needed|session/);
 
     await section.getByRole('switch').click();
     await section.locator('[data-testid="mcp-http-state"][data-status="off"]').waitFor();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CoreApi } from '../../app/api.js';
 import type { McpHttpState } from '../../app/contract/index.js';
+import { checkCommand } from '../../app/contract/validate.js';
 import { MemorySecretStore } from '../../app/settings/secrets.js';
 import { parseCliArgs } from '../../main/headless/args.js';
 import { freePort } from '../e2e/harness.js';
@@ -44,13 +45,51 @@ describe('the MCP HTTP endpoint through the contract', () => {
       status: 'listening',
       port,
       url: `http://127.0.0.1:${port}/mcp`,
+      hasToken: false,
     });
     expect(states.map((s) => s.status)).toEqual(['starting', 'listening']);
-    const token = await core.getMcpHttpToken();
-    expect(await core.getMcpHttpToken()).toBe(token);
-    expect(await core.resetMcpHttpToken()).not.toBe(token);
     await core.saveSettings({ mcpHttp: { enabled: false, port } });
     expect((await core.snapshot()).mcpHttp).toEqual({ status: 'off' });
+  });
+
+  it('the token is shown once: handed out when made, never readable through the contract again', async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } =
+      await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const port = await freePort();
+    const core = await open();
+    await core.saveSettings({ mcpHttp: { enabled: true, port } });
+    const url = new URL(`http://127.0.0.1:${port}/mcp`);
+    const connect = async (token: string) => {
+      const client = new Client({ name: 'once-client', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(url, {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      return client;
+    };
+    // Switched on, no token was made: nothing can connect, and the page is told there is none.
+    expect((await core.snapshot()).mcpHttp).toMatchObject({ hasToken: false });
+    await expect(connect('a-guess')).rejects.toThrow(/a valid bearer token is needed/);
+
+    const states: McpHttpState[] = [];
+    core.events.on('mcpHttp', (s) => states.push(s));
+    const first = await core.resetMcpHttpToken();
+    expect(states).toEqual([expect.objectContaining({ status: 'listening', hasToken: true })]);
+    const client = await connect(first);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    await client.close();
+
+    // No page can ask for it again: the only command is to make a new one.
+    for (const name of ['getMcpHttpToken', 'mcpHttpToken', 'showMcpHttpToken'])
+      expect(checkCommand(name, [])).toMatchObject({ ok: false, code: 'unknown_command' });
+    expect(JSON.stringify(await core.snapshot())).not.toContain(first);
+
+    const second = await core.resetMcpHttpToken();
+    expect(second).not.toBe(first);
+    await expect(connect(first)).rejects.toThrow(/a valid bearer token is needed/);
+    await (await connect(second)).close();
   });
 
   it('`--mcp-http PORT` turns it on for the run without saving it', async () => {

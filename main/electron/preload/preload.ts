@@ -49,7 +49,6 @@ export const COMMAND_NAMES: readonly string[] = [
   'listReminders',
   'cancelReminder',
   'answerScreen',
-  'getMcpHttpToken',
   'resetMcpHttpToken',
 ];
 

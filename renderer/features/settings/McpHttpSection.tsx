@@ -1,10 +1,10 @@
 /**
  * Settings → the services over Streamable HTTP for MCP apps (issue 12): on/off, the port, what
  * the endpoint is doing (off, listening, failed and why), and for a client to be set up, the
- * address and the bearer token (hidden until asked for), each with a copy button, and a way to
- * make a new token.
+ * address and the bearer token. The token is shown once, when it is made, to be copied then; the
+ * page cannot read it back, so afterwards it offers only to make a new one.
  */
-import { type FormEvent, useEffect, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { McpHttpState, SettingsView } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
@@ -36,10 +36,15 @@ export function McpHttpSection({ settings }: { settings: SettingsView }) {
   const state = useMcpHttp((s) => s.state);
   const { busy, run } = useAction();
   const [port, setPort] = useState(String(settings.mcpHttp.port));
-  const [token, setToken] = useState<string | undefined>();
-  const [shown, setShown] = useState(false);
+  /** The token just made, shown until the page is left; never fetched again. */
+  const [fresh, setFresh] = useState<string | undefined>();
   const [confirming, setConfirming] = useState(false);
+  const tokenField = useRef<HTMLInputElement>(null);
   useEffect(() => setPort(String(settings.mcpHttp.port)), [settings.mcpHttp.port]);
+  // The new token takes the focus, so a screen reader reads it with the line saying it is shown once.
+  useEffect(() => {
+    if (fresh) tokenField.current?.focus();
+  }, [fresh]);
 
   const portN = Number(port);
   const portOk = /^\d+$/.test(port) && portN >= 1024 && portN <= 65535;
@@ -52,23 +57,20 @@ export function McpHttpSection({ settings }: { settings: SettingsView }) {
     if (saved) useSettings.getState().replace(saved);
   }
 
-  async function reveal() {
-    if (shown) return setShown(false);
-    const got = token ?? (await run(() => bridge().invoke('getMcpHttpToken')));
-    if (got === undefined) return;
-    setToken(got);
-    setShown(true);
-  }
-
-  async function copy(text: string | undefined) {
-    const value = text ?? (await run(() => bridge().invoke('getMcpHttpToken')));
-    if (value === undefined) return;
+  async function copy(text: string) {
     try {
-      await navigator.clipboard.writeText(value);
+      await navigator.clipboard.writeText(text);
       toast('success', t('mcpHttp.copied'));
     } catch {
       toast('error', t('mcpHttp.copyFailed'));
     }
+  }
+
+  async function makeToken() {
+    const made = await run(() => bridge().invoke('resetMcpHttpToken'));
+    if (made === undefined) return;
+    setFresh(made);
+    toast('success', t('mcpHttp.resetDone'));
   }
 
   function submitPort(e: FormEvent) {
@@ -162,48 +164,58 @@ export function McpHttpSection({ settings }: { settings: SettingsView }) {
               </button>
             </div>
           </div>
-          <div className="field">
-            <label htmlFor={`${id}-token`}>{t('mcpHttp.token')}</label>
-            <div className="root-row">
-              <input
-                id={`${id}-token`}
-                className="mono"
-                readOnly
-                type={shown ? 'text' : 'password'}
-                value={shown && token ? token : '••••••••••••••••'}
-                aria-describedby={`${id}-token-help`}
-                onFocus={(e) => e.target.select()}
-                data-testid="mcp-http-token"
-              />
-              <button
-                type="button"
-                className="button button-small"
-                aria-pressed={shown}
-                onClick={() => void reveal()}
-                data-testid="mcp-http-show-token"
-              >
-                {shown ? t('mcpHttp.hide') : t('mcpHttp.show')}
-              </button>
-              <button
-                type="button"
-                className="button button-small"
-                onClick={() => void copy(token)}
-                data-testid="mcp-http-copy-token"
-              >
-                {t('mcpHttp.copyToken')}
-              </button>
-            </div>
+          <div className="field" data-testid="mcp-http-token-field">
+            {fresh ? (
+              <label htmlFor={`${id}-token`}>{t('mcpHttp.token')}</label>
+            ) : (
+              <span className="field-label">{t('mcpHttp.token')}</span>
+            )}
+            {fresh ? (
+              <>
+                <div className="root-row">
+                  <input
+                    ref={tokenField}
+                    id={`${id}-token`}
+                    className="mono"
+                    readOnly
+                    value={fresh}
+                    aria-describedby={`${id}-token-once ${id}-token-help`}
+                    onFocus={(e) => e.target.select()}
+                    data-testid="mcp-http-token"
+                  />
+                  <button
+                    type="button"
+                    className="button button-small"
+                    onClick={() => void copy(fresh)}
+                    data-testid="mcp-http-copy-token"
+                  >
+                    {t('mcpHttp.copyToken')}
+                  </button>
+                </div>
+                <p className="warning" id={`${id}-token-once`} data-testid="mcp-http-token-once">
+                  {t('mcpHttp.shownOnce')}
+                </p>
+              </>
+            ) : (
+              <p data-testid="mcp-http-token-hidden">
+                {state.hasToken ? t('mcpHttp.tokenWasShown') : t('mcpHttp.noToken')}
+              </p>
+            )}
             <p className="help" id={`${id}-token-help`}>
               {t('mcpHttp.tokenHelp')}
             </p>
             <div>
+              {/* A token that exists may be in use: replacing it disconnects apps, so ask first. */}
               <button
                 type="button"
-                className="button button-small button-danger-quiet"
-                onClick={() => setConfirming(true)}
+                className={
+                  state.hasToken ? 'button button-small button-danger-quiet' : 'button button-small'
+                }
+                disabled={busy}
+                onClick={() => (state.hasToken ? setConfirming(true) : void makeToken())}
                 data-testid="mcp-http-reset-token"
               >
-                {t('mcpHttp.reset')}
+                {state.hasToken ? t('mcpHttp.reset') : t('mcpHttp.make')}
               </button>
             </div>
           </div>
@@ -216,11 +228,7 @@ export function McpHttpSection({ settings }: { settings: SettingsView }) {
           onCancel={() => setConfirming(false)}
           onConfirm={() => {
             setConfirming(false);
-            void run(() => bridge().invoke('resetMcpHttpToken')).then((fresh) => {
-              if (fresh === undefined) return;
-              setToken(fresh);
-              toast('success', t('mcpHttp.resetDone'));
-            });
+            void makeToken();
           }}
         />
       )}
