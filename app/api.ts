@@ -732,11 +732,14 @@ export class CoreApi implements AgentApi {
   // --- MCP clients of this agent -----------------------------------------------------------------
 
   /**
-   * The HTTP endpoint's token, made if there is none, for the terminal host to print at start (it
-   * has no Settings page). Not a contract command: no page can read the token back.
+   * For the terminal host, which has no Settings page, at start: the HTTP endpoint's token when it
+   * is made now (there was none, or `renew`), to be shown that once; undefined when one was made
+   * before (it was shown then, and is not shown again). Not a contract command: no page can read
+   * a token back.
    */
-  getMcpHttpToken(): Promise<string> {
-    return this.mcpServe.httpToken();
+  async mcpHttpTokenAtStart(renew: boolean): Promise<string | undefined> {
+    if (!renew && (await this.mcpServe.hasHttpToken())) return undefined;
+    return this.mcpServe.resetHttpToken();
   }
 
   resetMcpHttpToken(): Promise<string> {

@@ -157,6 +157,11 @@ export class McpServe {
     return (await this.savedToken()) ?? this.resetHttpToken();
   }
 
+  /** Whether a token was made (and kept): only then can any request be let in. */
+  async hasHttpToken(): Promise<boolean> {
+    return (await this.savedToken()) !== undefined;
+  }
+
   /** A new token, for the caller to show once; sessions opened with the old one end. */
   async resetHttpToken(): Promise<string> {
     // From the system's CSPRNG, never the injectable id source (tests seed that one).

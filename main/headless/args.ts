@@ -23,7 +23,7 @@ export function usage(
   const names = kinds.filter((k) => k.flags).map((k) => `--${k.flags!.name}`);
   const runSynopsis = `  advent-agent run ${synopsis.join('\n                   ')}
                    [--files DIR]... [--allow NAME]... [--deny NAME]... [--disable NAME]...
-                   [--mcp-config FILE]...
+                   [--mcp-config FILE]... [--mcp-http [PORT] [--mcp-new-token]]
                    [--data-dir DIR] [--prompt-timeout SECONDS] [--no-chat]
 `;
   const uiSynopsis = `  advent-agent ui [--port N] [--open] [run's flags]
@@ -44,8 +44,10 @@ export function usage(
   --data-dir DIR            settings and audit log (default: the platform's data folder)
   --prompt-timeout SECONDS  how long a permission question waits (default 60)
   --mcp-http [PORT]         also serve the services to MCP apps at http://127.0.0.1:PORT/mcp
-                            (default port: the saved one, else 8931); clients need the
-                            bearer token shown in Settings
+                            (default port: the saved one, else 8931); clients need its
+                            bearer token, shown once when it is made (here or in Settings)
+  --mcp-new-token           with --mcp-http: make a new token (shown once); apps using the
+                            old one are cut off
 `;
   const run = `run      Connect to one or more servers at once (at least one of ${names.join(', ')}),
          offer the enabled services to each and answer their calls, every call through the
@@ -118,6 +120,8 @@ export interface SessionFlags {
   promptTimeoutSec?: number;
   /** `--mcp-http [PORT]`: serve MCP over HTTP for this run. */
   mcpHttp?: { port?: number };
+  /** `--mcp-new-token`: make (and show once) a new bearer token for it. */
+  mcpNewToken?: boolean;
 }
 
 export interface RunArgs extends SessionFlags {
@@ -187,6 +191,7 @@ const SESSION_OPTIONS = {
   'prompt-timeout': { type: 'string' },
   'no-chat': { type: 'boolean' },
   'mcp-config': { type: 'string', multiple: true },
+  'mcp-new-token': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -242,6 +247,13 @@ export function takeMcpHttp(argv: readonly string[]): {
   return { rest, ...(mcpHttp && { mcpHttp }) };
 }
 
+/** `--mcp-new-token`, which means something only beside `--mcp-http`. */
+function mcpNewToken(values: Values, mcpHttp: { port?: number } | undefined): boolean | Error {
+  const renew = values['mcp-new-token'] === true;
+  if (renew && !mcpHttp) return new Error('--mcp-new-token goes with --mcp-http');
+  return renew;
+}
+
 /** The flags `run` and `ui` share, checked. */
 function sessionFlags(values: Values, kinds: readonly ProfileKindSpec[]): SessionFlags | Error {
   const servers = parseKindFlags(kinds, values);
@@ -282,6 +294,8 @@ function parseRun(argv: string[], kinds: readonly ProfileKindSpec[]): ParseResul
   if (positionals.length) return fail(`unexpected argument '${positionals[0]}'`);
   const flags = sessionFlags(values, kinds);
   if (flags instanceof Error) return fail(flags.message);
+  const newToken = mcpNewToken(values, mcpHttp);
+  if (newToken instanceof Error) return fail(newToken.message);
   if (flags.servers.length === 0) {
     const names = kinds.filter((k) => k.flags).map((k) => `--${k.flags!.name}`);
     return fail(`give at least one server: ${names.join(', ')}`);
@@ -292,6 +306,7 @@ function parseRun(argv: string[], kinds: readonly ProfileKindSpec[]): ParseResul
       command: 'run',
       ...flags,
       ...(mcpHttp && { mcpHttp }),
+      ...(newToken === true && { mcpNewToken: true }),
       noChat: values['no-chat'] === true,
     },
   };
@@ -315,12 +330,15 @@ function parseUi(argv: string[], kinds: readonly ProfileKindSpec[]): ParseResult
 
   const flags = sessionFlags(values, kinds);
   if (flags instanceof Error) return fail(flags.message);
+  const newToken = mcpNewToken(values, mcpHttp);
+  if (newToken instanceof Error) return fail(newToken.message);
   return {
     ok: true,
     args: {
       command: 'ui',
       ...flags,
       ...(mcpHttp && { mcpHttp }),
+      ...(newToken === true && { mcpNewToken: true }),
       listenPort,
       open: values.open === true,
     },

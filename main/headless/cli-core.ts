@@ -69,13 +69,24 @@ export class CliCore {
       ...(args.mcpHttp && { mcpHttp: args.mcpHttp }),
     });
     if (args.mcpHttp) {
-      // The terminal has no Settings page: the address and its key are told here, as `ui` tells its own.
+      // The terminal has no Settings page: the address is told here, and its key once, when it is
+      // made (as Settings shows it once): never again at each start, where scrollback and
+      // redirected stderr would keep it.
       const state = api.mcpServe.state();
-      io.stderr.write(
-        state.status === 'listening'
-          ? `advent-agent: MCP over HTTP at ${state.url} (Authorization: Bearer ${await api.getMcpHttpToken()})\n`
-          : `advent-agent: MCP over HTTP did not start: ${oneLine(state.status === 'failed' ? state.message : state.status)}\n`,
-      );
+      if (state.status !== 'listening') {
+        io.stderr.write(
+          `advent-agent: MCP over HTTP did not start: ${oneLine(state.status === 'failed' ? state.message : state.status)}\n`,
+        );
+      } else {
+        const made = await api.mcpHttpTokenAtStart(args.mcpNewToken === true);
+        io.stderr.write(
+          made
+            ? `advent-agent: MCP over HTTP at ${state.url} (Authorization: Bearer ${made})\n` +
+                `advent-agent: this token is shown only now; give it to the apps that connect\n`
+            : `advent-agent: MCP over HTTP at ${state.url}, with the bearer token shown when it was made ` +
+                `(--mcp-new-token makes a new one and cuts off apps using the old one)\n`,
+        );
+      }
     }
     return new CliCore(api, targets, secrets);
   }

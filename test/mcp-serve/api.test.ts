@@ -134,7 +134,7 @@ describe('what MCP apps are offered (Services → Offered to each connection →
     const client = new Client({ name: 'offer-client', title: 'Offer Client', version: '1' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${await core.getMcpHttpToken()}` } },
+        requestInit: { headers: { authorization: `Bearer ${await core.resetMcpHttpToken()}` } },
       }),
     );
     try {

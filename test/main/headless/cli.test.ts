@@ -17,6 +17,7 @@ import { main } from '../../../main/headless/cli.js';
 import type { CliIo } from '../../../main/headless/io.js';
 import { FAST } from '../../helpers/agent-harness.js';
 import { until } from '../../helpers/wait.js';
+import { freePort } from '../../e2e/harness.js';
 import { BUILTIN_NAMES, builtinsWithout } from '../../helpers/builtins.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -354,6 +355,40 @@ describe('advent-agent command line', () => {
     expect(sim.received.some((f) => f.type === FrameType.TEXT)).toBe(false);
     r.signal();
     expect(await r.exit).toBe(0);
+  });
+
+  it('--mcp-http shows its bearer token once, when it is made, and --mcp-new-token makes another', async () => {
+    sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    const port = await freePort();
+    const tokenOf = (text: string): string | undefined =>
+      /Authorization: Bearer (\S+)\)/.exec(text)?.[1];
+    const runOnce = async (...more: string[]): Promise<string> => {
+      const r = start(runArgs(sim!.port, '--no-chat', '--mcp-http', String(port), ...more));
+      await until(() => r.stderr.text.includes('MCP over HTTP at'), 'the MCP over HTTP line');
+      await until(() => r.stdout.text.includes('registered'), 'registered');
+      r.signal();
+      expect(await r.exit).toBe(0);
+      return r.stderr.text;
+    };
+    const first = await runOnce();
+    const made = tokenOf(first);
+    expect(made).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(first).toMatch(/this token is shown only now/);
+
+    const again = await runOnce();
+    expect(tokenOf(again)).toBeUndefined();
+    expect(again).not.toContain(made);
+    expect(again).toMatch(
+      /with the bearer token shown when it was made \(--mcp-new-token makes a new one/,
+    );
+
+    const renewed = tokenOf(await runOnce('--mcp-new-token'));
+    expect(renewed).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(renewed).not.toBe(made);
+
+    const alone = start(['run', '--server', 'h:1', '--token', 't', '--mcp-new-token']);
+    expect(await alone.exit).toBe(2);
+    expect(alone.stderr.text).toMatch(/--mcp-new-token goes with --mcp-http/);
   });
 
   it('exits 1 with the server text when the login is refused', async () => {
