@@ -20,6 +20,8 @@ export interface Bridge {
   on<E extends EventName>(name: E, cb: (payload: EventPayloads[E]) => void): () => void;
   /** Voice chunks up (16 kHz s16le PCM), without a reply. */
   sendAudio?(pcm: ArrayBuffer): void;
+  /** Reply audio's own line to the player, where the bridge has one (see ReplyLink). */
+  readonly replies?: ReplyLink;
   readonly status: BridgeStatus;
   onStatus(cb: (status: BridgeStatus) => void): () => void;
   /**
@@ -28,6 +30,42 @@ export interface Bridge {
    */
   onReady(cb: (snapshot: Snapshot) => void): () => void;
   close(): void;
+}
+
+/** Reply audio played without the page's main thread: what the page is told afterwards. */
+export interface DirectAudio {
+  taskId: string;
+  /** Samples at the reply's own rate. */
+  samples: number;
+  sampleRate: number;
+  /** Wall-clock ms it was posted to the player. */
+  at: number;
+}
+
+/** The end of a MessagePort the player listens on (a DOM MessagePort fits). */
+export interface PlayerPort {
+  postMessage(message: unknown, transfer: ArrayBuffer[]): void;
+}
+
+/**
+ * A bridge whose reply audio can go to the playback worklet off the page's main thread (the
+ * browser host's bridge worker). The page's voice controller approves the reply to play; audio of
+ * any other reply still comes to the page as `audio` events, and what the page decides to play
+ * goes back through here, so one line feeds the player and order is kept.
+ */
+export interface ReplyLink {
+  /** False when the line is gone (the worker failed): the page plays reply audio itself. */
+  readonly active: boolean;
+  /** The player's port (transferred) and the output context's rate. */
+  attachPlayer(port: PlayerPort, rate: number): void;
+  /** The reply the page plays now; undefined plays none without the page. */
+  approve(taskId: string | undefined): void;
+  /** Reply audio the page decided to play (s16le mono), after what the line played itself. */
+  push(taskId: string, sampleRate: number, pcm: ArrayBuffer): void;
+  /** Barge-in: the player drops everything sent before this. */
+  flush(): void;
+  /** Each chunk the line played by itself. */
+  onDirect(cb: (audio: DirectAudio) => void): () => void;
 }
 
 /**

@@ -9,7 +9,7 @@
  * speaking, exactly as a release would; then a click (a press shorter than a hold) starts a turn
  * that listens until speech ends, or until the next press sends it.
  */
-import type { Bridge } from '../../bridge/types.js';
+import type { Bridge, DirectAudio, ReplyLink } from '../../bridge/types.js';
 import {
   type Capture,
   MicError,
@@ -60,6 +60,8 @@ interface Turn {
 
 export class VoiceController {
   private bridge: Bridge | undefined;
+  /** The bridge's line to the player, when the engine uses it: it plays the approved reply. */
+  private link: ReplyLink | undefined;
   private turn: Turn | undefined;
   /** The task whose reply audio plays; others are dropped. */
   private replyTask: string | undefined;
@@ -87,7 +89,14 @@ export class VoiceController {
   attach(bridge: Bridge): () => void {
     this.bridge = bridge;
     this.engine.onPlaybackState = () => this.maybeIdle();
-    this.offs = [
+    const link = bridge.replies;
+    if (link && this.engine.useReplyLink) {
+      this.engine.useReplyLink(link);
+      this.link = link;
+      link.approve(this.replyTask);
+      this.offs.push(link.onDirect((audio) => this.onDirect(audio)));
+    }
+    this.offs.push(
       bridge.on('audio', (ev) => this.onAudio(ev.taskId, ev.sampleRate, ev.pcm)),
       bridge.on('listen', (ev) => this.onListen(ev.taskId, ev.message)),
       bridge.on('chat', (item) => {
@@ -100,12 +109,21 @@ export class VoiceController {
           this.maybeIdle();
         }
       }),
-    ];
+    );
     return () => {
       for (const off of this.offs) off();
       this.offs = [];
+      this.link?.approve(undefined);
+      this.link = undefined;
       this.bridge = undefined;
     };
+  }
+
+  /** The reply to play; the bridge's line plays it without the page from now on. */
+  private setReplyTask(taskId: string | undefined): void {
+    if (taskId === this.replyTask) return;
+    this.replyTask = taskId;
+    this.link?.approve(taskId);
   }
 
   get busy(): boolean {
@@ -203,7 +221,7 @@ export class VoiceController {
       const { taskId } = await b.invoke('voiceStart');
       turn.taskId = taskId;
       if (!turn.handsFree) {
-        this.replyTask = taskId;
+        this.setReplyTask(taskId);
         this.replyDone = false;
       }
       this.sendHeld(turn);
@@ -314,7 +332,7 @@ export class VoiceController {
   /** Speak or play anything: reply audio of a new task (a text or SPEAK turn) takes over. */
   expectReply(taskId: string): void {
     if (this.replyTask && this.replyTask !== taskId) this.bargeIn();
-    this.replyTask = taskId;
+    this.setReplyTask(taskId);
     this.replyDone = false;
   }
 
@@ -340,7 +358,7 @@ export class VoiceController {
     // This turn's reply is the one to play now; an older one still going is superseded.
     if (this.replyTask !== turn.taskId) {
       if (this.replyTask) this.bargeIn();
-      this.replyTask = turn.taskId;
+      this.setReplyTask(turn.taskId);
       this.replyDone = false;
     }
     voice.setPhase('thinking');
@@ -387,7 +405,8 @@ export class VoiceController {
 
   private bargeIn(): void {
     if (this.replyTask) this.blocked.add(this.replyTask);
-    this.replyTask = undefined;
+    // Unapproved before the flush: the line plays none of it after the flush it carries.
+    this.setReplyTask(undefined);
     this.replyDone = false;
     this.engine.flush();
     if (this.blocked.size > 200) this.blocked.delete(this.blocked.values().next().value!);
@@ -408,6 +427,12 @@ export class VoiceController {
       .play(taskId, sampleRate, pcm)
       .catch((err: unknown) => console.warn('[voice] playback failed', err));
     if (!this.turn) useVoice.getState().setPhase('speaking');
+  }
+
+  /** The line played a chunk of the approved reply by itself: the page catches up. */
+  private onDirect(audio: DirectAudio): void {
+    this.engine.directPlayed?.(audio);
+    if (!this.turn && audio.taskId === this.replyTask) useVoice.getState().setPhase('speaking');
   }
 
   private onListen(taskId: string, message: unknown): void {
