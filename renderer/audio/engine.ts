@@ -147,6 +147,13 @@ export class AudioEngine implements VoiceEngine {
 
   /** Reply audio the line played by itself: the page's counters and the bench's stamps. */
   directPlayed(audio: DirectAudio): void {
+    if (audio.superseded) {
+      // The line flushed the player for a reply nobody announced, as flush() would have.
+      counters.flushes++;
+      this.resampler = undefined;
+      this.buffered = 0;
+      this.playing = false;
+    }
     this.stampReply(audio.taskId, audio.at);
     this.replyRate = audio.sampleRate;
     counters.receivedSamples += audio.samples;

@@ -1,23 +1,26 @@
 /**
  * Where each reply audio frame goes, decided off the page's main thread (in the bridge worker):
- * straight to the playback worklet, or to the page, whose voice controller decides (a reply
- * nobody announced, a barge-in's late audio, a reply arriving while the user talks).
+ * straight to the playback worklet, or to the page, whose voice controller decides.
  *
- * A frame plays here only when it belongs to the reply the page has approved and nothing of that
- * reply is still waiting on the page: what the page passed on comes back as a `push` (or is
- * dropped) before the page says it `handled` it, and messages from the page arrive in order, so
- * the player gets each reply's audio in the order it came. Every push and flush reaches the
- * worklet through this one port, so a flush drops exactly what was posted before it.
+ * The page's rules (its ReplyPolicy) are applied here as its controller would: the reply playing
+ * plays; a reply nobody announced takes over when the user is not talking and it was not
+ * interrupted before (the player is flushed, the reply it replaces blocked, and the page told);
+ * anything else (an interrupted reply's late audio, another reply while the user talks) goes to
+ * the page. A frame plays here only when nothing is waiting on the page: what the page was
+ * passed comes back as a `push` (or is dropped) before the page says it `handled` it, and the
+ * page's messages arrive in order, so the player gets each reply's audio in the order it came.
+ * Every push and flush reaches the worklet through this one port, so a flush drops exactly what
+ * was posted before it.
  *
  * Pure (no DOM, no worker globals): unit-tested under Node with a fake port.
  */
 import { decodeAudioFrame } from '../../app/contract/bridge.js';
-import type { PortLike } from '../bridge/worker-messages.js';
+import type { DirectNotice, PortLike, ReplyPolicy } from '../bridge/worker-messages.js';
 import { Resampler, s16ToFloat } from './resample.js';
 
 export interface RouterOptions {
   /** Reply audio played here, told to the page afterwards (its speaking state and counters). */
-  played(notice: { taskId: string; samples: number; sampleRate: number; at: number }): void;
+  played(notice: DirectNotice): void;
   /** Wall-clock ms, for the bench's stamps. */
   now(): number;
   /** The most audio held for a player not attached yet, ms (at the reply's own rate). */
@@ -32,6 +35,8 @@ export interface HopStamp {
 
 /** Tasks whose frames wait on the page, kept at most: an older one's count is forgotten. */
 const MAX_WAITING_TASKS = 64;
+/** Interrupted replies remembered (as many as the page's controller remembers). */
+const MAX_BLOCKED = 200;
 /** Bench stamps kept per hop (a bench run has about 500 per page). */
 const MAX_STAMPS = 4000;
 
@@ -39,6 +44,8 @@ export class ReplyRouter {
   private port: PortLike | undefined;
   private rate = 0;
   private approved: string | undefined;
+  private listening = false;
+  private readonly blocked = new Set<string>();
   /** Frames passed to the page and not yet handled there, per task. */
   private readonly waiting = new Map<string, number>();
   private resampler: { taskId: string; rate: number; r: Resampler } | undefined;
@@ -64,8 +71,10 @@ export class ReplyRouter {
     for (const h of held) this.post(h.taskId, h.sampleRate, h.pcm);
   }
 
-  approve(taskId: string | undefined): void {
-    this.approved = taskId;
+  policy(p: ReplyPolicy): void {
+    this.approved = p.taskId;
+    this.listening = p.listening;
+    if (p.block !== undefined) this.block(p.block);
   }
 
   /**
@@ -77,9 +86,27 @@ export class ReplyRouter {
     if (!audio) return { played: false };
     const { taskId, sampleRate, pcm } = audio;
     this.stamp(this.hops.page, taskId);
+    const samples = pcm.byteLength >> 1;
     if (this.port && taskId === this.approved && !this.waiting.has(taskId)) {
       this.post(taskId, sampleRate, pcm);
-      this.opts.played({ taskId, samples: pcm.byteLength >> 1, sampleRate, at: this.opts.now() });
+      this.opts.played({ taskId, samples, sampleRate, at: this.opts.now() });
+      return { played: true };
+    }
+    // A reply nobody announced (another window's turn, say) takes over, as the page would do
+    // it; only with nothing waiting on the page, whose answers would come after the flush.
+    if (this.port && this.waiting.size === 0 && !this.listening && !this.blocked.has(taskId)) {
+      const previous = this.approved;
+      if (previous !== undefined) this.block(previous);
+      this.flush();
+      this.approved = taskId;
+      this.post(taskId, sampleRate, pcm);
+      this.opts.played({
+        taskId,
+        samples,
+        sampleRate,
+        at: this.opts.now(),
+        superseded: { previous },
+      });
       return { played: true };
     }
     this.waiting.set(taskId, (this.waiting.get(taskId) ?? 0) + 1);
@@ -118,6 +145,11 @@ export class ReplyRouter {
     this.heldMs = 0;
     this.resampler = undefined;
     this.port?.postMessage({ type: 'flush' }, []);
+  }
+
+  private block(taskId: string): void {
+    this.blocked.add(taskId);
+    if (this.blocked.size > MAX_BLOCKED) this.blocked.delete(this.blocked.values().next().value!);
   }
 
   private post(taskId: string, sampleRate: number, pcm: ArrayBuffer): void {

@@ -11,6 +11,7 @@ import type {
   EventPayloads,
   Snapshot,
 } from '../../app/contract/index.js';
+import type { DirectNotice, ReplyPolicy } from './worker-messages.js';
 
 /** `refused`: the agent answers but will not take this page's key; only a new address helps. */
 export type BridgeStatus = 'connecting' | 'open' | 'closed' | 'refused';
@@ -33,14 +34,8 @@ export interface Bridge {
 }
 
 /** Reply audio played without the page's main thread: what the page is told afterwards. */
-export interface DirectAudio {
-  taskId: string;
-  /** Samples at the reply's own rate. */
-  samples: number;
-  sampleRate: number;
-  /** Wall-clock ms it was posted to the player. */
-  at: number;
-}
+export type DirectAudio = DirectNotice;
+export type { ReplyPolicy };
 
 /** The end of a MessagePort the player listens on (a DOM MessagePort fits). */
 export interface PlayerPort {
@@ -58,8 +53,8 @@ export interface ReplyLink {
   readonly active: boolean;
   /** The player's port (transferred) and the output context's rate. */
   attachPlayer(port: PlayerPort, rate: number): void;
-  /** The reply the page plays now; undefined plays none without the page. */
-  approve(taskId: string | undefined): void;
+  /** What the page plays now; sent whenever it changes. */
+  policy(policy: ReplyPolicy): void;
   /** Reply audio the page decided to play (s16le mono), after what the line played itself. */
   push(taskId: string, sampleRate: number, pcm: ArrayBuffer): void;
   /** Barge-in: the player drops everything sent before this. */

@@ -72,8 +72,8 @@ export function serveBridgeWorker(
         return;
       case 'player':
         return router.attachPlayer(msg.port, msg.rate);
-      case 'approve':
-        return router.approve(msg.taskId);
+      case 'policy':
+        return router.policy(msg);
       case 'handled':
         return router.handled(msg.taskId);
       case 'push':

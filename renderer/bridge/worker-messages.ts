@@ -10,6 +10,17 @@ export interface PortLike {
   postMessage(message: unknown, transfer: ArrayBuffer[]): void;
 }
 
+/**
+ * The voice controller's rules for reply audio, as the worker needs them: the reply playing,
+ * whether the user is talking (push-to-talk: other replies wait), and a reply just interrupted
+ * (never played again). A reply nobody announced takes over when the user is not talking.
+ */
+export interface ReplyPolicy {
+  taskId: string | undefined;
+  listening: boolean;
+  block?: string;
+}
+
 /** Page → worker. */
 export type ToWorker =
   /** Open socket `id` (a new one replaces any other: one bridge socket at a time). */
@@ -18,8 +29,8 @@ export type ToWorker =
   | { type: 'close'; id: number; code?: number; reason?: string }
   /** The playback worklet's port and the context's rate: reply audio may now go straight there. */
   | { type: 'player'; port: PortLike; rate: number }
-  /** The reply the page plays now (the voice controller's choice); undefined plays none here. */
-  | { type: 'approve'; taskId: string | undefined }
+  /** What the page's voice controller plays now (see ReplyPolicy). */
+  | ({ type: 'policy' } & ReplyPolicy)
   /** The page has handled one audio frame the worker passed to it (played or dropped it). */
   | { type: 'handled'; taskId: string }
   /** Reply audio the page decided to play (s16le mono at `sampleRate`). */
@@ -34,4 +45,16 @@ export type FromWorker =
   | { type: 'message'; id: number; data: string | ArrayBuffer; taskId?: string }
   | { type: 'close'; id: number; code: number; reason: string }
   /** Reply audio played without the page: its samples (at their own rate), for its state. */
-  | { type: 'direct'; taskId: string; samples: number; sampleRate: number; at: number };
+  | ({ type: 'direct' } & DirectNotice);
+
+/**
+ * A chunk the worker played. `superseded`: it began a reply nobody announced, so the worker
+ * flushed the player and blocked the reply it replaces (undefined if none), as the page would.
+ */
+export interface DirectNotice {
+  taskId: string;
+  samples: number;
+  sampleRate: number;
+  at: number;
+  superseded?: { previous: string | undefined };
+}

@@ -69,8 +69,8 @@ export function createWorkerLine(
   worker.onmessage = (ev) => {
     const msg = ev.data;
     if (msg.type === 'direct') {
-      const { taskId, samples, sampleRate, at } = msg;
-      for (const cb of [...direct]) cb({ taskId, samples, sampleRate, at });
+      const { type: _, ...audio } = msg;
+      for (const cb of [...direct]) cb(audio);
       return;
     }
     const s = current;
@@ -118,8 +118,8 @@ export function createWorkerLine(
       attachPlayer(port: PlayerPort, rate: number) {
         post({ type: 'player', port, rate }, [port]);
       },
-      approve(taskId) {
-        post({ type: 'approve', taskId });
+      policy(policy) {
+        post({ type: 'policy', ...policy });
       },
       push(taskId, sampleRate, pcm) {
         post({ type: 'push', taskId, sampleRate, pcm }, [pcm]);

@@ -62,13 +62,15 @@ export class VoiceController {
   private bridge: Bridge | undefined;
   /** The bridge's line to the player, when the engine uses it: it plays the approved reply. */
   private link: ReplyLink | undefined;
-  private turn: Turn | undefined;
+  private currentTurn: Turn | undefined;
   /** The task whose reply audio plays; others are dropped. */
   private replyTask: string | undefined;
   private replyDone = false;
   /** Tasks interrupted by the user: their late audio is never played. */
   private readonly blocked = new Set<string>();
   private thinkingTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The rules the bridge's line was last told. */
+  private lineSent: { taskId: string | undefined; listening: boolean } | undefined;
   private offs: (() => void)[] = [];
   /**
    * Asks the system for the microphone before the first capture (Electron on macOS:
@@ -93,7 +95,7 @@ export class VoiceController {
     if (link && this.engine.useReplyLink) {
       this.engine.useReplyLink(link);
       this.link = link;
-      link.approve(this.replyTask);
+      this.syncLine();
       this.offs.push(link.onDirect((audio) => this.onDirect(audio)));
     }
     this.offs.push(
@@ -113,17 +115,38 @@ export class VoiceController {
     return () => {
       for (const off of this.offs) off();
       this.offs = [];
-      this.link?.approve(undefined);
+      this.link?.policy({ taskId: undefined, listening: true });
       this.link = undefined;
       this.bridge = undefined;
     };
   }
 
+  private get turn(): Turn | undefined {
+    return this.currentTurn;
+  }
+
+  private set turn(turn: Turn | undefined) {
+    this.currentTurn = turn;
+    this.syncLine();
+  }
+
   /** The reply to play; the bridge's line plays it without the page from now on. */
-  private setReplyTask(taskId: string | undefined): void {
-    if (taskId === this.replyTask) return;
+  private setReplyTask(taskId: string | undefined, block?: string): void {
     this.replyTask = taskId;
-    this.link?.approve(taskId);
+    this.syncLine(block);
+  }
+
+  /** The bridge's line applies the same rules as onAudio: tell it each change, before a flush. */
+  private syncLine(block?: string): void {
+    const link = this.link;
+    if (!link) return;
+    const listening = this.turn !== undefined && !this.turn.handsFree;
+    const sent = this.lineSent;
+    const same =
+      sent !== undefined && sent.taskId === this.replyTask && sent.listening === listening;
+    if (same && block === undefined) return;
+    this.lineSent = { taskId: this.replyTask, listening };
+    link.policy({ taskId: this.replyTask, listening, ...(block === undefined ? {} : { block }) });
   }
 
   get busy(): boolean {
@@ -404,9 +427,10 @@ export class VoiceController {
   }
 
   private bargeIn(): void {
-    if (this.replyTask) this.blocked.add(this.replyTask);
+    const interrupted = this.replyTask;
+    if (interrupted) this.blocked.add(interrupted);
     // Unapproved before the flush: the line plays none of it after the flush it carries.
-    this.setReplyTask(undefined);
+    this.setReplyTask(undefined, interrupted);
     this.replyDone = false;
     this.engine.flush();
     if (this.blocked.size > 200) this.blocked.delete(this.blocked.values().next().value!);
@@ -429,8 +453,19 @@ export class VoiceController {
     if (!this.turn) useVoice.getState().setPhase('speaking');
   }
 
-  /** The line played a chunk of the approved reply by itself: the page catches up. */
+  /** The line played a chunk by itself: the page catches up. */
   private onDirect(audio: DirectAudio): void {
+    if (audio.superseded && audio.taskId !== this.replyTask) {
+      const listening = this.turn && !this.turn.handsFree;
+      // The page's own later word (a press, a barge-in) is on its way to the line and wins.
+      if (listening || this.blocked.has(audio.taskId)) return;
+      // A reply nobody announced took over on the line, as onAudio would have done here.
+      const previous = this.replyTask;
+      if (previous) this.blocked.add(previous);
+      if (this.blocked.size > 200) this.blocked.delete(this.blocked.values().next().value!);
+      this.setReplyTask(audio.taskId);
+      this.replyDone = false;
+    }
     this.engine.directPlayed?.(audio);
     if (!this.turn && audio.taskId === this.replyTask) useVoice.getState().setPhase('speaking');
   }
