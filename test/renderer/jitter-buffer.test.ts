@@ -221,7 +221,7 @@ describe('jitter buffer', () => {
     expect(firstSound(out) - at).toBeGreaterThanOrEqual(
       frames(JITTER_DEFAULTS.initialDelayMs + burstMs),
     );
-    expect(withBurst.delayMs).toBe(JITTER_DEFAULTS.initialDelayMs + burstMs);
+    expect(withBurst.underruns).toBe(0);
     // Counting the start delay on the render clock alone, the burst eats it: a gap.
     expect(gaps(play(new JitterBuffer({ rate: RATE }), arrivals, frames(900)))).toBeGreaterThan(0);
   });
