@@ -64,7 +64,8 @@ export function serveBridgeWorker(
       case 'open':
         return start(msg.id, msg.url);
       case 'send':
-        if (current?.id === msg.id && current.socket.readyState === 1) current.socket.send(msg.data);
+        if (current?.id === msg.id && current.socket.readyState === 1)
+          current.socket.send(msg.data);
         return;
       case 'close':
         if (current?.id !== msg.id) return;

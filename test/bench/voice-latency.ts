@@ -258,9 +258,7 @@ async function pageHops(page: Page): Promise<{ page: Stamp[]; player: Stamp[] }>
       .catch(() => undefined);
     if (hops) return hops;
   }
-  return page.evaluate(
-    () => (globalThis as unknown as { __benchHops: Hops }).__benchHops,
-  );
+  return page.evaluate(() => (globalThis as unknown as { __benchHops: Hops }).__benchHops);
 }
 
 /** Add a connection to `sim` through the UI, as a user does, and wait for its REGISTER. */
