@@ -21,3 +21,9 @@ declare module '*?worker&url' {
   const url: string;
   export default url;
 }
+
+/** Vite: a module bundled as a same-origin worker script; the import is its constructor. */
+declare module '*?worker' {
+  const WorkerConstructor: new (options?: { name?: string }) => Worker;
+  export default WorkerConstructor;
+}

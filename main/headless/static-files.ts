@@ -44,6 +44,8 @@ export function contentSecurityPolicy(port: number): string {
     "img-src 'self' data:",
     `connect-src 'self' ws://127.0.0.1:${port}`,
     "media-src 'self' blob:",
+    // The bridge worker (renderer/bridge/bridge-worker.ts): a script of this origin, nothing else.
+    "worker-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
     "frame-ancestors 'none'",

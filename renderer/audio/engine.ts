@@ -18,6 +18,8 @@ import {
   micProblem,
 } from './shared.js';
 import { CAPTURE_PROCESSOR, PLAYBACK_PROCESSOR } from './worklet-types.js';
+import type { DirectAudio, ReplyLink } from '../bridge/types.js';
+import type { PlaybackOptions } from './playback-worklet.js';
 
 export function supportsOutputChoice(): boolean {
   return typeof AudioContext !== 'undefined' && 'setSinkId' in AudioContext.prototype;
@@ -74,6 +76,8 @@ export class AudioEngine implements VoiceEngine {
   private replyRate = 16_000;
   /** Local voice detection, loaded on first use. */
   private vad: Promise<LoadResult> | undefined;
+  /** The bridge's own line to the player, when it has one: all reply audio then goes through it. */
+  private link: ReplyLink | undefined;
   onPlaybackState: ((state: { playing: boolean; buffered: number }) => void) | undefined;
 
   /** The context with both worklets loaded; created on first use (ideally in a user gesture). */
@@ -87,6 +91,7 @@ export class AudioEngine implements VoiceEngine {
           numberOfInputs: 0,
           numberOfOutputs: 1,
           outputChannelCount: [1],
+          processorOptions: { burstMs: ctx.baseLatency * 1000 } satisfies PlaybackOptions,
         });
         player.port.onmessage = (ev: MessageEvent<PlaybackState>) => {
           if (ev.data?.type !== 'state') return;
@@ -108,6 +113,7 @@ export class AudioEngine implements VoiceEngine {
         player.connect(ctx.destination);
         this.ctx = ctx;
         this.player = player;
+        if (this.link?.active) this.attachLink(this.link, ctx, player);
         const sink = devicePrefs.output();
         if (sink) await this.setOutput(sink).catch(() => undefined);
         return ctx;
@@ -122,6 +128,44 @@ export class AudioEngine implements VoiceEngine {
       if (ctx.state === 'suspended') ctx.resume().catch(() => undefined);
       return ctx;
     });
+  }
+
+  /**
+   * Reply audio through the bridge's line: it feeds the player from its own thread, and what the
+   * page plays goes the same way, so one line keeps the order and a flush drops all before it.
+   */
+  useReplyLink(link: ReplyLink): void {
+    this.link = link;
+    if (this.ctx && this.player && link.active) this.attachLink(link, this.ctx, this.player);
+  }
+
+  private attachLink(link: ReplyLink, ctx: AudioContext, player: AudioWorkletNode): void {
+    const channel = new MessageChannel();
+    player.port.postMessage({ type: 'port', port: channel.port1 }, [channel.port1]);
+    link.attachPlayer(channel.port2, ctx.sampleRate);
+  }
+
+  /** Reply audio the line played by itself: the page's counters and the bench's stamps. */
+  directPlayed(audio: DirectAudio): void {
+    if (audio.superseded) {
+      // The line flushed the player for a reply nobody announced, as flush() would have.
+      counters.flushes++;
+      this.resampler = undefined;
+      this.buffered = 0;
+      this.playing = false;
+    }
+    this.stampReply(audio.taskId, audio.at);
+    this.replyRate = audio.sampleRate;
+    counters.receivedSamples += audio.samples;
+    counters.directSamples += audio.samples;
+    const rate = this.ctx?.sampleRate ?? audio.sampleRate;
+    this.buffered += Math.round((audio.samples * rate) / audio.sampleRate);
+  }
+
+  private stampReply(taskId: string, at: number): void {
+    if (timings.replyAt.at(-1)?.taskId === taskId) return;
+    if (timings.replyAt.length >= MAX_KEPT_TIMES) timings.replyAt.shift();
+    timings.replyAt.push({ taskId, at });
   }
 
   /** The local voice detector on this context, loaded once; a failed load is tried again next time. */
@@ -253,11 +297,20 @@ export class AudioEngine implements VoiceEngine {
 
   /** Queue reply audio (s16le mono at `sampleRate`) for `taskId`. */
   async play(taskId: string, sampleRate: number, pcm: ArrayBuffer): Promise<void> {
-    if (timings.replyAt.at(-1)?.taskId !== taskId) {
-      if (timings.replyAt.length >= MAX_KEPT_TIMES) timings.replyAt.shift();
-      timings.replyAt.push({ taskId, at: wallNow() });
-    }
+    this.stampReply(taskId, wallNow());
     this.replyRate = sampleRate;
+    const link = this.link;
+    if (link?.active) {
+      // No await before the push: the line must get it before the page says it handled it.
+      // Without a player yet the line holds it until the context below attaches one.
+      const n = pcm.byteLength >> 1;
+      counters.receivedSamples += n;
+      if (this.ctx?.state !== 'running') void this.context().catch(() => undefined);
+      const rate = this.ctx?.sampleRate ?? sampleRate;
+      this.buffered += Math.round((n * rate) / sampleRate);
+      link.push(taskId, sampleRate, pcm);
+      return;
+    }
     const samples = s16ToFloat(pcm);
     counters.receivedSamples += samples.length;
     // Once the context runs, no await: a microtask queued before this one (a re-render) would
@@ -278,6 +331,7 @@ export class AudioEngine implements VoiceEngine {
     this.resampler = undefined;
     this.buffered = 0;
     this.playing = false;
-    this.player?.port.postMessage({ type: 'flush' });
+    if (this.link?.active) this.link.flush();
+    else this.player?.port.postMessage({ type: 'flush' });
   }
 }

@@ -24,6 +24,10 @@
  *   and the stream's own lateness;
  * - never more than `maxDelayMs`. The queue never holds more than `capacityMs` either: audio
  *   beyond it is dropped and counted, so a server cannot grow the page's memory at will.
+ * The audio thread renders `burstMs` at a time (the context's `baseLatency`) ahead of the
+ * output: a delay counted on the render clock shrinks by up to one burst in wall time (a burst
+ * rendered at once can pass all of it). So the wait before starting is the start delay plus
+ * one burst: the delay above is what lateness the start really tolerates.
  */
 
 export interface JitterOptions {
@@ -42,6 +46,8 @@ export interface JitterOptions {
   steadyMs?: number;
   /** How many recent lateness episodes the carried delay is chosen from. */
   memoryEpisodes?: number;
+  /** How much audio the render thread renders at once (the context's baseLatency), ms. */
+  burstMs?: number;
 }
 
 interface Chunk {
@@ -59,6 +65,7 @@ export const JITTER_DEFAULTS = {
   streamGapMs: 500,
   steadyMs: 10_000,
   memoryEpisodes: 16,
+  burstMs: 0,
 } as const;
 
 export class JitterBuffer {
@@ -85,6 +92,7 @@ export class JitterBuffer {
   private readonly streamGap: number;
   private readonly steady: number;
   private readonly memory: number;
+  private readonly burst: number;
   /** The underrun part of the start delay, frames. */
   private grown = 0;
   /** The last underrun or step down (render frame): steady time counts from there. */
@@ -107,6 +115,7 @@ export class JitterBuffer {
     this.streamGap = frames(o.streamGapMs);
     this.steady = frames(o.steadyMs);
     this.memory = Math.max(2, o.memoryEpisodes);
+    this.burst = frames(Math.max(0, Math.min(o.burstMs, o.maxDelayMs)));
   }
 
   /** The lateness part of the start delay, frames: this stream's, or what recurred lately. */
@@ -119,8 +128,9 @@ export class JitterBuffer {
     return Math.min(this.max, Math.max(this.initial + this.grown, this.jitter));
   }
 
+  /** How long queued audio waits before it plays, ms: the start delay plus one render burst. */
   get delayMs(): number {
-    return (this.delay * 1000) / this.rate;
+    return ((this.delay + this.burst) * 1000) / this.rate;
   }
 
   get jitterMs(): number {
@@ -206,7 +216,7 @@ export class JitterBuffer {
    * faster than real time has built the cushion by itself).
    */
   private mayStart(now: number): boolean {
-    const delay = this.delay;
+    const delay = this.delay + this.burst;
     if (now - (this.waitingSince ?? now) >= delay) return true;
     const newest = this.queue.at(-1);
     return newest !== undefined && this.buffered - newest.data.length >= delay;

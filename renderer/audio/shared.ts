@@ -3,11 +3,15 @@
  * remembered devices, microphone errors): no worklets, no AudioContext, so the controller is
  * unit-tested under Node with a fake engine.
  */
+import type { DirectAudio, ReplyLink } from '../bridge/types.js';
+
 export interface AudioCounters {
   /** Reply samples (at their own rate) handed to playback. */
   receivedSamples: number;
   /** Of those, how many have been played. */
   playedSamples: number;
+  /** Of those, how many the bridge's line played without the page's main thread. */
+  directSamples: number;
   /** Reply samples dropped: an old task's, after a barge-in. */
   droppedSamples: number;
   /** 20 ms chunks captured from the microphone (all turns). */
@@ -43,6 +47,7 @@ const page = globalThis as unknown as {
 export const counters: AudioCounters = {
   receivedSamples: 0,
   playedSamples: 0,
+  directSamples: 0,
   droppedSamples: 0,
   capturedChunks: 0,
   captured: [],
@@ -144,6 +149,10 @@ export interface VoiceEngine {
   ): Promise<Capture>;
   play(taskId: string, sampleRate: number, pcm: ArrayBuffer): Promise<void>;
   flush(): void;
+  /** Feed the player through the bridge's own line (engines that can); see ReplyLink. */
+  useReplyLink?(link: ReplyLink): void;
+  /** A chunk the line played by itself, for the engine's counters. */
+  directPlayed?(audio: DirectAudio): void;
   setOutput(deviceId: string): Promise<void>;
   /** Load local voice detection now (Settings turning it on), or say why it cannot run. */
   loadSpeechDetector?(): Promise<SpeechDetectorResult>;

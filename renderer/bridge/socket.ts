@@ -18,7 +18,7 @@ import {
   type Snapshot,
   readCommandError,
 } from '../../app/contract/index.js';
-import { type Bridge, BridgeError, type BridgeStatus } from './types.js';
+import { type Bridge, BridgeError, type BridgeStatus, type ReplyLink } from './types.js';
 
 /** The part of a WebSocket this bridge uses (the DOM's WebSocket fits). */
 export interface SocketLike {
@@ -49,6 +49,8 @@ export interface SocketBridgeOptions {
    * server that serves the page but will not open the bridge means the key is what it refuses.
    */
   serverAnswers?: () => Promise<boolean>;
+  /** The sockets' own line to the player, when they live in the bridge worker. */
+  replies?: ReplyLink;
 }
 
 /** Refusals in a row, with the server answering, before the key is declared wrong (not a blip). */
@@ -269,6 +271,7 @@ export function createSocketBridge(options: SocketBridgeOptions): Bridge {
     sendAudio(pcm: ArrayBuffer): void {
       if (socket && socket.readyState === OPEN) socket.send(pcm);
     },
+    replies: options.replies,
     get status() {
       return status;
     },

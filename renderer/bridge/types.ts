@@ -11,6 +11,7 @@ import type {
   EventPayloads,
   Snapshot,
 } from '../../app/contract/index.js';
+import type { DirectNotice, ReplyPolicy } from './worker-messages.js';
 
 /** `refused`: the agent answers but will not take this page's key; only a new address helps. */
 export type BridgeStatus = 'connecting' | 'open' | 'closed' | 'refused';
@@ -20,6 +21,8 @@ export interface Bridge {
   on<E extends EventName>(name: E, cb: (payload: EventPayloads[E]) => void): () => void;
   /** Voice chunks up (16 kHz s16le PCM), without a reply. */
   sendAudio?(pcm: ArrayBuffer): void;
+  /** Reply audio's own line to the player, where the bridge has one (see ReplyLink). */
+  readonly replies?: ReplyLink;
   readonly status: BridgeStatus;
   onStatus(cb: (status: BridgeStatus) => void): () => void;
   /**
@@ -28,6 +31,36 @@ export interface Bridge {
    */
   onReady(cb: (snapshot: Snapshot) => void): () => void;
   close(): void;
+}
+
+/** Reply audio played without the page's main thread: what the page is told afterwards. */
+export type DirectAudio = DirectNotice;
+export type { ReplyPolicy };
+
+/** The end of a MessagePort the player listens on (a DOM MessagePort fits). */
+export interface PlayerPort {
+  postMessage(message: unknown, transfer: ArrayBuffer[]): void;
+}
+
+/**
+ * A bridge whose reply audio can go to the playback worklet off the page's main thread (the
+ * browser host's bridge worker). The page's voice controller approves the reply to play; audio of
+ * any other reply still comes to the page as `audio` events, and what the page decides to play
+ * goes back through here, so one line feeds the player and order is kept.
+ */
+export interface ReplyLink {
+  /** False when the line is gone (the worker failed): the page plays reply audio itself. */
+  readonly active: boolean;
+  /** The player's port (transferred) and the output context's rate. */
+  attachPlayer(port: PlayerPort, rate: number): void;
+  /** What the page plays now; sent whenever it changes. */
+  policy(policy: ReplyPolicy): void;
+  /** Reply audio the page decided to play (s16le mono), after what the line played itself. */
+  push(taskId: string, sampleRate: number, pcm: ArrayBuffer): void;
+  /** Barge-in: the player drops everything sent before this. */
+  flush(): void;
+  /** Each chunk the line played by itself. */
+  onDirect(cb: (audio: DirectAudio) => void): () => void;
 }
 
 /**

@@ -4,8 +4,10 @@
  * from the visible URL so it is not copied, bookmarked or shown in screenshots.
  */
 import { BRIDGE_PATH } from '../../app/contract/index.js';
+import BridgeWorker from './bridge-worker.ts?worker';
 import { createSocketBridge, type SocketLike } from './socket.js';
 import type { Bridge } from './types.js';
+import { type WorkerLine, type WorkerLike, createWorkerLine } from './worker-socket.js';
 
 const TOKEN_KEY = 'advent-agent.bridge-token';
 
@@ -34,10 +36,27 @@ export function bridgeUrl(token: string): string {
   return `${scheme}//${window.location.host}${BRIDGE_PATH}?token=${encodeURIComponent(token)}`;
 }
 
+const pageSocket = (url: string): SocketLike => new WebSocket(url) as unknown as SocketLike;
+
+/**
+ * The bridge's socket in a worker of its own, so reply audio reaches the player while the page
+ * renders; a page that cannot start one keeps the socket itself.
+ */
+function workerLine(): WorkerLine | undefined {
+  try {
+    return createWorkerLine(new BridgeWorker() as unknown as WorkerLike, pageSocket);
+  } catch (err) {
+    console.warn('[bridge] no bridge worker; reply audio goes through the page', err);
+    return undefined;
+  }
+}
+
 export function createWsBridge(): Bridge {
+  const line = workerLine();
   return createSocketBridge({
     url: bridgeUrl(takeToken()),
-    open: (url) => new WebSocket(url) as unknown as SocketLike,
+    open: line ? (url) => line.open(url) : pageSocket,
+    replies: line?.replies,
     log: (message, detail) => console.warn(`[bridge] ${message}`, detail ?? ''),
     serverAnswers: async () => {
       const res = await fetch(new URL('/', window.location.href), {

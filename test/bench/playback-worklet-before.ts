@@ -5,7 +5,9 @@
  * self-contained module). The voice latency bench (voice-latency.ts) serves it, transpiled, in
  * place of the built worklet to a second page, so the old player and today's are heard on the
  * same replies in one run. Nothing else uses it; do not change it, or the comparison means
- * nothing.
+ * nothing. One addition, to the transport only: it takes its messages from a port handed over
+ * with `{type:'port'}` too (the bridge worker's line, as today's player does), exactly as from
+ * its own.
  */
 interface WorkletPort {
   onmessage: ((ev: { data: Message }) => void) | null;
@@ -35,7 +37,10 @@ interface Chunk {
   offset: number;
 }
 
-type Message = { type: 'push'; data: Float32Array; src: number } | { type: 'flush' };
+type Message =
+  | { type: 'push'; data: Float32Array; src: number }
+  | { type: 'flush' }
+  | { type: 'port'; port: WorkletPort };
 
 class PlaybackProcessor extends scope.AudioWorkletProcessor implements WorkletProcessor {
   private queue: Chunk[] = [];
@@ -49,9 +54,10 @@ class PlaybackProcessor extends scope.AudioWorkletProcessor implements WorkletPr
 
   constructor() {
     super();
-    this.port.onmessage = (ev: { data: Message }) => {
+    const receive = (ev: { data: Message }): void => {
       const msg = ev.data;
-      if (msg.type === 'push') {
+      if (msg.type === 'port') msg.port.onmessage = receive;
+      else if (msg.type === 'push') {
         if (this.queue.length === 0 && !this.playing) this.waitingSince = scope.currentFrame;
         this.queue.push({ data: msg.data, src: msg.src, offset: 0 });
         this.buffered += msg.data.length;
@@ -62,6 +68,7 @@ class PlaybackProcessor extends scope.AudioWorkletProcessor implements WorkletPr
         this.report(true);
       }
     };
+    this.port.onmessage = receive;
   }
 
   process(_inputs: Float32Array[][], outputs: Float32Array[][]): boolean {

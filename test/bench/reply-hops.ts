@@ -6,8 +6,11 @@
  *   written  the simulator's write of the AUDIO_FRAME (the bench's own send loop)
  *   core     the core's Advent link has decoded it (AdventLink's frame handler, wrapped here)
  *   bridge   the browser host's bridge socket sends it to the page (`ws` send, wrapped here)
- *   page     the page's WebSocket delivers it (a listener the output tap's init script adds)
- *   player   the page posts it to the playback worklet (MessagePort.postMessage, ditto)
+ *   page     the page's bridge worker gets it from its WebSocket (the worker stamps it:
+ *            renderer/audio/reply-router.ts); with the socket in the page, a listener the output
+ *            tap's init script adds
+ *   player   it is posted to the playback worklet (by the worker, wherever it was decided; or
+ *            MessagePort.postMessage in the page, ditto)
  *
  * Nothing in the app changes for this. A chunk's lateness at a hop is how far behind the reply's
  * own pace it got there (its time less the reply's first chunk's there, less 20 ms per chunk

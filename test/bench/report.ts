@@ -440,7 +440,7 @@ function voiceTable(v: VoiceLatencyResult): Table {
       row('    of which: handed to the player → playback started (jitter buffer)', v.replyBuffer),
       row('    first chunk, written → decoded by the core', v.hops.first.core),
       row('    first chunk, decoded → sent on the bridge WebSocket', v.hops.first.bridge),
-      row('    first chunk, sent → received by the page', v.hops.first.page),
+      row('    first chunk, sent → received by the page’s bridge worker', v.hops.first.page),
       row('    first chunk, received → posted to the player', v.hops.first.player),
       row(
         '    every later chunk: behind the reply’s pace when posted to the player',
@@ -485,25 +485,29 @@ function voiceNotes(v: VoiceLatencyResult): string[] {
       `one with today's player and one with the player before (test/bench/playback-worklet-before.ts, ` +
       `which waited for 60 ms of audio, or 100 ms without more); they took turns talking.`,
     `Voice, down: (b) and its parts are the page's view, on the page with today's player. The core's ` +
-      `FrameDecoder hands an AUDIO_FRAME that ends a read on at once (earlyAudio: should its \`##END\` ` +
-      `prove to be payload, the rest follows under the same header), so reply audio no longer waits ` +
-      `for the 5 ms idle flush. The first chunk of each reply, hop by hop (reply-hops.ts): written → ` +
-      `decoded ${ms(v.hops.first.core.p50)} ms p50, → sent to the page ${ms(v.hops.first.bridge.p50)}, → ` +
-      `received by the page ${ms(v.hops.first.page.p50)} (p95 ${ms(v.hops.first.page.p95)}: the page's main ` +
-      `thread, busy rendering the reply's text that came just before), → posted to the player ` +
+      `FrameDecoder hands an AUDIO_FRAME that ends a read on at once (earlyAudio). The page's bridge ` +
+      `socket lives in a worker of its own (renderer/bridge/bridge-worker.ts), which posts the reply the ` +
+      `page's voice controller plays (or a reply nobody announced, which takes over as the controller ` +
+      `would do it) straight to the playback worklet; the page hears of it afterwards. The first chunk ` +
+      `of each reply, hop by hop (reply-hops.ts): written → decoded ${ms(v.hops.first.core.p50)} ms p50, → ` +
+      `sent to the page ${ms(v.hops.first.bridge.p50)}, → received by the bridge worker ` +
+      `${ms(v.hops.first.page.p50)} (p95 ${ms(v.hops.first.page.p95)}), → posted to the player ` +
       `${ms(v.hops.first.player.p50)}. The player's adaptive jitter buffer (renderer/audio/jitter-buffer.ts) ` +
-      `then starts after a 10 ms start delay, longer while the reply playing has been late or when ` +
-      `lateness recurred in recent replies: ${ms(v.replyBuffer.p50)} ms p50 here, which also holds the ` +
-      `wait for the audio thread's next burst (10 ms device buffer). Playback start is estimated from ` +
-      `the player's first report less what it says it had played by then. The context asks for ` +
-      `\`latencyHint: 'interactive'\`, and the reply's rate is converted in the page by linear ` +
-      `interpolation, which holds back one source sample (62.5 µs at 16 kHz).`,
+      `then waits its start delay (10 ms, longer while the reply playing has been late, after recent ` +
+      `underruns, or when lateness recurred in recent replies) plus one render burst (the context's ` +
+      `baseLatency, ${f1(v.output.baseLatencyMs)} ms: the audio thread renders that much at once, which ` +
+      `could pass the whole delay at one go): ${ms(v.replyBuffer.p50)} ms p50 here, with the wait for the ` +
+      `audio thread's next burst. Playback start is estimated from the player's first report less what ` +
+      `it says it had played by then. The context asks for \`latencyHint: 'interactive'\`, and the ` +
+      `reply's rate is converted by linear interpolation, which holds back one source sample (62.5 µs ` +
+      `at 16 kHz).`,
     ...(v.gapCauses.length
       ? [
           `Voice, gaps: the most (ms) any of the reply's chunks fell behind its pace at each hop, for each ` +
             `reply heard with a gap; lateness that is already there when written is the simulator's own ` +
             `timer on this busy machine (it shares the Node process with the host and the core), ` +
-            `lateness that appears at "page" is the page's main thread: ${v.gapCauses.join('; ')}.`,
+            `lateness that appears at "page" arose between the host's send and the bridge worker ` +
+            `(Chromium's processes waiting for a CPU): ${v.gapCauses.join('; ')}.`,
         ]
       : []),
     `Voice, clocks: page and Node both use \`performance.timeOrigin + performance.now()\`; the page's ` +

@@ -242,6 +242,25 @@ function playerState(
   });
 }
 
+/**
+ * The page's reply hops: stamped by its bridge worker (renderer/audio/reply-router.ts: 'page' is
+ * the frame reaching the worker's socket, 'player' its post to the worklet, wherever the page
+ * decided it), or, with the bridge socket in the page, by the output tap's init script.
+ */
+async function pageHops(page: Page): Promise<{ page: Stamp[]; player: Stamp[] }> {
+  type Hops = { page: Stamp[]; player: Stamp[] };
+  for (const worker of page.workers()) {
+    const hops = await worker
+      .evaluate(() => {
+        const h = (globalThis as unknown as { __adventReplyHops?: Hops }).__adventReplyHops;
+        return h ? { page: [...h.page], player: [...h.player] } : undefined;
+      })
+      .catch(() => undefined);
+    if (hops) return hops;
+  }
+  return page.evaluate(() => (globalThis as unknown as { __benchHops: Hops }).__benchHops);
+}
+
 /** Add a connection to `sim` through the UI, as a user does, and wait for its REGISTER. */
 async function connect(page: Page, sim: AdventSim): Promise<void> {
   const before = sim.registrations().length;
@@ -468,10 +487,7 @@ export async function runVoiceLatencyBench(
     if ((await readOutput(before.page)).playerServed === 0)
       throw new Error('the old player was never loaded: the comparison would be of one player');
     const out = await readOutput(after.page);
-    const page = await after.page.evaluate(
-      () =>
-        (globalThis as unknown as { __benchHops: { page: Stamp[]; player: Stamp[] } }).__benchHops,
-    );
+    const page = await pageHops(after.page);
     const hops = hopReport(
       {
         written,

@@ -82,9 +82,10 @@ export async function openApp(
   });
   // The app is up once its navigation is rendered and the bridge has delivered a snapshot.
   await page.getByTestId('nav-chat').waitFor();
-  await page.waitForFunction(
-    "!document.querySelector('[data-testid=bridge-status]') && !document.querySelector('.page-loading')",
-  );
+  // Locators, not a waitForFunction string: polling one evaluates it, which the page's CSP
+  // (no 'unsafe-eval') refuses whenever the bridge is not up at the first look.
+  await page.getByTestId('bridge-status').waitFor({ state: 'detached' });
+  await page.locator('.page-loading').waitFor({ state: 'detached' });
   return { host, page, errors };
 }
 

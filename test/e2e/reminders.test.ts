@@ -50,9 +50,9 @@ async function recordSpeech(page: Page): Promise<void> {
   });
   await page.reload();
   await page.getByTestId('nav-chat').waitFor();
-  await page.waitForFunction(
-    "!document.querySelector('[data-testid=bridge-status]') && !document.querySelector('.page-loading')",
-  );
+  // Locators: a polled waitForFunction string is refused by the page's CSP (no 'unsafe-eval').
+  await page.getByTestId('bridge-status').waitFor({ state: 'detached' });
+  await page.locator('.page-loading').waitFor({ state: 'detached' });
 }
 
 const spoken = (page: Page) =>

@@ -54,9 +54,9 @@ async function openVadApp(browser: Browser): Promise<VadApp> {
   });
   await page.goto(host.url);
   await page.getByTestId('nav-chat').waitFor();
-  await page.waitForFunction(
-    "!document.querySelector('[data-testid=bridge-status]') && !document.querySelector('.page-loading')",
-  );
+  // Locators: a polled waitForFunction string is refused by the page's CSP (no 'unsafe-eval').
+  await page.getByTestId('bridge-status').waitFor({ state: 'detached' });
+  await page.locator('.page-loading').waitFor({ state: 'detached' });
   return { host, context, page, errors, requests };
 }
 

@@ -24,6 +24,7 @@ import {
 interface Counters {
   receivedSamples: number;
   playedSamples: number;
+  directSamples: number;
   droppedSamples: number;
   capturedChunks: number;
   flushes: number;
@@ -35,6 +36,7 @@ function counters(page: Page): Promise<Counters> {
     return {
       receivedSamples: a.receivedSamples,
       playedSamples: a.playedSamples,
+      directSamples: a.directSamples,
       droppedSamples: a.droppedSamples,
       capturedChunks: a.capturedChunks,
       flushes: a.flushes,
@@ -90,6 +92,10 @@ describe('voice', { timeout: 60_000 }, () => {
       .toSatisfy(
         (c: Counters) => c.receivedSamples >= 4800 && c.playedSamples >= 0.9 * c.receivedSamples,
       );
+    // The reply of the turn just sent was approved before it came: the bridge worker played all
+    // of it without the page's main thread.
+    const played = await counters(page);
+    expect(played.directSamples).toBe(played.receivedSamples);
     await page.locator(by('mic-button', { phase: 'idle' })).waitFor();
     expect(errors).toEqual([]);
   });

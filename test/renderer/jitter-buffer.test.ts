@@ -204,4 +204,25 @@ describe('jitter buffer', () => {
     expect(out[0]).toBe(0.25);
     expect(b.underruns).toBe(0);
   });
+  it('a render burst cannot pass the start delay: the wait adds one burst, so on-time audio after the audio thread caught up plays without a gap', () => {
+    const burstMs = 10;
+    const at = frames(100);
+    // The audio thread was late and renders two bursts back to back when the first chunk comes:
+    // from then on its clock runs one burst ahead, so every later chunk arrives a burst "later"
+    // on it, plus up to 8 ms of lateness of its own.
+    const late = lateness(30, 8);
+    const arrivals = [
+      at,
+      ...late.slice(1).map((l, i) => at + (i + 1) * CHUNK + frames(burstMs) + l),
+    ];
+    const withBurst = new JitterBuffer({ rate: RATE, burstMs });
+    const out = play(withBurst, arrivals, frames(900));
+    expect(gaps(out)).toBe(0);
+    expect(firstSound(out) - at).toBeGreaterThanOrEqual(
+      frames(JITTER_DEFAULTS.initialDelayMs + burstMs),
+    );
+    expect(withBurst.underruns).toBe(0);
+    // Counting the start delay on the render clock alone, the burst eats it: a gap.
+    expect(gaps(play(new JitterBuffer({ rate: RATE }), arrivals, frames(900)))).toBeGreaterThan(0);
+  });
 });

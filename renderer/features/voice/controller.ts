@@ -9,7 +9,7 @@
  * speaking, exactly as a release would; then a click (a press shorter than a hold) starts a turn
  * that listens until speech ends, or until the next press sends it.
  */
-import type { Bridge } from '../../bridge/types.js';
+import type { Bridge, DirectAudio, ReplyLink } from '../../bridge/types.js';
 import {
   type Capture,
   MicError,
@@ -60,13 +60,17 @@ interface Turn {
 
 export class VoiceController {
   private bridge: Bridge | undefined;
-  private turn: Turn | undefined;
+  /** The bridge's line to the player, when the engine uses it: it plays the approved reply. */
+  private link: ReplyLink | undefined;
+  private currentTurn: Turn | undefined;
   /** The task whose reply audio plays; others are dropped. */
   private replyTask: string | undefined;
   private replyDone = false;
   /** Tasks interrupted by the user: their late audio is never played. */
   private readonly blocked = new Set<string>();
   private thinkingTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The rules the bridge's line was last told. */
+  private lineSent: { taskId: string | undefined; listening: boolean } | undefined;
   private offs: (() => void)[] = [];
   /**
    * Asks the system for the microphone before the first capture (Electron on macOS:
@@ -87,7 +91,14 @@ export class VoiceController {
   attach(bridge: Bridge): () => void {
     this.bridge = bridge;
     this.engine.onPlaybackState = () => this.maybeIdle();
-    this.offs = [
+    const link = bridge.replies;
+    if (link && this.engine.useReplyLink) {
+      this.engine.useReplyLink(link);
+      this.link = link;
+      this.syncLine();
+      this.offs.push(link.onDirect((audio) => this.onDirect(audio)));
+    }
+    this.offs.push(
       bridge.on('audio', (ev) => this.onAudio(ev.taskId, ev.sampleRate, ev.pcm)),
       bridge.on('listen', (ev) => this.onListen(ev.taskId, ev.message)),
       bridge.on('chat', (item) => {
@@ -100,12 +111,42 @@ export class VoiceController {
           this.maybeIdle();
         }
       }),
-    ];
+    );
     return () => {
       for (const off of this.offs) off();
       this.offs = [];
+      this.link?.policy({ taskId: undefined, listening: true });
+      this.link = undefined;
       this.bridge = undefined;
     };
+  }
+
+  private get turn(): Turn | undefined {
+    return this.currentTurn;
+  }
+
+  private set turn(turn: Turn | undefined) {
+    this.currentTurn = turn;
+    this.syncLine();
+  }
+
+  /** The reply to play; the bridge's line plays it without the page from now on. */
+  private setReplyTask(taskId: string | undefined, block?: string): void {
+    this.replyTask = taskId;
+    this.syncLine(block);
+  }
+
+  /** The bridge's line applies the same rules as onAudio: tell it each change, before a flush. */
+  private syncLine(block?: string): void {
+    const link = this.link;
+    if (!link) return;
+    const listening = this.turn !== undefined && !this.turn.handsFree;
+    const sent = this.lineSent;
+    const same =
+      sent !== undefined && sent.taskId === this.replyTask && sent.listening === listening;
+    if (same && block === undefined) return;
+    this.lineSent = { taskId: this.replyTask, listening };
+    link.policy({ taskId: this.replyTask, listening, ...(block === undefined ? {} : { block }) });
   }
 
   get busy(): boolean {
@@ -203,7 +244,7 @@ export class VoiceController {
       const { taskId } = await b.invoke('voiceStart');
       turn.taskId = taskId;
       if (!turn.handsFree) {
-        this.replyTask = taskId;
+        this.setReplyTask(taskId);
         this.replyDone = false;
       }
       this.sendHeld(turn);
@@ -314,7 +355,7 @@ export class VoiceController {
   /** Speak or play anything: reply audio of a new task (a text or SPEAK turn) takes over. */
   expectReply(taskId: string): void {
     if (this.replyTask && this.replyTask !== taskId) this.bargeIn();
-    this.replyTask = taskId;
+    this.setReplyTask(taskId);
     this.replyDone = false;
   }
 
@@ -340,7 +381,7 @@ export class VoiceController {
     // This turn's reply is the one to play now; an older one still going is superseded.
     if (this.replyTask !== turn.taskId) {
       if (this.replyTask) this.bargeIn();
-      this.replyTask = turn.taskId;
+      this.setReplyTask(turn.taskId);
       this.replyDone = false;
     }
     voice.setPhase('thinking');
@@ -386,8 +427,10 @@ export class VoiceController {
   }
 
   private bargeIn(): void {
-    if (this.replyTask) this.blocked.add(this.replyTask);
-    this.replyTask = undefined;
+    const interrupted = this.replyTask;
+    if (interrupted) this.blocked.add(interrupted);
+    // Unapproved before the flush: the line plays none of it after the flush it carries.
+    this.setReplyTask(undefined, interrupted);
     this.replyDone = false;
     this.engine.flush();
     if (this.blocked.size > 200) this.blocked.delete(this.blocked.values().next().value!);
@@ -408,6 +451,23 @@ export class VoiceController {
       .play(taskId, sampleRate, pcm)
       .catch((err: unknown) => console.warn('[voice] playback failed', err));
     if (!this.turn) useVoice.getState().setPhase('speaking');
+  }
+
+  /** The line played a chunk by itself: the page catches up. */
+  private onDirect(audio: DirectAudio): void {
+    if (audio.superseded && audio.taskId !== this.replyTask) {
+      const listening = this.turn && !this.turn.handsFree;
+      // The page's own later word (a press, a barge-in) is on its way to the line and wins.
+      if (listening || this.blocked.has(audio.taskId)) return;
+      // A reply nobody announced took over on the line, as onAudio would have done here.
+      const previous = this.replyTask;
+      if (previous) this.blocked.add(previous);
+      if (this.blocked.size > 200) this.blocked.delete(this.blocked.values().next().value!);
+      this.setReplyTask(audio.taskId);
+      this.replyDone = false;
+    }
+    this.engine.directPlayed?.(audio);
+    if (!this.turn && audio.taskId === this.replyTask) useVoice.getState().setPhase('speaking');
   }
 
   private onListen(taskId: string, message: unknown): void {

@@ -77,7 +77,7 @@ describe('UI server: HTTP', () => {
     expect(r.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(r.headers['content-security-policy']).toBe(
       "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
-        `connect-src 'self' ws://127.0.0.1:${server.port}; media-src 'self' blob:; object-src 'none'; ` +
+        `connect-src 'self' ws://127.0.0.1:${server.port}; media-src 'self' blob:; worker-src 'self'; object-src 'none'; ` +
         "base-uri 'none'; frame-ancestors 'none'",
     );
     expect(r.headers['x-content-type-options']).toBe('nosniff');
