@@ -11,6 +11,8 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { GENESIS_HASH, canonicalRecord, recordMac } from '../../app/audit/chain.js';
+import { canonicalJson, redactParams, sha256Hex } from '../../app/audit/redact.js';
 import type { Service } from '../../app/services/service.js';
 import type { Medium } from './rig.js';
 import { type Latency, PART_WARMUP, latency, nowMs } from './stats.js';
@@ -47,6 +49,63 @@ export async function fsyncAlone(medium: Medium, n: number): Promise<Latency> {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * The same CPU work (one audit record built, hashed and MAC'd as the log does, no I/O) timed warm,
+ * in a loop, and right after the process slept through a disk fsync. A call whose record goes to
+ * disk runs its reply, its wire and the next call's decoding after such a sleep; the ratio shows
+ * what waking costs that code on this machine.
+ */
+export async function wakeCost(
+  medium: Medium,
+  n: number,
+): Promise<{ warm: Latency; woken: Latency }> {
+  const dir = await mkdtemp(path.join(medium.base, 'advent-bench-wake-'));
+  const fd = openSync(path.join(dir, 'f.jsonl'), 'a+', 0o600);
+  const line = Buffer.from(`${'x'.repeat(199)}\n`);
+  let seq = 0;
+  const work = (): Buffer => {
+    const params = { format: 'simple' };
+    const record: Record<string, unknown> = {
+      seq: ++seq,
+      ts: new Date().toISOString(),
+      connection: 'Bench',
+      dialect: 'advent',
+      callId: `w-${seq}`,
+      service: 'get_current_time',
+      params: redactParams(params),
+      paramsSha256: sha256Hex(canonicalJson(params)),
+      decision: 'auto',
+      outcome: 'ok',
+      durationMs: 0.3,
+      prevHash: GENESIS_HASH,
+    };
+    record.hash = sha256Hex(canonicalRecord(record as never));
+    record.mac = recordMac(WAKE_KEY, record.hash as string);
+    return Buffer.from(`${JSON.stringify(record)}\n`);
+  };
+  try {
+    for (let i = 0; i < PART_WARMUP; i++) work();
+    const warm: number[] = [];
+    const woken: number[] = [];
+    for (let i = 0; i < n; i++) {
+      let t0 = nowMs();
+      work();
+      warm.push(nowMs() - t0);
+      writeSync(fd, line);
+      await fdatasyncAsync(fd);
+      t0 = nowMs();
+      work();
+      woken.push(nowMs() - t0);
+    }
+    return { warm: latency(warm), woken: latency(woken) };
+  } finally {
+    await closeAsync(fd);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const WAKE_KEY = 'k'.repeat(64);
 
 /** A bare MCP SDK server with one tool and its client, in-memory transport: callTool round trip. */
 export async function bareMcpRoundTrip(n: number): Promise<Latency> {

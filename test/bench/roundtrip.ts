@@ -24,7 +24,7 @@ import {
   whenReady,
 } from './rig.js';
 import { type Latency, type Memory, PART_WARMUP, latency, memory, nowMs } from './stats.js';
-import { bareMcpRoundTrip, benchWriteService, fsyncAlone } from './gate.js';
+import { bareMcpRoundTrip, benchWriteService, fsyncAlone, wakeCost } from './gate.js';
 
 export { type Medium, media } from './rig.js';
 
@@ -323,6 +323,19 @@ async function componentsOn(medium: Medium, n: number): Promise<Component[]> {
       medium: medium.name,
       latency: await fsyncAlone(medium, n),
     });
+    const wake = await wakeCost(medium, n);
+    out.push(
+      {
+        label: 'CPU: one audit record built and hashed, warm (no I/O)',
+        medium: medium.name,
+        latency: wake.warm,
+      },
+      {
+        label: 'CPU: the same, right after sleeping through an fsync',
+        medium: medium.name,
+        latency: wake.woken,
+      },
+    );
     // The audit append alone (build, hash, one line written + fsync'd), in a log of its own.
     const log = await AuditLog.open({ dir: path.join(dir, 'audit-only') });
     out.push({
