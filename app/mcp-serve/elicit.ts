@@ -6,6 +6,7 @@
  * "Always" is never offered: only the app's own prompt can grant that.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../clock.js';
 import type { Asker, AskerAnswer } from '../permissions/broker.js';
 import { ELICIT_ANSWERS, elicitMessage, elicitSchema } from './words.js';
@@ -16,6 +17,13 @@ export interface ElicitDeps {
   language: () => string;
   /** The service's title for people (the prompt carries only its name). */
   titleOf: (service: string) => string;
+  /**
+   * The client's request (the tool call) the question is about. The question travels with it:
+   * over HTTP on that request's own stream, which is open while the call waits, as the transport
+   * spec asks of messages relating to a request (the session's GET stream may not be open yet,
+   * or ever: a client need not open one).
+   */
+  relatedRequestId?: RequestId;
 }
 
 /** Whether the client said it can ask its user (form elicitation; `{}` means form). */
@@ -23,7 +31,13 @@ export function canElicit(server: Server): boolean {
   return Boolean(server.getClientCapabilities()?.elicitation?.form);
 }
 
-export function elicitationAsker({ server, clock, language, titleOf }: ElicitDeps): Asker {
+export function elicitationAsker({
+  server,
+  clock,
+  language,
+  titleOf,
+  relatedRequestId,
+}: ElicitDeps): Asker {
   return {
     async ask(prompt, signal): Promise<AskerAnswer | undefined> {
       const leftMs = Math.max(0, prompt.expiresAt - clock.now());
@@ -36,7 +50,7 @@ export function elicitationAsker({ server, clock, language, titleOf }: ElicitDep
         },
         // The broker's timeout ends the prompt (and aborts this); the request's own timeout is
         // only a backstop past it.
-        { signal, timeout: leftMs + 5_000 },
+        { signal, timeout: leftMs + 5_000, relatedRequestId },
       );
       // Declined or dismissed: a no, never a reason to ask again or to run.
       if (result.action !== 'accept') return 'deny';

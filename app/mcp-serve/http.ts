@@ -59,6 +59,15 @@ function rpcError(res: http.ServerResponse, status: number, code: number, messag
 }
 
 /** The Host header names this server as a loopback name with its port, nothing else. */
+/** Whether an initialize request says the client can ask its user (elicitation, form). */
+function declaresElicitation(initialize: unknown): boolean {
+  const e = (initialize as { params?: { capabilities?: { elicitation?: unknown } } }).params
+    ?.capabilities?.elicitation;
+  if (typeof e !== 'object' || e === null) return false;
+  // `{}` is form elicitation (the spec's older shape), as the SDK reads it.
+  return Object.keys(e).length === 0 || 'form' in e;
+}
+
 export function hostAllowed(host: string | undefined, port: number): boolean {
   if (!host) return false;
   const h = host.toLowerCase();
@@ -183,13 +192,14 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
     }
     const session = options.newSession();
     const transport = new StreamableHTTPServerTransport({
-      // One JSON answer per POST instead of an SSE stream. Every call waits for the gate (the
-      // audit's fsync at least), and the SDK's SSE path then sends the headers, the event and the
-      // stream's end as separate writes the client reads in separate turns: measured, that cost
-      // 0.5–0.75 ms per call more than the JSON answer (test/bench/mcp-serve.ts, same run). Nothing
-      // here needs the POST's stream: our only server-to-client request, elicitation, and
-      // tools/list_changed go on the session's standalone GET stream.
-      enableJsonResponse: true,
+      // One JSON answer per POST instead of an SSE stream, for a client that cannot be asked
+      // anything. Every call waits for the gate (the audit's fsync at least), and the SDK's SSE
+      // path then sends the headers, the event and the stream's end as separate writes the client
+      // reads in separate turns: measured, that cost 0.5–0.75 ms per call more than the JSON
+      // answer (test/bench/mcp-serve.ts, same run). A client that declared elicitation gets each
+      // answer as a stream: the question about a call (elicit.ts) goes on that call's own stream,
+      // which a JSON answer cannot carry. tools/list_changed goes on the session's GET stream.
+      enableJsonResponse: !declaresElicitation(body),
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, { transport, session }),
     });

@@ -126,6 +126,7 @@ export function createMcpSession(deps: McpSessionDeps): McpSession {
                 language: deps.language,
                 titleOf: (service) =>
                   deps.tools().find((t) => t.name === service)?.title ?? service,
+                relatedRequestId: extra.requestId,
               }),
             }
           : {}),

@@ -1,9 +1,12 @@
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -223,6 +226,97 @@ describe('MCP over Streamable HTTP', () => {
     expect(
       (await raw(port, { authorization: `Bearer ${fresh}` }, initialize('2025-06-18'))).status,
     ).toBe(200);
+  });
+
+  it("asks a client that declared elicitation on the call's own stream, even with no GET stream open", async () => {
+    rig = await startServe();
+    const { port, token } = await listening(rig);
+    const base = {
+      host: `127.0.0.1:${port}`,
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const post = (body: unknown, session?: string) =>
+      fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: 'POST',
+        headers: { ...base, ...(session && { 'mcp-session-id': session }) },
+        body: JSON.stringify(body),
+      });
+    /** The JSON-RPC messages of an SSE answer, as they arrive. */
+    async function* events(res: Response): AsyncGenerator<Record<string, unknown>> {
+      const decoder = new TextDecoder();
+      let buffered = '';
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buffered += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = buffered.indexOf('\n\n')) >= 0) {
+          const event = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          const data = event
+            .split('\n')
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => l.slice(5).trim())
+            .join('');
+          if (data) yield JSON.parse(data) as Record<string, unknown>;
+        }
+      }
+    }
+
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: { elicitation: {} },
+        clientInfo: { name: 'raw-client', title: 'Raw Client', version: '1' },
+      },
+    });
+    expect(init.status).toBe(200);
+    const session = init.headers.get('mcp-session-id') as string;
+    expect(session).toBeTruthy();
+    await init.text();
+    expect(
+      (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status,
+    ).toBe(202);
+
+    // The call needs permission; nobody has the app open; the client never opened a GET stream.
+    const call = await post(
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'create_file', arguments: { filename: 'asked.txt', content: 'x' } },
+      },
+      session,
+    );
+    expect(call.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const stream = events(call);
+    const question = (await stream.next()).value as {
+      id: number;
+      method: string;
+      params: { message: string };
+    };
+    expect(question.method).toBe('elicitation/create');
+    expect(question.params.message).toContain('create_file');
+    const answered = await post(
+      {
+        jsonrpc: '2.0',
+        id: question.id,
+        result: { action: 'accept', content: { answer: 'once' } },
+      },
+      session,
+    );
+    expect(answered.status).toBe(202);
+    let result: { id?: number; method?: string; result?: { isError?: boolean } } | undefined;
+    for await (const message of stream) {
+      result = message;
+      if (message.id === 2) break;
+    }
+    expect(result?.id).toBe(2);
+    expect(result?.result?.isError).toBeFalsy();
+    expect(existsSync(path.join(rig.dir, 'files', 'asked.txt'))).toBe(true);
   });
 
   it('a port in use is a failed state saying so, and switching off stops it', async () => {
