@@ -13,15 +13,23 @@
  * - at least the largest lateness of the stream playing (so after the chunk that ran the queue dry,
  *   the rest of that reply waits long enough not to run dry the same way again);
  * - at least what recent replies showed *more than once*: every run of late chunks is an episode,
- *   and the second-largest peak of the last `memoryEpisodes` is carried to the next reply. A link
- *   that jitters has many episodes, so the next reply starts with the cushion it needs; one stall
- *   (a busy machine, a hiccup) costs the reply it hit one gap, and not every reply after it a wait;
- * - at least `initialDelayMs`, small, so the first chunk plays almost at once, plus `stepMs` for
- *   each underrun not yet forgotten (one may come from what lateness does not show, such as the
- *   render thread working ahead in bursts); an underrun is the queue running dry and more audio
- *   of the same stream coming within `streamGapMs` (a longer silence is the end of a reply);
- * - forgetting slowly: every `steadyMs` without an underrun takes a step off the underrun part
- *   and the stream's own lateness;
+ *   and the second-largest peak of the episodes still remembered is carried to the next reply. A
+ *   link that jitters has many episodes, so the next reply starts with the cushion it needs; one
+ *   stall (a busy machine, a hiccup) costs the reply it hit one gap, and not every reply after it
+ *   a wait;
+ * - at least `initialDelayMs`, small, so the first chunk plays almost at once;
+ * - and on top of the largest of those, `stepMs` for each underrun still remembered: the carried
+ *   lateness is only the second-largest seen, so a link that keeps jittering sometimes goes past
+ *   it, and the step is the margin that stops that gap from coming back (an underrun is the queue
+ *   running dry and more audio of the same stream coming within `streamGapMs`: a longer silence
+ *   is the end of a reply);
+ * - remembering for a while only: an episode is forgotten `memoryMs` after it happened, or once
+ *   it is `memoryReplies` replies back, whichever comes first; such a window without an underrun
+ *   takes a step off the underrun part, unless lateness of a step or more still recurs in it. A
+ *   link that keeps jittering keeps making new episodes, so its cushion stays; an isolated stall
+ *   costs its own reply and, by its underrun step, the next one or two, not the rest of the
+ *   session. Within one long reply, every `steadyMs` without an underrun takes a step off that
+ *   reply's own lateness;
  * - never more than `maxDelayMs`. The queue never holds more than `capacityMs` either: audio
  *   beyond it is dropped and counted, so a server cannot grow the page's memory at will.
  * The audio thread renders `burstMs` at a time (the context's `baseLatency`) ahead of the
@@ -42,12 +50,23 @@ export interface JitterOptions {
   capacityMs?: number;
   /** A silence this short between two pushes is an underrun within one stream. */
   streamGapMs?: number;
-  /** This long without an underrun takes one step off the start delay. */
+  /** This long without an underrun takes one step off the playing reply's own lateness. */
   steadyMs?: number;
-  /** How many recent lateness episodes the carried delay is chosen from. */
+  /** The most lateness episodes remembered (a bound: older ones go first). */
   memoryEpisodes?: number;
+  /** How long an episode is remembered, and how long without an underrun takes a step off. */
+  memoryMs?: number;
+  /** The same counted in replies, the one playing included: whichever ends first counts. */
+  memoryReplies?: number;
   /** How much audio the render thread renders at once (the context's baseLatency), ms. */
   burstMs?: number;
+}
+
+/** Something the buffer remembers for a while: when it happened, in which reply, how large. */
+interface Memory {
+  at: number;
+  stream: number;
+  frames: number;
 }
 
 interface Chunk {
@@ -65,6 +84,8 @@ export const JITTER_DEFAULTS = {
   streamGapMs: 500,
   steadyMs: 10_000,
   memoryEpisodes: 16,
+  memoryMs: 20_000,
+  memoryReplies: 3,
   burstMs: 0,
 } as const;
 
@@ -81,8 +102,17 @@ export class JitterBuffer {
   /** The current stream's largest lateness behind its own pace, frames (see the top). */
   private current = 0;
   /** The peaks of recent runs of late chunks, oldest first, and the one being measured. */
-  private readonly episodes: number[] = [];
+  private readonly episodes: Memory[] = [];
   private episode = 0;
+  private episodeAt = 0;
+  /** The underrun part of the start delay, frames. */
+  private grown = 0;
+  /** The last underrun, or step off the underrun part: calm counts from there. */
+  private grownSince = { at: 0, stream: 0 };
+  /** Which stream (reply) is being received: counts every new one. */
+  private stream = 0;
+  /** The latest render frame pushed or rendered at: what memories are aged by. */
+  private now = 0;
 
   private readonly rate: number;
   private readonly initial: number;
@@ -92,9 +122,9 @@ export class JitterBuffer {
   private readonly streamGap: number;
   private readonly steady: number;
   private readonly memory: number;
+  private readonly memoryFrames: number;
+  private readonly memoryReplies: number;
   private readonly burst: number;
-  /** The underrun part of the start delay, frames. */
-  private grown = 0;
   /** The last underrun or step down (render frame): steady time counts from there. */
   private calmSince = 0;
   /** When the oldest queued audio arrived, while waiting to start. */
@@ -115,6 +145,8 @@ export class JitterBuffer {
     this.streamGap = frames(o.streamGapMs);
     this.steady = frames(o.steadyMs);
     this.memory = Math.max(2, o.memoryEpisodes);
+    this.memoryFrames = frames(Math.max(0, o.memoryMs));
+    this.memoryReplies = Math.max(1, o.memoryReplies);
     this.burst = frames(Math.max(0, Math.min(o.burstMs, o.maxDelayMs)));
   }
 
@@ -125,7 +157,7 @@ export class JitterBuffer {
 
   /** The start delay now, in frames: how long queued audio waits for more before it plays. */
   get delay(): number {
-    return Math.min(this.max, Math.max(this.initial + this.grown, this.jitter));
+    return Math.min(this.max, Math.max(this.initial, this.jitter) + this.grown);
   }
 
   /** How long queued audio waits before it plays, ms: the start delay plus one render burst. */
@@ -140,6 +172,7 @@ export class JitterBuffer {
   /** Queue a chunk that arrived at render frame `now`. */
   push(data: Float32Array, src: number, now: number): void {
     if (data.length === 0) return;
+    this.age(now);
     if (this.buffered + data.length > this.capacity) {
       this.dropped += data.length;
       return;
@@ -154,6 +187,7 @@ export class JitterBuffer {
       this.pace = undefined;
       this.endEpisode();
       this.current = 0;
+      this.stream += 1;
     }
     this.measure(data.length, now);
     if (this.drainedAt !== undefined) {
@@ -171,8 +205,8 @@ export class JitterBuffer {
    * silence for the rest. Returns how many frames were audio.
    */
   render(out: Float32Array, now: number): number {
-    if ((this.grown > 0 || this.current > 0) && now - this.calmSince >= this.steady) {
-      this.grown = Math.max(0, this.grown - this.step);
+    this.age(now);
+    if (this.current > 0 && now - this.calmSince >= this.steady) {
       this.current = Math.max(0, this.current - this.step);
       this.calmSince = now;
     }
@@ -226,6 +260,7 @@ export class JitterBuffer {
     this.underruns += 1;
     this.calmSince = now;
     this.grown = Math.min(this.max, this.grown + this.step);
+    this.grownSince = { at: now, stream: this.stream };
     // Playback starts over from this chunk: lateness counts from here.
     this.pace = { since: now, frames };
   }
@@ -241,15 +276,35 @@ export class JitterBuffer {
     pace.frames += frames;
     if (late > this.current) this.current = late;
     // Within its start delay a chunk is on time: it ends the run of late ones, if any.
-    if (late > this.initial) this.episode = Math.max(this.episode, late);
-    else this.endEpisode();
+    if (late > this.initial) {
+      this.episode = Math.max(this.episode, late);
+      this.episodeAt = now;
+    } else this.endEpisode();
   }
 
   private endEpisode(): void {
     if (this.episode === 0) return;
-    this.episodes.push(this.episode);
+    this.episodes.push({ at: this.episodeAt, stream: this.stream, frames: this.episode });
     if (this.episodes.length > this.memory) this.episodes.shift();
     this.episode = 0;
+  }
+
+  /** Not yet forgotten: recent enough, and among the last `memoryReplies` replies. */
+  private remembers(m: { at: number; stream: number }): boolean {
+    return this.now - m.at < this.memoryFrames && this.stream - m.stream < this.memoryReplies;
+  }
+
+  /**
+   * Time passes: a whole memory window without an underrun takes a step off the underrun part,
+   * unless lateness of a step or more still recurs in it: the margin stays while the link keeps
+   * jittering, and an isolated stall's step goes with its window.
+   */
+  private age(now: number): void {
+    this.now = now;
+    if (this.grown > 0 && !this.remembers(this.grownSince) && this.recurring() < this.step) {
+      this.grown = Math.max(0, this.grown - this.step);
+      this.grownSince = { at: now, stream: this.stream };
+    }
   }
 
   /** The second-largest recent episode: lateness seen at least twice lately. */
@@ -258,7 +313,8 @@ export class JitterBuffer {
     let second = 0;
     // No array is made here: this runs on the audio thread while a reply waits to start.
     for (let i = 0; i <= this.episodes.length; i++) {
-      const e = i < this.episodes.length ? this.episodes[i]! : this.episode;
+      const m = i < this.episodes.length ? this.episodes[i]! : undefined;
+      const e = m ? (this.remembers(m) ? m.frames : 0) : this.episode;
       if (e > first) {
         second = first;
         first = e;

@@ -494,8 +494,9 @@ function voiceNotes(v: VoiceLatencyResult): string[] {
       `sent to the page ${ms(v.hops.first.bridge.p50)}, → received by the bridge worker ` +
       `${ms(v.hops.first.page.p50)} (p95 ${ms(v.hops.first.page.p95)}), → posted to the player ` +
       `${ms(v.hops.first.player.p50)}. The player's adaptive jitter buffer (renderer/audio/jitter-buffer.ts) ` +
-      `then waits its start delay (10 ms, longer while the reply playing has been late, after recent ` +
-      `underruns, or when lateness recurred in recent replies) plus one render burst (the context's ` +
+      `then waits its start delay (10 ms; longer while the reply playing has been late, or when lateness ` +
+      `recurred within the last 20 s and 3 replies, plus 20 ms for each underrun in such a window while ` +
+      `lateness recurs in it: an isolated stall is forgotten with its window) plus one render burst (the context's ` +
       `baseLatency, ${f1(v.output.baseLatencyMs)} ms: the audio thread renders that much at once, which ` +
       `could pass the whole delay at one go): ${ms(v.replyBuffer.p50)} ms p50 here, with the wait for the ` +
       `audio thread's next burst. Playback start is estimated from the player's first report less what ` +
@@ -506,14 +507,18 @@ function voiceNotes(v: VoiceLatencyResult): string[] {
       ? [
           `Voice, gaps: the most (ms) any of the reply's chunks fell behind its pace at each hop, for each ` +
             `reply heard with a gap; lateness that is already there when written is the simulator's own ` +
-            `timer on this busy machine (it shares the Node process with the host and the core), ` +
+            `timer on this busy machine (in a process of its own, test/bench/voice-sim.ts, frame k due at ` +
+            `t0 + k·20 ms: what is left there is the CPUs being busy, not the host's event loop), ` +
             `lateness that appears at "page" arose between the host's send and the bridge worker ` +
             `(Chromium's processes waiting for a CPU): ${v.gapCauses.join('; ')}.`,
         ]
       : []),
     `Voice, clocks: page and Node both use \`performance.timeOrigin + performance.now()\`; the page's ` +
       `clock read ${f2(v.clockOffset.ms)} ms ± ${f2(v.clockOffset.within)} ms from Node's (not corrected ` +
-      `for). Chromium, the host, the core and the simulator share this machine's CPU, so a busy ` +
+      `for); the simulator's process read ${f2(v.simClockOffset.ms)} ms ± ${f2(v.simClockOffset.within)} ms ` +
+      `from it. The simulator runs in a child process (test/bench/voice-sim.ts) so that its pacing ` +
+      `timers do not wait behind the host's and the core's work, as a real server is another machine; ` +
+      `it still paces 20 ms frames in real time. Chromium, the host, the core and the simulator share this machine's CPU, so a busy ` +
       `machine shows in the p99s. ${v.turns} push-to-talk turns of ${(v.holdMs / 1000).toFixed(1)} s, ` +
       `replies of ${v.replyMs} ms; Chromium ${v.chromium}.`,
   ];
@@ -874,8 +879,9 @@ missed, and this file is rewritten with the latest numbers on every run.
   once, taking turns, with the audit log on disk and on tmpfs.
 - **Voice latency**: the e2e setup (test/e2e/voice.test.ts): Chromium with the fake microphone
   playing test/fixtures/what-time-is-it.wav, the browser host serving the built renderer, and
-  the simulator answering each push-to-talk turn with a spoken reply streamed as 20 ms
-  AUDIO_FRAMEs at real-time pace. The page stamps each captured chunk and the start of playback
+  the simulator (in a process of its own, test/bench/voice-sim.ts, as a real server is another
+  machine) answering each push-to-talk turn with a spoken reply streamed as 20 ms
+  AUDIO_FRAMEs at real-time pace (frame k due at t0 + k·20 ms). The page stamps each captured chunk and the start of playback
   (\`window.__adventAudio.timings\`, renderer/audio/engine.ts); Node stamps the core's socket
   write of each AUDIO_FRAME and the simulator's write of the first reply frame; a tap on the
   page's audio output (test/bench/output-tap.ts) hears when each reply reaches it, with today's

@@ -19,6 +19,10 @@
  *     jitter buffer (playback-worklet-before.ts, served in place of the built one); they take
  *     turns pressing the mic, and both play each reply, so the two are heard on the same replies.
  *
+ * The simulator runs in a child process (voice-sim.ts), as a real server is another machine: its
+ * pacing timers do not wait behind the host's and the core's work on this event loop. It still
+ * paces 20 ms frames in real time (frame k due at t0 + k·20 ms) and reports its write stamps.
+ *
  * Both sides use wall-clock ms as `performance.timeOrigin + performance.now()` on one machine:
  * the page records its own (renderer/audio/engine.ts `timings`), Node stamps writes the same way.
  * How far apart the two processes' clocks are is measured (page.evaluate bracketed by Node
@@ -28,10 +32,6 @@ import { existsSync } from 'node:fs';
 import { Socket } from 'node:net';
 import path from 'node:path';
 import { type Browser, type Page, chromium } from 'playwright-core';
-import { AdventSim } from '../../sim/advent/server.js';
-import type { SimPeer } from '../../sim/advent/peer.js';
-import type { Turn } from '../../sim/advent/records.js';
-import { sineTone } from '../../sim/kit/tone.js';
 import { FrameType } from '../../app/wire/advent/frame.js';
 import {
   type HeardReply,
@@ -49,6 +49,7 @@ import {
   hopReport,
   pickBridge,
 } from './reply-hops.js';
+import { type SimProcess, startSimProcess } from './voice-sim.js';
 import { BROWSER_ARGS, findChromium, rendererDir, repo, startHost } from '../e2e/host.js';
 
 const FIXTURE = path.join(repo, 'test', 'fixtures', 'what-time-is-it.wav');
@@ -99,6 +100,8 @@ export interface VoiceLatencyResult {
   mismatchedBytes: number;
   /** Page clock minus Node clock, ms, ± half the best round trip it was read with. */
   clockOffset: { ms: number; within: number };
+  /** The simulator process's clock minus this one's, ditto. */
+  simClockOffset: { ms: number; within: number };
 }
 
 /** One player's replies as heard at the output. */
@@ -262,8 +265,8 @@ async function pageHops(page: Page): Promise<{ page: Stamp[]; player: Stamp[] }>
 }
 
 /** Add a connection to `sim` through the UI, as a user does, and wait for its REGISTER. */
-async function connect(page: Page, sim: AdventSim): Promise<void> {
-  const before = sim.registrations().length;
+async function connect(page: Page, sim: SimProcess): Promise<void> {
+  const before = await sim.registrations();
   await page.getByTestId('nav-connections').click();
   await page.getByTestId('connection-add').click();
   const form = page.getByTestId('profile-form');
@@ -283,7 +286,9 @@ async function connect(page: Page, sim: AdventSim): Promise<void> {
   }
   await page.getByTestId('nav-chat').click();
   await page.locator('[data-testid="connection-banner"][data-state="ready"]').waitFor();
-  await until('the REGISTER', () => (sim.registrations().length > before ? true : undefined));
+  await until('the REGISTER', async () =>
+    (await sim.registrations()) > before ? true : undefined,
+  );
 }
 
 /** A page of the app with the output tap; `before` has the old player in place of today's. */
@@ -327,30 +332,10 @@ export async function runVoiceLatencyBench(
   if (!existsSync(path.join(rendererDir, 'index.html')))
     return { ran: false, reason: 'the renderer is not built (npx vite build)' };
 
-  /** Wall time just before the first reply AUDIO_FRAME of each task was written. */
-  const firstReplyWrite = new Map<string, number>();
-  const turns: Turn[] = [];
-  const onTurn = async (turn: Turn, peer: SimPeer) => {
-    turns.push(turn);
-    await peer.text(turn.taskId, ['Bench reply.']);
-    const tone = sineTone(opts.replyMs, 330, 0.2);
-    const start = wallNow();
-    for (let i = 0, at = 0; at < tone.length && !peer.closed; i++, at += CHUNK_BYTES) {
-      const wait = start + i * CHUNK_MS - wallNow();
-      if (wait > 0) await sleep(wait);
-      if (i === 0) firstReplyWrite.set(turn.taskId, wallNow());
-      written.push({ task: turn.taskId.trim(), at: wallNow() });
-      await peer.audio(turn.taskId, tone.subarray(at, at + CHUNK_BYTES));
-    }
-    await peer.end(turn.taskId);
-    replyWritten.add(turn.taskId);
-  };
-  /** Tasks whose reply the simulator has written in full. */
-  const replyWritten = new Set<string>();
-
-  /** Every reply chunk's write, for the hops. */
-  const written: Stamp[] = [];
-  const sim = await AdventSim.start({ demo: false, onTurn, record: false });
+  // The server in a process of its own (voice-sim.ts), so that its pacing does not wait for the
+  // host's and the core's work on this event loop; it reports its writes.
+  const sim = await startSimProcess(opts.replyMs);
+  const { turns, firstReplyWrite, written } = sim;
   const hook = hookAudioWrites(sim.port);
   const coreHops = hookCoreHops();
   let host: Awaited<ReturnType<typeof startHost>> | undefined;
@@ -376,6 +361,7 @@ export async function runVoiceLatencyBench(
     await before.page.getByTestId('nav-chat').click();
     await before.page.locator('[data-testid="connection-banner"][data-state="ready"]').waitFor();
     const offset0 = await clockOffset(after.page);
+    const simOffset = await sim.clockOffset();
 
     const upload: number[] = [];
     const uploadFromPage: number[] = [];
@@ -405,10 +391,9 @@ export async function runVoiceLatencyBench(
       await sleep(opts.holdMs);
       await page.mouse.up();
       const turn = await until('the turn at the server', () => turns[turnsBefore]);
-      const written = await until('the first reply frame', () => firstReplyWrite.get(turn.taskId));
-      // The pages are left alone while the reply streams: a poll is work on the very thread that
-      // hands the audio to the player.
-      await until('the reply written', () => (replyWritten.has(turn.taskId) ? true : undefined));
+      // The simulator reports a reply's writes once it has written all of it; the pages are left
+      // alone while it streams (a poll is work on the very thread that hands audio to the player).
+      const written = await until('the reply written', () => firstReplyWrite.get(turn.taskId));
       await sleep(300);
       const page1 = await until(
         'playback to start and the turn to end',
@@ -537,6 +522,7 @@ export async function runVoiceLatencyBench(
         },
         mismatchedBytes,
         clockOffset: offset0,
+        simClockOffset: simOffset,
       },
     };
   } finally {

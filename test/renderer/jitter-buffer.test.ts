@@ -127,11 +127,12 @@ describe('jitter buffer', () => {
     expect(early.delayMs).toBeGreaterThanOrEqual(95);
     expect(early.jitterMs).toBeGreaterThanOrEqual(95);
 
-    const b = new JitterBuffer({ rate: RATE, steadyMs: 1000 });
+    const b = new JitterBuffer({ rate: RATE, steadyMs: 1000, memoryMs: 2000 });
     const out = play(b, arrivals, 300 * CHUNK + frames(400));
     expect(b.underruns).toBe(1);
     expect(gaps(out)).toBe(1);
-    // Five steady seconds later, a step off each second: back to where it started.
+    // Five steady seconds later (the underrun forgotten after two, the lateness a step off each
+    // second): back to where it started.
     expect(b.delayMs).toBe(JITTER_DEFAULTS.initialDelayMs);
   });
 
@@ -165,6 +166,86 @@ describe('jitter buffer', () => {
     // Stalls of 80 and 60 ms seen: the third reply waits at least 60 ms and rides out its 50.
     expect(firstSound(out.subarray(at[2]!))).toBeGreaterThanOrEqual(frames(60));
     expect(gaps(out.subarray(at[2]!))).toBe(0);
+  });
+
+  /** A 30-chunk reply from `from`, every chunk from `stallAt` on `stallMs` late. */
+  const stalled = (from: number, stallAt = -1, stallMs = 0) =>
+    Array.from(
+      { length: 30 },
+      (_, i) => from + i * CHUNK + (stallAt >= 0 && i >= stallAt ? frames(stallMs) : 0),
+    );
+
+  /** How long each reply starting at `starts` waited before it was heard, and its gaps. */
+  function replies(out: Float32Array, starts: number[]): Array<{ waited: number; gaps: number }> {
+    return starts.map((s, i) => {
+      const part = out.subarray(s, starts[i + 1] ?? out.length);
+      return { waited: firstSound(part), gaps: gaps(part) };
+    });
+  }
+
+  it('isolated stalls are forgotten after a few replies: later replies start with the small delay again', () => {
+    // Replies 3 s apart; a 100 ms stall in the first and a 90 ms one in the sixth (15 s apart,
+    // both within the time window): a busy machine now and then, not a jittery link.
+    const starts = Array.from({ length: 10 }, (_, r) => frames(3000) * r);
+    const arrivals = starts.flatMap((s, r) =>
+      r === 0 ? stalled(s, 10, 100) : r === 5 ? stalled(s, 8, 90) : stalled(s),
+    );
+    const b = new JitterBuffer({ rate: RATE });
+    const heard = replies(play(b, arrivals, starts.at(-1)! + frames(1000)), starts);
+    expect(heard[0]!.gaps).toBe(1);
+    expect(heard[5]!.gaps).toBe(1);
+    const small = frames(JITTER_DEFAULTS.initialDelayMs) + 2 * QUANTUM;
+    const oneStep = frames(JITTER_DEFAULTS.stepMs);
+    // The reply after each stall pays at most its underrun's step, never the stall's lateness.
+    expect(heard[6]!.waited).toBeLessThan(small + oneStep);
+    // Three replies on, both stalls are forgotten.
+    for (const r of [3, 4, 8, 9]) {
+      expect(heard[r]!.waited).toBeLessThan(small);
+      expect(heard[r]!.gaps).toBe(0);
+    }
+    expect(b.delayMs).toBe(JITTER_DEFAULTS.initialDelayMs);
+  });
+
+  it('stalls far apart in time are not carried, even in consecutive replies', () => {
+    // Two stalls 25 s apart (past the 20 s window), then a reply two seconds later.
+    const starts = [0, frames(25_000), frames(27_000)];
+    const arrivals = [...stalled(starts[0]!, 10, 100), ...stalled(starts[1]!, 10, 80)];
+    arrivals.push(...stalled(starts[2]!));
+    const b = new JitterBuffer({ rate: RATE });
+    const heard = replies(play(b, arrivals, starts[2]! + frames(1000)), starts);
+    // Only the second stall's underrun step is left: no cushion of 80 ms for a one-off.
+    const small = frames(JITTER_DEFAULTS.initialDelayMs) + 2 * QUANTUM;
+    expect(heard[2]!.waited).toBeLessThan(small + frames(JITTER_DEFAULTS.stepMs));
+    expect(heard[2]!.gaps).toBe(0);
+    // Twenty quiet seconds later, that is gone too.
+    const later = new JitterBuffer({ rate: RATE });
+    const quiet = frames(21_000);
+    const out = play(later, [...stalled(0, 10, 100), ...stalled(quiet)], quiet + frames(1000));
+    expect(firstSound(out.subarray(quiet))).toBeLessThan(small);
+  });
+
+  it('a link that keeps jittering keeps its cushion, long past the memory window: reply after reply plays through', () => {
+    // Twelve replies 8 s apart (96 s in all, the window is 20 s); in each, bursts of 40 ms late
+    // every seventh chunk, and a few ms of noise on every chunk.
+    const starts = Array.from({ length: 12 }, (_, r) => frames(8000) * r);
+    // The link is a stream: a chunk never overtakes the one before.
+    const arrivals = starts.flatMap((s, r) => {
+      let last = 0;
+      return lateness(30, 4, 11 + r).map((l, i) => {
+        last = Math.max(last, s + i * CHUNK + l + (i % 7 === 3 ? frames(40) : 0));
+        return last;
+      });
+    });
+    const b = new JitterBuffer({ rate: RATE });
+    const heard = replies(play(b, arrivals, starts.at(-1)! + frames(1000)), starts);
+    expect(heard[0]!.gaps).toBeGreaterThan(0);
+    // Once it has learnt the link, the cushion stays: no later reply has a gap.
+    for (const r of heard.slice(2)) {
+      expect(r.gaps).toBe(0);
+      expect(r.waited).toBeGreaterThanOrEqual(frames(35));
+    }
+    expect(b.delayMs).toBeGreaterThanOrEqual(35);
+    expect(b.delayMs).toBeLessThanOrEqual(JITTER_DEFAULTS.maxDelayMs);
   });
 
   it('never waits more than its bound, however bad the link', () => {
