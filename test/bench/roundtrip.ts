@@ -180,8 +180,42 @@ async function timedConcurrent(
   return row(medium, 'concurrent', samples, nowMs() - t0);
 }
 
+/** The simulator's side of the connection the agent opened afresh, once a call succeeds on it. */
+async function renewedPeer(rig: Rig): Promise<SimPeer> {
+  const until = nowMs() + 30_000;
+  for (;;) {
+    try {
+      const peer = rig.sim.peer();
+      await adventCall(peer)();
+      return peer;
+    } catch (err) {
+      if (nowMs() > until) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+/** Calls per stretch of a long drive, between which a connection the agent renewed is picked up. */
+const STRETCH = 5_000;
+
+/**
+ * `calls` untimed calls, `batch` at a time. A connection keeps the ids of every call it carried
+ * (app/wire/advent/calls.ts, bounded in bytes): after some 60 000 the agent answers that it is
+ * starting afresh and reconnects, as it would with a real server. The drive then waits for the
+ * new connection and carries on, repeating the stretch that was cut short.
+ */
 async function drive(held: Held, calls: number, batch: number): Promise<void> {
-  await concurrent(adventCall(held.rig!.peer), calls, batch);
+  const rig = held.rig!;
+  for (let left = calls; left > 0;) {
+    const n = Math.min(left, Math.max(batch, STRETCH - (STRETCH % batch)));
+    try {
+      await concurrent(adventCall(rig.peer), n, batch);
+      left -= n;
+    } catch (err) {
+      if (!/starts afresh/.test(String(err))) throw err;
+      rig.peer = await renewedPeer(rig);
+    }
+  }
 }
 
 /** Close both; keep only the (closed) agent; report how many audit records it holds. */
