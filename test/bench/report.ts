@@ -656,6 +656,7 @@ function gateTargets(r: Results): string[] {
     const seqTmp = rowOf(r, 'tmpfs', 'sequential');
     const warm = componentOf(r, 'CPU: one audit record', 'disk');
     const woken = componentOf(r, 'CPU: the same, right after', 'disk');
+    const gateDisk = componentOf(r, 'gate:', 'disk');
     if (seqTmp && gateTmp) {
       const beyond = seqDisk.latency.p50 - fsyncDisk.latency.p50;
       const wire = seqTmp.latency.p50 - gateTmp.latency.p50;
@@ -663,14 +664,19 @@ function gateTargets(r: Results): string[] {
         `Beyond its fsync, the round trip on disk spends ${ms(beyond)} ms p50. The same round trip with the log in RAM ` +
           `takes ${ms(seqTmp.latency.p50)} ms, of which the gate is ${ms(gateTmp.latency.p50)} ms and the wire ` +
           `${ms(wire)} ms (both ends: the simulator's frames, JSON and promise, TCP over loopback twice, the agent's ` +
-          `decoding, session and reply), against 0.1 ms allowed for everything but the fsync. The rest, ` +
-          `${ms(Math.max(0, beyond - seqTmp.latency.p50))} ms, is the same code running after the process slept through ` +
-          `the fsync` +
-          (warm && woken
-            ? `: on this machine, building and hashing one audit record takes ${us(warm.latency.p50)} µs p50 warm and ` +
-              `${us(woken.latency.p50)} µs right after an fsync (${(woken.latency.p50 / warm.latency.p50).toFixed(1)}×), and ` +
-              `every step of a call after its fsync (the reply, both ends of the wire, the next call up to its own record) ` +
-              `runs woken like that`
+          `decoding, session and reply), against 0.1 ms allowed for everything but the fsync. The other ` +
+          `${ms(Math.max(0, beyond - seqTmp.latency.p50))} ms come with the sleep through the fsync: the same code runs ` +
+          `slower after it` +
+          (gateDisk && fsyncDisk
+            ? ` (the gate alone spends ${ms(Math.max(0, gateDisk.latency.p50 - fsyncDisk.latency.p50))} ms beyond its ` +
+              `fsync on disk, against ${ms(gateTmp.latency.p50)} ms in all in RAM` +
+              (warm && woken
+                ? `; a small fixed piece of it, building and hashing one audit record, takes ${us(warm.latency.p50)} µs ` +
+                  `p50 warm and ${us(woken.latency.p50)} µs right after an fsync, ` +
+                  `${(woken.latency.p50 / warm.latency.p50).toFixed(1)}×`
+                : '') +
+              `). What of that is waking (the thread pool's signal, a core to run on, cold caches) and what is ` +
+              `anything else was not broken down further`
             : '') +
           '.',
       );
