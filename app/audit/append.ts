@@ -139,22 +139,30 @@ async function inRam(path: string): Promise<boolean> {
   }
 }
 
-export const nodeIo: AuditIo = {
-  openAppend: async (path) => {
-    const fd = await openAsync(path, 'a+', 0o600);
-    return new FdHandle(fd, await inRam(path));
-  },
-  openHead: async (path) =>
-    new FdHandle(await openAsync(path, constants.O_RDWR | constants.O_CREAT, 0o600)),
-  syncDir: async (dir) => {
-    const handle = await fsOpen(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  },
-};
+/**
+ * File access through node's fs. `fileInRam` says whether a month file lives in RAM (its flush is
+ * then made inline); tests pass their own to take either path on any machine.
+ */
+export function createNodeIo(fileInRam: (path: string) => Promise<boolean> = inRam): AuditIo {
+  return {
+    openAppend: async (path) => {
+      const fd = await openAsync(path, 'a+', 0o600);
+      return new FdHandle(fd, await fileInRam(path));
+    },
+    openHead: async (path) =>
+      new FdHandle(await openAsync(path, constants.O_RDWR | constants.O_CREAT, 0o600)),
+    syncDir: async (dir) => {
+      const handle = await fsOpen(dir, 'r');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    },
+  };
+}
+
+export const nodeIo: AuditIo = createNodeIo();
 
 /** Where each appended line landed: its byte offset and byte length, newline excluded. */
 export interface Placed {
