@@ -12,6 +12,7 @@ import {
 import { open as fsOpen, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
+import { FlushPace } from './flush-pace.js';
 
 /** The part of a node FileHandle the append needs; a seam so tests can make the disk fail. */
 export interface AppendHandle {
@@ -59,16 +60,16 @@ const closeAsync = promisify(close);
 /**
  * A file by descriptor. Its write is a synchronous system call on purpose: writing a batch into
  * the page cache takes microseconds, less than the thread-pool round trip an asynchronous write
- * costs on every call, while the fsync, which waits for the disk, stays asynchronous (except in
- * RAM, `ramFileSystem`, where there is no disk to wait for). fdatasync:
+ * costs on every call. The fsync, which waits for the disk, is made as `flush` says: inline in RAM
+ * (`ramFileSystem`, no disk to wait for), paced on a disk (inline while the disk proves quick,
+ * flush-pace.ts), or always in the thread pool (the head file, off every call's path). fdatasync:
  * an append's new size is metadata it flushes (what reading the data back needs), so it is as
  * durable as fsync for this file, without flushing timestamps.
  */
 class FdHandle implements AppendHandle, HeadHandle {
   constructor(
     private readonly fd: number,
-    /** The file lives in RAM (ramFileSystem): its flush has no disk to wait for. */
-    private readonly inRam = false,
+    private readonly flush: Flush = 'pool',
   ) {}
 
   async stat(): Promise<{ size: number }> {
@@ -100,7 +101,15 @@ class FdHandle implements AppendHandle, HeadHandle {
   }
 
   sync(): Promise<void> {
-    if (!this.inRam) return fdatasyncAsync(this.fd);
+    const flush = this.flush;
+    if (flush === 'pool') return fdatasyncAsync(this.fd);
+    if (flush === 'ram') return this.syncInline();
+    const t0 = flush.started();
+    if (!flush.inline()) return fdatasyncAsync(this.fd).then(() => flush.finished(t0));
+    return this.syncInline().then(() => flush.finished(t0));
+  }
+
+  private syncInline(): Promise<void> {
     try {
       fdatasyncSync(this.fd);
       return Promise.resolve();
@@ -117,6 +126,9 @@ class FdHandle implements AppendHandle, HeadHandle {
     return closeAsync(this.fd);
   }
 }
+
+/** How a file's fsync is made: inline, in the thread pool, or as a FlushPace decides each time. */
+type Flush = 'ram' | 'pool' | FlushPace;
 
 /** Linux's f_type of the file systems that keep files in memory only (linux/magic.h). */
 const RAM_FILE_SYSTEMS = new Set([0x01021994 /* tmpfs */, 0x858458f6 /* ramfs */]);
@@ -141,13 +153,18 @@ async function inRam(path: string): Promise<boolean> {
 
 /**
  * File access through node's fs. `fileInRam` says whether a month file lives in RAM (its flush is
- * then made inline); tests pass their own to take either path on any machine.
+ * then made inline); tests pass their own to take either path on any machine. On a disk, one
+ * FlushPace (`pace`) learns across month files how quick the disk's flushes are.
  */
-export function createNodeIo(fileInRam: (path: string) => Promise<boolean> = inRam): AuditIo {
+export function createNodeIo(
+  fileInRam: (path: string) => Promise<boolean> = inRam,
+  pace: () => FlushPace = () => new FlushPace(),
+): AuditIo {
+  let diskPace: FlushPace | undefined;
   return {
     openAppend: async (path) => {
       const fd = await openAsync(path, 'a+', 0o600);
-      return new FdHandle(fd, await fileInRam(path));
+      return new FdHandle(fd, (await fileInRam(path)) ? 'ram' : (diskPace ??= pace()));
     },
     openHead: async (path) =>
       new FdHandle(await openAsync(path, constants.O_RDWR | constants.O_CREAT, 0o600)),

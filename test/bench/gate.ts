@@ -4,7 +4,7 @@
  * server answering a call (what a round trip costs with no gate at all). Measured in the same run
  * as the gate, so the comparison holds whatever the machine's load.
  */
-import { close, fdatasync, openSync, writeSync } from 'node:fs';
+import { close, fdatasync, fdatasyncSync, openSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -30,20 +30,27 @@ async function timed(n: number, fn: (i: number) => Promise<unknown>): Promise<La
   return latency(out);
 }
 
-/** One audit-sized line (200 B) appended and fdatasync'd, as the log does per batch. */
-export async function fsyncAlone(medium: Medium, n: number): Promise<Latency> {
+/**
+ * One audit-sized line (200 B) appended and fdatasync'd, as the log does per batch: in the thread
+ * pool (`inline` false), or on the event loop, as the log flushes a disk that has proved quick
+ * (app/audit/flush-pace.ts) and a RAM file system always.
+ */
+export async function fsyncAlone(medium: Medium, n: number, inline = false): Promise<Latency> {
   const dir = await mkdtemp(path.join(medium.base, 'advent-bench-fsync-'));
   const fd = openSync(path.join(dir, 'f.jsonl'), 'a+', 0o600);
   const line = Buffer.from(`${'x'.repeat(199)}\n`);
+  const once = inline
+    ? async () => {
+        writeSync(fd, line);
+        fdatasyncSync(fd);
+      }
+    : async () => {
+        writeSync(fd, line);
+        await fdatasyncAsync(fd);
+      };
   try {
-    for (let i = 0; i < PART_WARMUP; i++) {
-      writeSync(fd, line);
-      await fdatasyncAsync(fd);
-    }
-    return await timed(n, async () => {
-      writeSync(fd, line);
-      await fdatasyncAsync(fd);
-    });
+    for (let i = 0; i < PART_WARMUP; i++) await once();
+    return await timed(n, once);
   } finally {
     await closeAsync(fd);
     await rm(dir, { recursive: true, force: true });
@@ -107,12 +114,24 @@ export async function wakeCost(
 
 const WAKE_KEY = 'k'.repeat(64);
 
-/** A bare MCP SDK server with one tool and its client, in-memory transport: callTool round trip. */
-export async function bareMcpRoundTrip(n: number): Promise<Latency> {
+/**
+ * A bare MCP SDK server with one tool and its client, in-memory transport: callTool round trip.
+ * With `durable` (a medium), the tool first appends one 200 B line there and fdatasyncs it on the
+ * event loop, as the log does: the bare round trip and one fsync measured as one, which shows
+ * whether the two add up on this machine or cost more together than apart.
+ */
+export async function bareMcpRoundTrip(n: number, durable?: Medium): Promise<Latency> {
+  const dir = durable ? await mkdtemp(path.join(durable.base, 'advent-bench-bare-')) : undefined;
+  const fd = dir ? openSync(path.join(dir, 'f.jsonl'), 'a+', 0o600) : undefined;
+  const line = Buffer.from(`${'x'.repeat(199)}\n`);
   const server = new McpServer({ name: 'bare', version: '1.0.0' });
-  server.registerTool('get_current_time', { description: 'the time' }, async () => ({
-    content: [{ type: 'text', text: new Date().toISOString() }],
-  }));
+  server.registerTool('get_current_time', { description: 'the time' }, async () => {
+    if (fd !== undefined) {
+      writeSync(fd, line);
+      fdatasyncSync(fd);
+    }
+    return { content: [{ type: 'text', text: new Date().toISOString() }] };
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
@@ -123,6 +142,8 @@ export async function bareMcpRoundTrip(n: number): Promise<Latency> {
   } finally {
     await client.close();
     await server.close();
+    if (fd !== undefined) await closeAsync(fd);
+    if (dir) await rm(dir, { recursive: true, force: true });
   }
 }
 

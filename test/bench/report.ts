@@ -617,7 +617,7 @@ function notes(r: Results): string[] {
 /**
  * Issue 9 §7's targets, against references measured in this run: the gate alone on tmpfs
  * ≤ 0.06 ms p50, and the sequential round trip with the audit on disk ≤ a bare MCP SDK round trip
- * + one fsync p50 + 0.1 ms. The write-ahead path (two durable records per call) is shown beside.
+ * + one fsync p50 (made inline, as the log makes it on a quick disk) + 0.1 ms. The write-ahead path (two durable records per call) is shown beside.
  */
 function gateTargets(r: Results): string[] {
   const out: string[] = [];
@@ -643,11 +643,21 @@ function gateTargets(r: Results): string[] {
     );
   }
   if (seqDisk && bare && fsyncDisk) {
-    const bound = bare.latency.p50 + fsyncDisk.latency.p50 + 0.1;
+    // The log flushes a disk inline once it has proved quick (app/audit/flush-pace.ts), so the
+    // fsync it pays is the inline one; the thread pool's, hand-off included, is shown beside.
+    const fsyncInline = componentOf(r, 'fsync inline:', 'disk');
+    const fsync = fsyncInline ?? fsyncDisk;
+    const bound = bare.latency.p50 + fsync.latency.p50 + 0.1;
+    const bareDurable = componentOf(r, 'bare MCP SDK + fsync:', 'disk');
     out.push(
       `Sequential round trip with the audit on disk: ${ms(seqDisk.latency.p50)} ms p50 against the bare MCP SDK ` +
-        `round trip (${ms(bare.latency.p50)} ms, in-memory transport, no gate) + one fsync (${ms(fsyncDisk.latency.p50)} ms) ` +
+        `round trip (${ms(bare.latency.p50)} ms, in-memory transport, no gate) + one fsync ` +
+        `(${ms(fsync.latency.p50)} ms${fsyncInline ? `, made inline as the log makes it; ${ms(fsyncDisk.latency.p50)} ms through the thread pool` : ''}) ` +
         `+ 0.1 ms = ${ms(bound)} ms: ${seqDisk.latency.p50 <= bound ? 'met' : 'not met'}` +
+        (bareDurable
+          ? `. The bare server whose tool makes that same fsync answers in ${ms(bareDurable.latency.p50)} ms p50, ` +
+            `${ms(bareDurable.latency.p50 - bare.latency.p50 - fsync.latency.p50)} ms beyond the sum of the two apart`
+          : '') +
         (writeDisk
           ? `. A write-ahead call through the gate alone (two fsyncs) takes ${ms(writeDisk.latency.p50)} ms p50 on disk`
           : '') +
@@ -658,25 +668,26 @@ function gateTargets(r: Results): string[] {
     const woken = componentOf(r, 'CPU: the same, right after', 'disk');
     const gateDisk = componentOf(r, 'gate:', 'disk');
     if (seqTmp && gateTmp) {
-      const beyond = seqDisk.latency.p50 - fsyncDisk.latency.p50;
+      const beyond = seqDisk.latency.p50 - fsync.latency.p50;
       const wire = seqTmp.latency.p50 - gateTmp.latency.p50;
       out.push(
         `Beyond its fsync, the round trip on disk spends ${ms(beyond)} ms p50. The same round trip with the log in RAM ` +
           `takes ${ms(seqTmp.latency.p50)} ms, of which the gate is ${ms(gateTmp.latency.p50)} ms and the wire ` +
           `${ms(wire)} ms (both ends: the simulator's frames, JSON and promise, TCP over loopback twice, the agent's ` +
           `decoding, session and reply), against 0.1 ms allowed for everything but the fsync. The other ` +
-          `${ms(Math.max(0, beyond - seqTmp.latency.p50))} ms come with the sleep through the fsync: the same code runs ` +
+          `${ms(Math.max(0, beyond - seqTmp.latency.p50))} ms come with the fsync: the same code runs ` +
           `slower after it` +
-          (gateDisk && fsyncDisk
-            ? ` (the gate alone spends ${ms(Math.max(0, gateDisk.latency.p50 - fsyncDisk.latency.p50))} ms beyond its ` +
+          (gateDisk
+            ? ` (the gate alone spends ${ms(Math.max(0, gateDisk.latency.p50 - fsync.latency.p50))} ms beyond its ` +
               `fsync on disk, against ${ms(gateTmp.latency.p50)} ms in all in RAM` +
               (warm && woken
                 ? `; a small fixed piece of it, building and hashing one audit record, takes ${us(warm.latency.p50)} µs ` +
                   `p50 warm and ${us(woken.latency.p50)} µs right after an fsync, ` +
                   `${(woken.latency.p50 / warm.latency.p50).toFixed(1)}×`
                 : '') +
-              `). What of that is waking (the thread pool's signal, a core to run on, cold caches) and what is ` +
-              `anything else was not broken down further`
+              `). Flushing inline removed the hand-off between threads from it; what remains is the call's own ` +
+              `code running after the flush (most likely cold caches: on this virtual machine a disk flush leaves the ` +
+              `guest), which was not broken down further`
             : '') +
           '.',
       );

@@ -352,11 +352,25 @@ async function componentsOn(medium: Medium, n: number): Promise<Component[]> {
       }),
     });
     await agent.close();
-    out.push({
-      label: 'fsync: one 200 B line written + fdatasync',
-      medium: medium.name,
-      latency: await fsyncAlone(medium, n),
-    });
+    out.push(
+      {
+        label: 'fsync: one 200 B line written + fdatasync (thread pool)',
+        medium: medium.name,
+        latency: await fsyncAlone(medium, n),
+      },
+      {
+        label:
+          'fsync inline: the same, fdatasync on the event loop (as the log flushes a quick disk)',
+        medium: medium.name,
+        latency: await fsyncAlone(medium, n, true),
+      },
+      {
+        label:
+          'bare MCP SDK + fsync: the bare server below, its tool appending + fdatasyncing one line inline',
+        medium: medium.name,
+        latency: await bareMcpRoundTrip(n, medium),
+      },
+    );
     const wake = await wakeCost(medium, n);
     out.push(
       {
