@@ -888,8 +888,10 @@ missed, and this file is rewritten with the latest numbers on every run.
   part of the gate, so it is part of the round trip. The same runs are repeated with the audit log
   on tmpfs (\`/dev/shm\`), labelled as such, so the gate's own cost is visible without the disk.
   The references of issue 9 §7 are measured in the same run: one 200-byte write + fdatasync on
-  each medium, and a bare \`@modelcontextprotocol/sdk\` tool server (McpServer + Client over the
-  SDK's in-memory transport, no gate, no audit).
+  each medium, through the thread pool and inline (the log flushes inline in RAM, and on a disk
+  once its flushes have proved quick: app/audit/flush-pace.ts), and a bare
+  \`@modelcontextprotocol/sdk\` tool server (McpServer + Client over the SDK's in-memory
+  transport, no gate, no audit), alone and with its tool making the same inline fsync.
 - **Call round trip per dialect**: the same call from a simulator of each dialect the agent
   speaks — Advent (the baseline), XiaoZhi device, XiaoZhi MCP endpoint, robot JSON-RPC (each
   execute sent once, and twice as the reference server does) — all connected to one agent at
