@@ -19,6 +19,7 @@ export type { ServiceView };
 import type { Policy, PromptAnswer } from './contract/policy.js';
 import { type Offer, offerAllows, offerKeyOf } from './contract/offer.js';
 import { type CallRequest, type DispatchResult, Dispatcher, type GateEvents } from './dispatch.js';
+import type { AuditIo } from './audit/append.js';
 import { AUDIT_KEY_SECRET } from './audit/chain.js';
 import { AuditLog } from './audit/log.js';
 import { exportAudit } from './audit/export.js';
@@ -83,6 +84,8 @@ export interface AgentOptions {
   desktop?: Partial<Desktop>;
   /** The MCP hub: how servers are started, their search PATH, this run's servers. */
   mcp?: AgentMcpOptions;
+  /** How the audit log reaches its files (default node's fs; tests and the bench inject their own). */
+  auditIo?: AuditIo;
 }
 
 export interface AgentMcpOptions {
@@ -328,7 +331,12 @@ export class Agent {
       { clock, ids: options.ids, checkProfile: (p) => dialects.checkSaved(p) },
     );
     const key = await auditKey(options.secrets);
-    const audit = await AuditLog.open({ dir: path.join(options.dataDir, 'audit'), clock, key });
+    const audit = await AuditLog.open({
+      dir: path.join(options.dataDir, 'audit'),
+      clock,
+      key,
+      ...(options.auditIo && { io: options.auditIo }),
+    });
     const modeWarning = await makeDataDirPrivate(options.dataDir);
     const notices = [...settings.warnings, ...(modeWarning ? [modeWarning] : [])];
     const made: { agent?: Agent } = {};

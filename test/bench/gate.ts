@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { type AuditIo, nodeIo } from '../../app/audit/append.js';
 import { GENESIS_HASH, canonicalRecord, recordMac } from '../../app/audit/chain.js';
 import { canonicalJson, redactParams, sha256Hex } from '../../app/audit/redact.js';
 import type { Service } from '../../app/services/service.js';
@@ -113,6 +114,33 @@ export async function wakeCost(
 }
 
 const WAKE_KEY = 'k'.repeat(64);
+
+/**
+ * The log's files, with each flush of a month file replaced by a busy-wait of `ms` (no fsync, so
+ * nothing is durable: for the bench only). The round trip through it keeps every step of the real
+ * one, the same time spent where the flush was, and no I/O: set beside the real round trip, it shows
+ * what the fsync costs the code around it beyond its own time.
+ */
+export function busyWaitFlushIo(ms: number): AuditIo {
+  return {
+    ...nodeIo,
+    openAppend: async (path) => {
+      const inner = await nodeIo.openAppend(path);
+      return {
+        stat: () => inner.stat(),
+        read: (buffer, offset, length, position) => inner.read(buffer, offset, length, position),
+        write: (buffer, offset, length) => inner.write(buffer, offset, length),
+        truncate: (len) => inner.truncate(len),
+        close: () => inner.close(),
+        sync: () => {
+          const until = nowMs() + ms;
+          while (nowMs() < until);
+          return Promise.resolve();
+        },
+      };
+    },
+  };
+}
 
 /**
  * A bare MCP SDK server with one tool and its client, in-memory transport: callTool round trip.

@@ -670,26 +670,30 @@ function gateTargets(r: Results): string[] {
     if (seqTmp && gateTmp) {
       const beyond = seqDisk.latency.p50 - fsync.latency.p50;
       const wire = seqTmp.latency.p50 - gateTmp.latency.p50;
+      const busy = componentOf(r, 'round trip, each flush a busy-wait', 'disk');
       out.push(
         `Beyond its fsync, the round trip on disk spends ${ms(beyond)} ms p50. The same round trip with the log in RAM ` +
           `takes ${ms(seqTmp.latency.p50)} ms, of which the gate is ${ms(gateTmp.latency.p50)} ms and the wire ` +
           `${ms(wire)} ms (both ends: the simulator's frames, JSON and promise, TCP over loopback twice, the agent's ` +
-          `decoding, session and reply), against 0.1 ms allowed for everything but the fsync. The other ` +
-          `${ms(Math.max(0, beyond - seqTmp.latency.p50))} ms come with the fsync: the same code runs ` +
-          `slower after it` +
-          (gateDisk
-            ? ` (the gate alone spends ${ms(Math.max(0, gateDisk.latency.p50 - fsync.latency.p50))} ms beyond its ` +
-              `fsync on disk, against ${ms(gateTmp.latency.p50)} ms in all in RAM` +
+          `decoding, session and reply), against 0.1 ms allowed for everything but the fsync.` +
+          (busy
+            ? ` With each flush replaced by a busy-wait as long as the fsync's p50 (no I/O, nothing durable), the ` +
+              `round trip on disk takes ${ms(busy.latency.p50)} ms p50, ${ms(busy.latency.p50 - fsync.latency.p50)} ms ` +
+              `beyond the wait: the same code and the same time spent waiting cost that much. The real fsync costs ` +
+              `${ms(Math.max(0, seqDisk.latency.p50 - busy.latency.p50))} ms more than the wait: what the disk flush ` +
+              `does to the code around it, beyond its own time` +
               (warm && woken
-                ? `; a small fixed piece of it, building and hashing one audit record, takes ${us(warm.latency.p50)} µs ` +
-                  `p50 warm and ${us(woken.latency.p50)} µs right after an fsync, ` +
-                  `${(woken.latency.p50 / warm.latency.p50).toFixed(1)}×`
+                ? ` (building and hashing one audit record takes ${us(warm.latency.p50)} µs p50 warm and ` +
+                  `${us(woken.latency.p50)} µs right after an fsync, ${(woken.latency.p50 / warm.latency.p50).toFixed(1)}×` +
+                  (gateDisk
+                    ? `; the gate alone spends ${ms(Math.max(0, gateDisk.latency.p50 - fsync.latency.p50))} ms beyond ` +
+                      `its fsync on disk, against ${ms(gateTmp.latency.p50)} ms in all in RAM`
+                    : '') +
+                  ')'
                 : '') +
-              `). Flushing inline removed the hand-off between threads from it; what remains is the call's own ` +
-              `code running after the flush (most likely cold caches: on this virtual machine a disk flush leaves the ` +
-              `guest), which was not broken down further`
-            : '') +
-          '.',
+              `. On this virtual machine a disk flush leaves the guest; the code that runs next most likely ` +
+              `finds its caches cold, which this bench does not break down further.`
+            : ''),
       );
     }
   }

@@ -6,7 +6,7 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { Agent } from '../../app/agent.js';
+import { Agent, type AgentOptions } from '../../app/agent.js';
 import { AuditLog } from '../../app/audit/log.js';
 import { getCurrentTimeService } from '../../app/services/builtin/get_current_time.js';
 import { MemorySecretStore } from '../../app/settings/secrets.js';
@@ -24,7 +24,13 @@ import {
   whenReady,
 } from './rig.js';
 import { type Latency, type Memory, PART_WARMUP, latency, memory, nowMs } from './stats.js';
-import { bareMcpRoundTrip, benchWriteService, fsyncAlone, wakeCost } from './gate.js';
+import {
+  bareMcpRoundTrip,
+  benchWriteService,
+  busyWaitFlushIo,
+  fsyncAlone,
+  wakeCost,
+} from './gate.js';
 
 export { type Medium, media } from './rig.js';
 
@@ -36,8 +42,8 @@ interface Rig {
 }
 
 /** An Agent (temp data dir, memory secrets, FAST timing) connected to a fresh simulator. */
-async function openRig(base: string): Promise<Rig> {
-  const { dir, agent } = await openAgent(base);
+async function openRig(base: string, extra: Partial<AgentOptions> = {}): Promise<Rig> {
+  const { dir, agent } = await openAgent(base, extra);
   // No frame log in the simulator: 100 000 recorded frames would be the simulator's memory, not ours.
   const sim = await AdventSim.start({ demo: false, record: false, disconnectCloseMs: 10 });
   const ready = whenReady(agent);
@@ -455,5 +461,23 @@ export async function runRoundTripBench(
     },
   ];
   for (const medium of available) components.push(...(await componentsOn(medium, opts.components)));
+  const fsyncInline = components.find(
+    (c) => c.medium === 'disk' && c.label.startsWith('fsync inline:'),
+  );
+  if (fsyncInline) {
+    const waitMs = fsyncInline.latency.p50;
+    const rig = await openRig(disk.base, { auditIo: busyWaitFlushIo(waitMs) });
+    try {
+      const call = adventCall(rig.peer);
+      await sequential(call, PART_WARMUP);
+      components.push({
+        label: `round trip, each flush a busy-wait of the inline fsync's p50 (${waitMs.toFixed(2)} ms), no I/O`,
+        medium: disk.name,
+        latency: latency(await sequential(call, opts.components)),
+      });
+    } finally {
+      await closeRig(rig);
+    }
+  }
   return { rows, components, memory: mem };
 }
