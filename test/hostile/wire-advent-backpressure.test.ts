@@ -5,7 +5,7 @@
  * run no more than its calls-in-flight limit meanwhile, and carry on once the server reads again.
  * Each result is 64 KiB, so the write side fills within seconds (a real server's would take hours).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { Agent } from '../../app/agent.js';
 import type { Service } from '../../app/services/service.js';
 import { FrameType, encodeFrame } from '../../app/wire/advent/frame.js';
@@ -52,6 +52,11 @@ afterEach(async () => {
 
 describe('hostile Advent server: a server that never reads', () => {
   it('gets the agent to stop reading and to run only a bounded number of calls, then to carry on once it reads', async () => {
+    // Calls held on one socket are bounded: Node must not take them for a leak of listeners.
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    onTestFinished(() => void process.off('warning', onWarning));
     server = await HostileAdvent.start();
     temp = await openTempAgent('advent-hostile-bp-', { services: [bigResult], timing: FAST });
     const agent: Agent = temp.agent;
@@ -102,5 +107,6 @@ describe('hostile Advent server: a server that never reads', () => {
     socket.resume();
     await waitFor(() => runs >= stalled + 2 * MAX_CALLS_IN_FLIGHT, 'calls to run again', 15_000);
     expect(session.state.status).toBe('ready');
+    expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
   });
 });

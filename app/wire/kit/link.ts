@@ -26,6 +26,7 @@
  * - `stop()` says the dialect's goodbye when the link has spoken (Advent `##DISCONNECT`), closes
  *   politely, and leaves no timer, socket or hold behind.
  */
+import { setMaxListeners } from 'node:events';
 import { type Clock, systemClock } from '../../clock.js';
 import type { ConnectionState } from '../../contract/connection.js';
 import { Emitter } from '../../events.js';
@@ -35,6 +36,9 @@ import { backoffDelay } from './backoff.js';
 import { MAX_CALLS_IN_FLIGHT, WRITE_HIGH_WATER_BYTES, WRITE_MAX_BUFFERED_BYTES } from './bounds.js';
 import { holdProcess } from './process-hold.js';
 import { NamedTimers } from './timers.js';
+
+/** The listeners one call may add to its socket's `gone` signal (the gate's, the prompt's, the service's). */
+const LISTENERS_PER_CALL = 4;
 
 export interface LinkTiming {
   /** The socket must be open this soon after dialling. */
@@ -166,6 +170,10 @@ export class Channel {
   get gone(): AbortSignal {
     if (!this.#gone) {
       this.#gone = new AbortController();
+      // Every call running on this socket listens to it (the gate, to withdraw its prompt or stop
+      // its service), and at most maxInFlight run at once: so many listeners are expected, not a
+      // leak, and Node is told so rather than warning in the user's log.
+      setMaxListeners(this.maxInFlight * LISTENERS_PER_CALL, this.#gone.signal);
       if (this.#state === 'closing' || this.#state === 'closed') this.#abortGone();
     }
     return this.#gone.signal;
