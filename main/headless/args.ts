@@ -89,12 +89,12 @@ ${sessionFlags}  --no-chat                 ignore stdin; run until Ctrl-C or SIG
   --data-dir DIR            the data folder (default: the platform's)
 `;
   const mcpSetup = `mcp-setup
-         Set up Claude Desktop, Cursor or VS Code to run this agent's services (the command
-         above). Alone, it lists each app: whether it is installed, its config file, whether
-         our entry is there, and the exact snippet to copy. With an app (${MCP_CLIENT_APPS.join(', ')}) it
-         shows the change to that app's file and asks before writing it; every other entry is
-         kept, and a copy of the file as it was is kept beside it. It does not need the agent
-         to be stopped. Exits 0 when the entry is in place, 1 when nothing was written.
+         Set up Claude Desktop, Cursor or VS Code to run this agent's services (the mcp
+         command above). Alone, it lists each app: whether it is installed, its config file,
+         whether our entry is there, and the exact snippet to copy. With an app (${MCP_CLIENT_APPS.join(', ')})
+         it shows the change to that app's file and asks before writing it: every other entry
+         is kept, and a copy of the file as it was is kept beside it. The agent may keep
+         running meanwhile. Exits 0 when the entry is in place, 1 when nothing was written.
   --yes, -y                 write the change without asking (for scripts); without it and
                             without a terminal to ask on, nothing is written
   --data-dir DIR            the data folder the apps' command uses (default: the platform's)

@@ -175,7 +175,7 @@ function printPreview(
   print();
 }
 
-/** One diff line for the terminal: the file's own lines masked, every control character escaped. */
+/** One diff line for the terminal: credentials masked, every control character escaped. */
 function diffLine(line: DiffLine): { text: string; masked: boolean } {
   if (line.op === 'skip')
     return {
@@ -183,8 +183,8 @@ function diffLine(line: DiffLine): { text: string; masked: boolean } {
       masked: false,
     };
   const mark = line.op === 'add' ? '+ ' : line.op === 'del' ? '- ' : '  ';
-  // Added lines are our own entry; the others come from the user's file.
-  const shown = line.op === 'add' ? { text: line.text, masked: false } : maskSecrets(line.text);
+  // Added lines too: where the file is one line, the added line is all of it.
+  const shown = maskSecrets(line.text);
   return { text: `${mark}${oneLine(shown.text)}`, masked: shown.masked };
 }
 

@@ -209,6 +209,17 @@ describe('mcp-setup on a temp home', () => {
     expect(await backups(claudeDir())).toHaveLength(1);
   });
 
+  it('hides credentials on the added line too, where the whole file is one line', async () => {
+    await mkdir(claudeDir(), { recursive: true });
+    const oneLiner = '{"mcpServers":{"x":{"command":"a","env":{"TOKEN":"zz-secret"}}}}';
+    await writeFile(claudeFile(), oneLiner);
+    const r = start(['mcp-setup', 'claude', '--yes']);
+    expect(await r.exit).toBe(0);
+    expect(r.stdout.text).toMatch(/^\+ .*"TOKEN":"\*\*\*".*"advent-agent"/m);
+    expect(r.stdout.text).not.toContain('zz-secret');
+    expect(await readFile(claudeFile(), 'utf8')).toContain('"TOKEN":"zz-secret"');
+  });
+
   it('creates the file of an installed app that has none, and says so', async () => {
     await mkdir(path.join(home, '.cursor'));
     const r = start(['mcp-setup', 'cursor', '--yes']);
