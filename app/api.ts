@@ -5,7 +5,6 @@
  * headless WebSocket bridge) validate arguments, then call this; nothing here trusts a UI more
  * than the contract says.
  */
-import os from 'node:os';
 import path from 'node:path';
 import { Agent, type AgentOptions } from './agent.js';
 import { Timeline } from './chat/timeline.js';
@@ -40,7 +39,7 @@ import type {
   McpClientView,
 } from './contract/mcp-clients.js';
 import type { AuditQuery } from './contract/audit.js';
-import type { PlatformInfo } from './mcp-clients/apps.js';
+import { type PlatformInfo, platformInfo } from './mcp-clients/apps.js';
 import { McpClientSetup } from './mcp-clients/setup.js';
 import { MCP_CLIENTS_OFFER, type Offer } from './contract/offer.js';
 import type { Policy, PromptAnswer } from './contract/policy.js';
@@ -142,11 +141,7 @@ export class CoreApi implements AgentApi {
   ) {
     this.timeline = new Timeline(agent.events, agent.clockSource);
     this.mcpClients = new McpClientSetup({
-      platform: {
-        platform: options.mcpClientPlatform?.platform ?? process.platform,
-        home: options.mcpClientPlatform?.home ?? os.homedir(),
-        env: options.mcpClientPlatform?.env ?? process.env,
-      },
+      platform: platformInfo(options.mcpClientPlatform),
       launch: options.mcpLaunch,
       clock: agent.clockSource,
       ids: agent.ids,

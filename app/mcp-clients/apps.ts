@@ -4,6 +4,7 @@
  * `~/.cursor/mcp.json` (`mcpServers`, command + args), VS Code's user `mcp.json` (`servers`, with
  * `"type": "stdio"`; JSON with comments). Import (app/services/mcp) reads the same files.
  */
+import os from 'node:os';
 import path from 'node:path';
 import type { McpClientApp, McpLaunch } from '../contract/mcp-clients.js';
 
@@ -11,6 +12,15 @@ export interface PlatformInfo {
   platform: NodeJS.Platform;
   home: string;
   env: Readonly<Record<string, string | undefined>>;
+}
+
+/** This computer's platform, home folder and environment, each unless given (tests: a temp home). */
+export function platformInfo(given: Partial<PlatformInfo> = {}): PlatformInfo {
+  return {
+    platform: given.platform ?? process.platform,
+    home: given.home ?? os.homedir(),
+    env: given.env ?? process.env,
+  };
 }
 
 export interface ClientAppSpec {

@@ -4,12 +4,13 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { MCP_CLIENT_APPS, type McpClientApp } from '../../app/contract/mcp-clients.js';
 import type { Policy } from '../../app/contract/policy.js';
 import { PROFILE_KIND_SPECS, type ProfileKindSpec } from '../../app/contract/profiles/index.js';
 import { type KindFlags, kindOptions, kindUsage, parseKindFlags } from './flag-kinds.js';
 
 /** The subcommands that answer `--help` / `-h` with their own usage. */
-export type HelpTopic = 'run' | 'ui' | 'audit' | 'mcp';
+export type HelpTopic = 'run' | 'ui' | 'audit' | 'mcp' | 'mcp-setup';
 
 /**
  * The usage text, with the server flags of every kind the command line can add: all of it, or
@@ -31,6 +32,8 @@ export function usage(
   const auditSynopsis = `  advent-agent audit [--data-dir DIR] [--service NAME] [--json] [--verify]
 `;
   const mcpSynopsis = `  advent-agent mcp [--data-dir DIR]
+`;
+  const mcpSetupSynopsis = `  advent-agent mcp-setup [${MCP_CLIENT_APPS.join('|')} [--yes]] [--data-dir DIR]
 `;
   const sessionFlags = `${lines.join('\n')}
   --mcp-config FILE         MCP servers to import for this run (repeatable): a Claude Desktop
@@ -82,7 +85,20 @@ ${sessionFlags}  --no-chat                 ignore stdin; run until Ctrl-C or SIG
          it runs its own agent without voice connections: a call that needs permission is
          asked in the app if the app can ask (MCP elicitation), else refused with a note to
          open Advent Agent or set a policy. Only MCP goes to stdout; notes go to stderr.
+         To add it to those apps' config files, see mcp-setup.
   --data-dir DIR            the data folder (default: the platform's)
+`;
+  const mcpSetup = `mcp-setup
+         Set up Claude Desktop, Cursor or VS Code to run this agent's services (the mcp
+         command above). Alone, it lists each app: whether it is installed, its config file,
+         whether our entry is there, and the exact snippet to copy. With an app
+         (${MCP_CLIENT_APPS.join(', ')}) it shows the change to that app's file and asks before
+         writing it: every other entry is kept, and a copy of the file as it was is kept
+         beside it. The agent may keep running meanwhile. Exits 0 when the entry is in place,
+         1 when nothing was written.
+  --yes, -y                 write the change without asking (for scripts); without it and
+                            without a terminal to ask on, nothing is written
+  --data-dir DIR            the data folder the apps' command uses (default: the platform's)
 `;
   const head =
     'advent-agent — your local services for voice-AI servers, behind a permission gate\n\n';
@@ -95,15 +111,18 @@ ${sessionFlags}  --no-chat                 ignore stdin; run until Ctrl-C or SIG
       return `${head}Usage:\n${auditSynopsis}\n${audit}`;
     case 'mcp':
       return `${head}Usage:\n${mcpSynopsis}\n${mcp}`;
+    case 'mcp-setup':
+      return `${head}Usage:\n${mcpSetupSynopsis}\n${mcpSetup}`;
     default:
       return `${head}Usage:
-${runSynopsis}${uiSynopsis}${auditSynopsis}${mcpSynopsis}  advent-agent --help
+${runSynopsis}${uiSynopsis}${auditSynopsis}${mcpSynopsis}${mcpSetupSynopsis}  advent-agent --help
   advent-agent COMMAND --help
 
 ${run}
 ${ui}
 ${audit}
-${mcp}`;
+${mcp}
+${mcpSetup}`;
   }
 }
 
@@ -149,11 +168,21 @@ export interface McpArgs {
   dataDir?: string;
 }
 
+export interface McpSetupArgs {
+  command: 'mcp-setup';
+  /** The app whose config file to change; without one, every app is listed. */
+  app?: McpClientApp;
+  /** Write without asking (`--yes`). */
+  yes: boolean;
+  dataDir?: string;
+}
+
 export type ParsedArgs =
   | RunArgs
   | UiArgs
   | AuditArgs
   | McpArgs
+  | McpSetupArgs
   | { command: 'help'; topic?: HelpTopic }
   | { command: 'version' };
 export type ParseResult = { ok: true; args: ParsedArgs } | { ok: false; message: string };
@@ -175,6 +204,7 @@ export function parseCliArgs(
     if (command === 'ui') return parseUi(rest, kinds);
     if (command === 'audit') return parseAudit(rest);
     if (command === 'mcp') return parseMcp(rest);
+    if (command === 'mcp-setup') return parseMcpSetup(rest);
   } catch (err) {
     // parseArgs throws on unknown or malformed options.
     return fail((err as Error).message);
@@ -382,6 +412,38 @@ function parseMcp(argv: string[]): ParseResult {
   if (values.help) return { ok: true, args: { command: 'help', topic: 'mcp' } };
   if (positionals.length) return fail(`unexpected argument '${positionals[0]}'`);
   return { ok: true, args: { command: 'mcp', dataDir: values['data-dir'] } };
+}
+
+function parseMcpSetup(argv: string[]): ParseResult {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      yes: { type: 'boolean', short: 'y' },
+      'data-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return { ok: true, args: { command: 'help', topic: 'mcp-setup' } };
+  const [name, extra] = positionals;
+  if (extra !== undefined) return fail(`unexpected argument '${extra}'`);
+  const app = MCP_CLIENT_APPS.find((a) => a === name);
+  if (name !== undefined && !app)
+    return fail(`unknown app '${name}': mcp-setup knows ${MCP_CLIENT_APPS.join(', ')}`);
+  if (values.yes && !app)
+    return fail(
+      `--yes goes with an app, such as: advent-agent mcp-setup ${MCP_CLIENT_APPS[0]} --yes`,
+    );
+  return {
+    ok: true,
+    args: {
+      command: 'mcp-setup',
+      ...(app && { app }),
+      yes: values.yes === true,
+      dataDir: values['data-dir'],
+    },
+  };
 }
 
 /** The run-only overrides both `run` and `ui` pass to the agent (never saved). */

@@ -14,7 +14,7 @@ import { type SessionFlags, overridesOf } from './args.js';
 import { type FlagConnection, flagConnections } from './flag-profiles.js';
 import type { CliIo } from './io.js';
 import { readMcpConfigs } from './mcp-config.js';
-import { headlessMcpLaunch } from './mcp-launch.js';
+import { resolvedMcpLaunch } from './mcp-launch.js';
 import { RunSecretStore } from './run-secrets.js';
 import { oneLine } from './terminal-text.js';
 
@@ -65,7 +65,8 @@ export class CliCore {
       demo: options.demo,
       dialects,
       autoConnect: options.autoConnect,
-      mcpLaunch: headlessMcpLaunch(dataDir, io.dataDir()),
+      mcpLaunch: resolvedMcpLaunch(dataDir, io),
+      ...(io.mcpClientPlatform && { mcpClientPlatform: io.mcpClientPlatform }),
       ...(args.mcpHttp && { mcpHttp: args.mcpHttp }),
     });
     if (args.mcpHttp) {

@@ -5,6 +5,7 @@ import { DIALECTS } from '../../app/wire/dialects.js';
 import { parseCliArgs, usage } from './args.js';
 import { auditCommand } from './audit.js';
 import { mcpCommand } from './mcp.js';
+import { mcpSetupCommand } from './mcp-setup.js';
 import type { CliIo } from './io.js';
 import { runCommand } from './run.js';
 import { uiCommand } from './ui.js';
@@ -34,6 +35,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         return await auditCommand(args, io);
       case 'mcp':
         return await mcpCommand(args, io);
+      case 'mcp-setup':
+        return await mcpSetupCommand(args, io);
     }
   } catch (err) {
     io.stderr.write(`advent-agent: ${oneLine((err as Error).message)}\n`);

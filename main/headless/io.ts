@@ -1,3 +1,4 @@
+import type { PlatformInfo } from '../../app/mcp-clients/apps.js';
 import type { Timing } from '../../app/wire/advent/link.js';
 import type { Dialect } from '../../app/wire/dialect.js';
 import type { WsTiming } from '../../app/wire/kit/ws-dialer.js';
@@ -23,6 +24,16 @@ export interface CliIo {
   rendererDir?: string;
   /** Opens a URL in the user's browser; rejects with the reason it could not (`ui --open`). */
   openUrl?: (url: string) => Promise<void>;
+  /**
+   * Where the other MCP apps keep their config files (`mcp-setup`, Settings): this computer's
+   * platform, home folder and environment unless given; tests point them at a temp folder.
+   */
+  mcpClientPlatform?: Partial<PlatformInfo>;
+  /**
+   * How those apps start this agent for a data folder (default: this Node and bin/advent-agent.js,
+   * headlessMcpLaunch); throwing means it cannot be told.
+   */
+  mcpLaunch?: (dataDir: string) => { command: string; args: string[] };
   /** The connection kinds (default: every kind the app ships); tests add their own. */
   dialects?: readonly Dialect[];
 }

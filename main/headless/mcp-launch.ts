@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CliIo } from './io.js';
 
 export interface McpLaunch {
   command: string;
@@ -34,4 +35,20 @@ export function headlessMcpLaunch(
   if (path.resolve(dataDir) !== path.resolve(defaultDataDir))
     args.push('--data-dir', path.resolve(dataDir));
   return { command: execPath, args };
+}
+
+/**
+ * The launch for this data folder as the terminal host tells apps (Settings in `ui`, and
+ * `mcp-setup`); undefined when this package's folder cannot be found, so the core says the
+ * command is unresolved instead of failing to open.
+ */
+export function resolvedMcpLaunch(
+  dataDir: string,
+  io: Pick<CliIo, 'dataDir' | 'mcpLaunch'>,
+): McpLaunch | undefined {
+  try {
+    return (io.mcpLaunch ?? ((dir) => headlessMcpLaunch(dir, io.dataDir())))(dataDir);
+  } catch {
+    return undefined;
+  }
 }
