@@ -10,7 +10,7 @@ import {
   type McpClientEntryState,
   type McpLaunch,
 } from '../contract/mcp-clients.js';
-import { parseJsonc } from '../services/mcp/jsonc.js';
+import { jsonErrorText, parseJsonc } from '../services/mcp/jsonc.js';
 import { CLIENT_APPS } from './apps.js';
 import { lineDiff } from './diff.js';
 import { setNestedMember, styleOf } from './json-edit.js';
@@ -32,13 +32,14 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 function parse(app: McpClientApp, text: string): Parsed {
   const spec = CLIENT_APPS[app];
   let json: unknown;
+  const body = text.replace(/^\uFEFF/, '');
   try {
     // Claude and Cursor read strict JSON: a comment there is an error the user should see.
-    json = spec.jsonc ? parseJsonc(text) : JSON.parse(text.replace(/^\uFEFF/, ''));
+    json = spec.jsonc ? parseJsonc(body) : JSON.parse(body);
   } catch (err) {
     return {
       ok: false,
-      reason: `it is not valid ${spec.jsonc ? 'JSON (with comments)' : 'JSON'}: ${(err as Error).message}`,
+      reason: `it is not valid ${spec.jsonc ? 'JSON (with comments)' : 'JSON'}: ${jsonErrorText(err, body)}`,
     };
   }
   if (!isObject(json)) return { ok: false, reason: 'its top level is not a JSON object' };

@@ -6,7 +6,7 @@
  * is a problem in the list, the others still import.
  */
 import type { McpTransport } from '../../contract/mcp.js';
-import { parseJsonc } from './jsonc.js';
+import { jsonErrorText, parseJsonc } from './jsonc.js';
 import { MCP_LIMITS } from './limits.js';
 
 export interface ParsedServer {
@@ -72,7 +72,7 @@ export function parseServersJson(text: string): ParsedServers {
     try {
       json = parseJsonc(`{${text.trim().replace(/,\s*$/, '')}}`);
     } catch {
-      throw new Error(`this is not JSON (${(first as Error).message})`);
+      throw new Error(`this is not JSON (${jsonErrorText(first, text.replace(/^\uFEFF/, ''))})`);
     }
   }
   return parseServersValue(json);

@@ -1,7 +1,8 @@
 /**
  * JSON with comments and trailing commas, as VS Code writes its `mcp.json` and settings: comments
- * are blanked and trailing commas dropped (outside strings), then it is plain JSON.parse. One
- * linear pass, no recursion, so its cost is bounded by the input's length.
+ * and trailing commas are blanked (outside strings), then it is plain JSON.parse. Blanked, not
+ * removed: every other character keeps its place, so a parse error's position is the user's own
+ * line and column. One linear pass, no recursion, so its cost is bounded by the input's length.
  */
 export function parseJsonc(text: string): unknown {
   return JSON.parse(stripJsonc(text.replace(/^\uFEFF/, '')));
@@ -21,11 +22,16 @@ export function stripJsonc(text: string): string {
       pendingComma = -1;
       i = j + 1;
     } else if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i += 1;
+      const end = text.indexOf('\n', i);
+      const stop = end < 0 ? text.length : end;
+      out.push(' '.repeat(stop - i));
+      i = stop;
     } else if (c === '/' && text[i + 1] === '*') {
       const end = text.indexOf('*/', i + 2);
-      i = end < 0 ? text.length : end + 2;
-      out.push(' ');
+      const stop = end < 0 ? text.length : end + 2;
+      // Newlines stay, so the lines after the comment keep their numbers.
+      out.push(text.slice(i, stop).replace(/[^\n]/g, ' '));
+      i = stop;
     } else if (c === ',') {
       pendingComma = out.length;
       out.push(c);
@@ -38,4 +44,32 @@ export function stripJsonc(text: string): string {
     }
   }
   return out.join('');
+}
+
+/**
+ * Why `text` did not parse, for people: V8's reason with the place as a line and column of `text`,
+ * and without the excerpt of the text some of V8's messages quote ("Unexpected token 'x',
+ * ..."…"... is not valid JSON"). The text may be a config file or a pasted snippet holding tokens and keys, and
+ * the reason is shown on screen and may reach a log.
+ */
+export function jsonErrorText(err: unknown, text: string): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const reason = message
+    .replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, '')
+    .replace(/ in JSON at position (\d+)(?: \(line \d+ column \d+\))?/, (_, at: string) => {
+      const { line, column } = lineAndColumn(text, Number(at));
+      return ` at line ${line}, column ${column}`;
+    });
+  // A message in another shape (a future V8) is not shown at all rather than risk quoting the text.
+  return reason.includes('"') ? 'the text does not parse' : reason;
+}
+
+function lineAndColumn(text: string, at: number): { line: number; column: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) {
+    line += 1;
+    start = i + 1;
+  }
+  return { line, column: at - start + 1 };
 }
