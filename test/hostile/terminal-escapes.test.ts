@@ -15,6 +15,7 @@ import type { CliIo } from '../../main/headless/io.js';
 import { AdventSim } from '../../sim/advent/server.js';
 import { FAST } from '../helpers/agent-harness.js';
 import { until } from '../helpers/wait.js';
+import { Capture } from '../helpers/capture.js';
 
 /** What a terminal obeys: C0 but newline and tab, DEL, C1, bidi controls, line separators. */
 const OBEYED =
@@ -26,14 +27,6 @@ const ERASE_LINE_ABOVE = '\u001b[1A\u001b[2K';
 const TITLE = '\u001b]0;pwned\u0007';
 const RLO = '\u202e';
 const HOSTILE = `${CLEAR}${TITLE}ok\rforged\b\b\u009b31m\u007f${RLO}txt.exe${'\u2066'}x${'\u2069'}\u2028`;
-
-class Capture extends PassThrough {
-  text = '';
-  constructor() {
-    super();
-    this.on('data', (c: Buffer) => (this.text += c.toString()));
-  }
-}
 
 let dir: string;
 let sim: AdventSim | undefined;

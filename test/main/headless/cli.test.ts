@@ -19,16 +19,9 @@ import { FAST } from '../../helpers/agent-harness.js';
 import { until } from '../../helpers/wait.js';
 import { freePort } from '../../e2e/harness.js';
 import { BUILTIN_NAMES, builtinsWithout } from '../../helpers/builtins.js';
+import { Capture } from '../../helpers/capture.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-
-class Capture extends PassThrough {
-  text = '';
-  constructor() {
-    super();
-    this.on('data', (c: Buffer) => (this.text += c.toString()));
-  }
-}
 
 interface Run {
   stdin: PassThrough & { isTTY?: boolean };

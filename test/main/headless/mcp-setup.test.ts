@@ -9,18 +9,11 @@ import { parseCliArgs } from '../../../main/headless/args.js';
 import { main } from '../../../main/headless/cli.js';
 import type { CliIo } from '../../../main/headless/io.js';
 import { until } from '../../helpers/wait.js';
+import { Capture } from '../../helpers/capture.js';
 
 const repo = path.resolve(import.meta.dirname, '..', '..', '..');
 const bin = path.join(repo, 'bin', 'advent-agent.js');
 const launch = { command: '/usr/bin/node', args: ['/opt/advent/bin/advent-agent.js', 'mcp'] };
-
-class Capture extends PassThrough {
-  text = '';
-  constructor() {
-    super();
-    this.on('data', (c: Buffer) => (this.text += c.toString()));
-  }
-}
 
 let home: string;
 const dataDir = () => path.join(home, 'advent-data');

@@ -1,10 +1,10 @@
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../../app/contract/audit.js';
 import type { ConnectionView } from '../../../app/contract/commands.js';
 import type { PendingPrompt } from '../../../app/contract/policy.js';
 import { Printer, formatAuditLine } from '../../../main/headless/printer.js';
 import { oneLine, replyText, safeJson } from '../../../main/headless/terminal-text.js';
+import { Capture } from '../../helpers/capture.js';
 
 /** Bytes a terminal acts on: C0 but newline, DEL, C1, and the bidi controls. */
 const CONTROL =
@@ -25,14 +25,6 @@ const CASES: [string, string][] = [
   ['line separator', 'line\u2028sep'],
 ];
 const HOSTILE = CASES.map(([, s]) => s);
-
-class Capture extends PassThrough {
-  text = '';
-  constructor() {
-    super();
-    this.on('data', (c: Buffer) => (this.text += c.toString()));
-  }
-}
 
 describe('text from a server on a terminal', () => {
   it.each(CASES)('oneLine escapes a hostile string (%s) so nothing in it is obeyed', (_, s) => {

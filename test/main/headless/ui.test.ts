@@ -16,18 +16,11 @@ import { defaultRendererDir, startUi } from '../../../main/headless/ui.js';
 import { FAST } from '../../helpers/agent-harness.js';
 import { until } from '../../helpers/wait.js';
 import { httpGet, openPage } from './bridge-client.js';
+import { Capture } from '../../helpers/capture.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const URL_LINE =
   /^Advent Agent is running at http:\/\/127\.0\.0\.1:(\d+)\/\?token=([0-9a-f]{64})\n$/;
-
-class Capture extends PassThrough {
-  text = '';
-  constructor() {
-    super();
-    this.on('data', (c: Buffer) => (this.text += c.toString()));
-  }
-}
 
 let dir: string;
 let sim: AdventSim | undefined;
