@@ -52,7 +52,10 @@ export interface McpClientSetupPreview {
   creates: boolean;
   /** What happens to our entry: added, replaced (it was different), or nothing (already there). */
   change: 'add' | 'replace' | 'none';
+  /** The lines shown, credential-like values as `***` (the file keeps them; app/mcp-clients/mask.ts). */
   diff: DiffLine[];
+  /** Some value in `diff` is shown as `***`. */
+  masked: boolean;
 }
 
 export interface McpClientSetupResult {

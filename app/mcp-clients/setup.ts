@@ -7,6 +7,7 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import type { Clock } from '../clock.js';
 import {
   MCP_CLIENT_APPS,
+  type DiffLine,
   type McpClientApp,
   type McpClientSetupPreview,
   type McpClientSetupResult,
@@ -17,6 +18,7 @@ import { CommandRefusal } from '../contract/errors.js';
 import type { IdSource } from '../ids.js';
 import { copyBeside, errorText, writeFileAtomic } from '../settings/atomic.js';
 import { CLIENT_APPS, type PlatformInfo, clientAppDir, clientConfigPath } from './apps.js';
+import { maskSecrets } from './mask.js';
 import { entryState, planSetup, snippetFor } from './plan.js';
 
 /** What an MCP client runs when the host did not say: `advent-agent` on the app's PATH. */
@@ -103,13 +105,15 @@ export class McpClientSetup {
       after: plan.text,
       at: now,
     });
+    const shown = maskDiff(plan.diff);
     return {
       id,
       app,
       configPath,
       creates: read.text === undefined,
       change: plan.change,
-      diff: plan.diff,
+      diff: shown.diff,
+      masked: shown.masked,
     };
   }
 
@@ -200,4 +204,19 @@ async function isDir(dir: string): Promise<boolean> {
  */
 function backUp(file: string, epochMs: number, mode = 0o600): Promise<string> {
   return copyBeside(file, 'advent-backup', epochMs, mode);
+}
+
+/**
+ * The diff as it is shown: credential-like values masked on every line, added ones too (a file
+ * written on one line is all in its added line).
+ */
+function maskDiff(diff: readonly DiffLine[]): { diff: DiffLine[]; masked: boolean } {
+  let masked = false;
+  const out = diff.map((line): DiffLine => {
+    if (line.op === 'skip') return line;
+    const shown = maskSecrets(line.text);
+    masked ||= shown.masked;
+    return { op: line.op, text: shown.text };
+  });
+  return { diff: out, masked };
 }

@@ -19,7 +19,7 @@ import { McpClientSetup } from '../../app/mcp-clients/setup.js';
 import type { McpSetupArgs } from './args.js';
 import type { CliIo } from './io.js';
 import { resolvedMcpLaunch } from './mcp-launch.js';
-import { maskSecrets } from './secret-mask.js';
+import { maskSecrets } from '../../app/mcp-clients/mask.js';
 import { oneLine } from './terminal-text.js';
 
 /** An answer longer than this is not a yes, and no more of it is kept. */
@@ -162,30 +162,19 @@ function printPreview(
           'of the file as it was is kept beside it.',
   );
   print();
-  let masked = false;
-  for (const line of preview.diff) {
-    const shown = diffLine(line);
-    masked ||= shown.masked;
-    print(shown.text);
-  }
-  if (masked)
+  for (const line of preview.diff) print(diffLine(line));
+  if (preview.masked)
     print(
       '\n(Values that look like credentials are shown as ***; the file keeps them as they are.)',
     );
   print();
 }
 
-/** One diff line for the terminal: credentials masked, every control character escaped. */
-function diffLine(line: DiffLine): { text: string; masked: boolean } {
-  if (line.op === 'skip')
-    return {
-      text: `  … ${line.count} unchanged line${line.count === 1 ? '' : 's'}`,
-      masked: false,
-    };
+/** One diff line for the terminal (credentials already masked by the core), controls escaped. */
+function diffLine(line: DiffLine): string {
+  if (line.op === 'skip') return `  … ${line.count} unchanged line${line.count === 1 ? '' : 's'}`;
   const mark = line.op === 'add' ? '+ ' : line.op === 'del' ? '- ' : '  ';
-  // Added lines too: where the file is one line, the added line is all of it.
-  const shown = maskSecrets(line.text);
-  return { text: `${mark}${oneLine(shown.text)}`, masked: shown.masked };
+  return `${mark}${oneLine(line.text)}`;
 }
 
 /**

@@ -796,6 +796,7 @@ export const en = {
     changes: 'Changes to the file',
     skipped_one: '… {{count}} unchanged line',
     skipped_other: '… {{count}} unchanged lines',
+    masked: 'Values that look like credentials are shown as ***; the file keeps them as they are.',
     confirm: 'Write the change',
     done: 'Added to {{app}}. Restart {{app}} to load it.',
     unchanged: '{{app}} already had this entry.',

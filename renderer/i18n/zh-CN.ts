@@ -773,6 +773,7 @@ export const zhCN: Messages = {
     changes: '文件的改动',
     skipped_one: '… 省略 {{count}} 行未改动的内容',
     skipped_other: '… 省略 {{count}} 行未改动的内容',
+    masked: '看起来像凭据的值显示为 ***；文件中仍保留原值。',
     confirm: '写入改动',
     done: '已添加到 {{app}}。重启 {{app}} 后生效。',
     unchanged: '{{app}} 中已有此条目。',

@@ -72,7 +72,8 @@ describe('this agent in other apps', { timeout: 90_000 }, () => {
   "mcpServers": {
     "memory": {
       "command": "npx",
-      "args": ["-y", "@modelcontextprotocol/server-memory"]
+      "args": ["-y", "@modelcontextprotocol/server-memory"],
+      "env": { "MEMORY_API_KEY": "sk-e2e-not-for-screens" }
     }
   }
 }
@@ -107,6 +108,10 @@ describe('this agent in other apps', { timeout: 90_000 }, () => {
     expect(added.join('\n')).toContain('+     "advent-agent": {');
     expect(added.join('\n')).toContain(JSON.stringify(process.execPath));
     expect(await dialog.locator('[data-op="del"]').count()).toBe(0);
+    // Another server's key, shown around the change, is masked on screen and the dialog says so.
+    expect(await text(dialog)).not.toContain('sk-e2e-not-for-screens');
+    expect(await text(dialog.locator('pre'))).toContain('"MEMORY_API_KEY": "***"');
+    expect(await text(dialog.getByTestId('mcp-client-masked'))).toBe(en.mcpClients.masked);
     for (let i = 0; i < 3; i++) {
       await page.keyboard.press('Tab');
       expect(
@@ -146,7 +151,12 @@ describe('this agent in other apps', { timeout: 90_000 }, () => {
 
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({
       mcpServers: {
-        memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] },
+        // The key shown as *** is written as it was.
+        memory: {
+          command: 'npx',
+          args: ['-y', '@modelcontextprotocol/server-memory'],
+          env: { MEMORY_API_KEY: 'sk-e2e-not-for-screens' },
+        },
         'advent-agent': {
           command: process.execPath,
           args: [path.join(repo, 'bin', 'advent-agent.js'), 'mcp'],

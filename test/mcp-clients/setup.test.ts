@@ -54,6 +54,32 @@ const backups = async (dir: string) =>
   (await readdir(dir)).filter((f) => f.includes('.advent-backup-')).sort();
 
 describe('one-click setup on real files', () => {
+  it("shows another server's credentials as *** in the preview, and writes them as they are", async () => {
+    await mkdir(claudeDir(), { recursive: true });
+    const before = `{
+  "mcpServers": {
+    "github": {
+      "command": "npx",
+      "args": ["server-github", "--api-key", "sk-arg-123"],
+      "env": { "GITHUB_TOKEN": "ghp_secret456", "LOG": "debug" }
+    }
+  }
+}
+`;
+    await writeFile(claudeFile(), before);
+    const preview = await setup.preview('claude');
+    const shown = preview.diff.map((l) => (l.op === 'skip' ? '' : l.text)).join('\n');
+    expect(shown).not.toContain('ghp_secret456');
+    expect(shown).not.toContain('sk-arg-123');
+    expect(shown).toContain('"GITHUB_TOKEN": "***"');
+    expect(shown).toContain('"LOG": "debug"');
+    expect(preview.masked).toBe(true);
+    await setup.apply(preview.id);
+    const after = JSON.parse(await readFile(claudeFile(), 'utf8'));
+    expect(after.mcpServers.github.env.GITHUB_TOKEN).toBe('ghp_secret456');
+    expect(after.mcpServers.github.args).toEqual(['server-github', '--api-key', 'sk-arg-123']);
+  });
+
   it('lists each app with its file, whether it is installed and the state of our entry', async () => {
     await mkdir(claudeDir(), { recursive: true });
     await writeFile(claudeFile(), JSON.stringify({ mcpServers: { 'advent-agent': ours } }));

@@ -298,6 +298,11 @@ function SetupReview({
               </pre>
             </figure>
           )}
+          {preview.masked && (
+            <p className="help" data-testid="mcp-client-masked">
+              {t('mcpClients.masked')}
+            </p>
+          )}
         </div>
         <footer className="modal-actions">
           <span className="spacer" />

@@ -1,11 +1,12 @@
 /**
- * Lines of another app's config file, as a terminal may show them. The diff of a setup change
- * carries unchanged lines around it, and those belong to the user's other MCP servers: their
- * `env` tokens, `Authorization` headers, `--api-key=…` arguments. A terminal keeps what it shows
- * in scrollback and, under `--yes` in a script, in CI logs; so values whose name says credential
- * are shown as `***`. Wrongly hiding one only hides it on screen: the file keeps every value.
+ * Lines of another app's config file, as a setup preview shows them (Settings, `mcp-setup`). The
+ * diff of a setup change carries unchanged lines around it, and those belong to the user's other
+ * MCP servers: their `env` tokens, `Authorization` headers, `--api-key=…` arguments. A shared
+ * screen, a screenshot, a terminal's scrollback or a script's log keep what is shown; so values
+ * whose name says credential are shown as `***`. The preview is only shown: what is written is
+ * the file as planned, so wrongly hiding one only hides it on screen.
  */
-import { isSecretHeaderName } from '../../app/services/mcp/config.js';
+import { isSecretHeaderName } from '../services/mcp/config.js';
 
 export const MASK = '***';
 

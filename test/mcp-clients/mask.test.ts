@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { maskSecrets } from '../../../main/headless/secret-mask.js';
+import { maskSecrets } from '../../app/mcp-clients/mask.js';
 
-describe('config lines shown on a terminal', () => {
+describe('config lines shown in a setup preview', () => {
   it.each([
     [
       '"env": { "GITHUB_TOKEN": "ghp_abc", "LOG": "debug" }',
