@@ -433,12 +433,12 @@ export class RobotSession extends SessionBase implements LiveSession {
       case 'run': {
         // An id-less run by its audit call id: a twin with an id arriving later names that.
         const keys = [id !== undefined ? wireKey(id) : verdict.call.callId];
-        const withdrawn = this.track(keys, channel);
+        const { withdrawn, untrack } = this.track(keys, channel);
         let outcome: ToolOutcome;
         try {
           outcome = await this.dispatch(verdict.call.callId, tool, input, undefined, withdrawn);
         } finally {
-          this.untrack(keys, withdrawn);
+          untrack();
         }
         verdict.call.settle(outcome);
         if (id !== undefined) this.replyUnlessWithdrawn(channel, id, outcome, withdrawn);
@@ -475,18 +475,26 @@ export class RobotSession extends SessionBase implements LiveSession {
     }
   }
 
-  /** A run the server may withdraw: by a cancel naming one of `keys`, or its socket ending. */
-  private track(keys: readonly string[], channel: Channel): AbortController {
+  /**
+   * A run the server may withdraw: by a cancel naming one of `keys`, or its socket ending.
+   * `untrack` when it has ended: it lets go of the keys and of its listener on the socket's `gone`
+   * signal, which a long-lived socket would otherwise collect, one per execute it ever carried.
+   */
+  private track(
+    keys: readonly string[],
+    channel: Channel,
+  ): { withdrawn: AbortController; untrack: () => void } {
     const withdrawn = new AbortController();
     const gone = channel.gone;
-    if (gone.aborted) withdrawn.abort(gone.reason);
-    else gone.addEventListener('abort', () => withdrawn.abort(gone.reason), { once: true });
+    const onGone = (): void => withdrawn.abort(gone.reason);
+    if (gone.aborted) onGone();
+    else gone.addEventListener('abort', onGone, { once: true });
     for (const key of keys) this.running.set(key, withdrawn);
-    return withdrawn;
-  }
-
-  private untrack(keys: readonly string[], withdrawn: AbortController): void {
-    for (const key of keys) if (this.running.get(key) === withdrawn) this.running.delete(key);
+    const untrack = (): void => {
+      gone.removeEventListener('abort', onGone);
+      for (const key of keys) if (this.running.get(key) === withdrawn) this.running.delete(key);
+    };
+    return { withdrawn, untrack };
   }
 
   /** `notifications/cancelled`: the server stopped waiting for the execute with `requestId`. */

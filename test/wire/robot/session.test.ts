@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { Agent, AgentOptions } from '../../../app/agent.js';
 import type { AuditRecord } from '../../../app/contract/audit.js';
 import type { ConnectionState, RegistrationState } from '../../../app/contract/connection.js';
@@ -254,6 +254,25 @@ describe('Robot session: tool calls', () => {
     expect(h.sim.responses).toHaveLength(1);
     expect(h.sim.violations).toEqual([]);
     expect(h.logs.filter((l) => /malformed mcp\/tool\/execute/.test(l.message))).toHaveLength(2);
+  });
+
+  it('lets go of each call when it ends: a long-lived socket collects nothing per execute', async () => {
+    // Each execute listens for its socket's end while it runs; one left behind per execute grew
+    // the socket's memory with every call and, past 256, put a leak warning in the user's log.
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    onTestFinished(() => void process.off('warning', onWarning));
+    h = await start();
+    await registered(h);
+    for (let i = 0; i < 300; i++) {
+      const out = await h.sim.execute('get_current_time', { format: 'simple' });
+      expect(out.result).toBeDefined();
+    }
+    // Warnings are emitted on a later tick.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+    expect(h.sim.violations).toEqual([]);
   });
 
   it('echoes a number id as a number', async () => {
