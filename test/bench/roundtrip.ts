@@ -360,15 +360,21 @@ async function componentsOn(medium: Medium, n: number): Promise<Component[]> {
     await agent.close();
     out.push(
       {
-        label: 'fsync: one 200 B line written + fdatasync (thread pool)',
+        label:
+          'fsync: one 200 B line written + fdatasync (thread pool, as the log flushes a slow disk)',
         medium: medium.name,
-        latency: await fsyncAlone(medium, n),
+        latency: await fsyncAlone(medium, n, 'pool'),
+      },
+      {
+        label: 'fsync inline: the same, fdatasync on the event loop (the system call alone)',
+        medium: medium.name,
+        latency: await fsyncAlone(medium, n, 'inline'),
       },
       {
         label:
-          'fsync inline: the same, fdatasync on the event loop (as the log flushes a quick disk)',
+          'fsync on the flush thread: the same, the event loop polling for it (as the log flushes a quick disk)',
         medium: medium.name,
-        latency: await fsyncAlone(medium, n, true),
+        latency: await fsyncAlone(medium, n, 'thread'),
       },
       {
         label:

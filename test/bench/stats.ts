@@ -92,6 +92,11 @@ export interface Machine {
   node: string;
   platform: string;
   date: string;
+  /**
+   * How an idle CPU waits (Linux: the cpuidle driver, and for `haltpoll` how long a guest vCPU polls
+   * before it halts): code that runs after a sleep, such as the wait for a disk flush, pays for it.
+   */
+  idle?: string;
 }
 
 export function machine(): Machine {
@@ -103,7 +108,24 @@ export function machine(): Machine {
     node: process.version,
     platform: `${process.platform} ${os.release()} (${process.arch})`,
     date: new Date().toISOString(),
+    idle: idleDriver(),
   };
+}
+
+function idleDriver(): string | undefined {
+  const read = (file: string): string | undefined => {
+    try {
+      return readFileSync(file, 'utf8').trim();
+    } catch {
+      return undefined;
+    }
+  };
+  const driver = read('/sys/devices/system/cpu/cpuidle/current_driver');
+  if (!driver) return undefined;
+  const pollNs = read('/sys/module/haltpoll/parameters/guest_halt_poll_ns');
+  return driver === 'haltpoll' && pollNs !== undefined
+    ? `${driver} (a virtual machine's vCPU; it polls ${pollNs} ns before it halts and leaves the guest)`
+    : driver;
 }
 
 /** The file system type `dir` lives on (Linux: from /proc/mounts), or undefined when unknown. */
