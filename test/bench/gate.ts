@@ -5,7 +5,7 @@
  * as the gate, so the comparison holds whatever the machine's load.
  */
 import { close, fdatasync, fdatasyncSync, openSync, writeSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,9 +14,10 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type AuditIo, nodeIo } from '../../app/audit/append.js';
 import { FlushThread } from '../../app/audit/flush-thread.js';
 import { GENESIS_HASH, canonicalRecord, recordMac } from '../../app/audit/chain.js';
+import { AuditLog } from '../../app/audit/log.js';
 import { canonicalJson, redactParams, sha256Hex } from '../../app/audit/redact.js';
 import type { Service } from '../../app/services/service.js';
-import type { Medium } from './rig.js';
+import { METHOD, type Medium, PARAMS } from './rig.js';
 import { type Latency, PART_WARMUP, latency, nowMs } from './stats.js';
 
 const fdatasyncAsync = promisify(fdatasync);
@@ -33,7 +34,42 @@ async function timed(n: number, fn: (i: number) => Promise<unknown>): Promise<La
 }
 
 /**
- * One audit-sized line (200 B) appended and fdatasync'd, as the log does per batch: `pool` in
+ * The bytes of the audit line the round trip's call is recorded in (§2: get_current_time from
+ * "Bench", auto-allowed, answered), as the log writes it, key and all: the size of the write each
+ * call's fsync makes durable, measured rather than assumed.
+ */
+export async function auditLineBytes(medium: Medium): Promise<number> {
+  const dir = await mkdtemp(path.join(medium.base, 'advent-bench-line-'));
+  try {
+    const log = await AuditLog.open({ dir, key: AUDIT_KEY });
+    await log.append({
+      ts: new Date().toISOString(),
+      connection: 'Bench',
+      connectionId: 'bench',
+      dialect: 'advent',
+      callId: 'call_001',
+      service: METHOD,
+      params: PARAMS,
+      decision: 'auto',
+      outcome: 'ok',
+      runMs: 0,
+      durationMs: 0,
+    });
+    await log.close();
+    const month = (await readdir(dir)).find((name) => name.endsWith('.jsonl'));
+    return (await stat(path.join(dir, month as string))).size;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A line of `bytes` bytes, newline included. */
+function lineOf(bytes: number): Buffer {
+  return Buffer.from(`${'x'.repeat(Math.max(0, bytes - 1))}\n`);
+}
+
+/**
+ * One audit line (`bytes` long, auditLineBytes) appended and fdatasync'd, as the log does per batch: `pool` in
  * libuv's thread pool (a slow disk's flushes), `inline` on the event loop (the system call alone:
  * the target's reference; a RAM file system's flushes), `thread` on a flush thread with the event
  * loop polling for the answer, as the log flushes a disk that has proved quick
@@ -43,10 +79,11 @@ export async function fsyncAlone(
   medium: Medium,
   n: number,
   how: 'pool' | 'inline' | 'thread',
+  bytes: number,
 ): Promise<Latency> {
   const dir = await mkdtemp(path.join(medium.base, 'advent-bench-fsync-'));
   const fd = openSync(path.join(dir, 'f.jsonl'), 'a+', 0o600);
-  const line = Buffer.from(`${'x'.repeat(199)}\n`);
+  const line = lineOf(bytes);
   const thread = new FlushThread();
   if (how === 'thread') {
     thread.start();
@@ -80,10 +117,11 @@ export async function fsyncAlone(
 export async function wakeCost(
   medium: Medium,
   n: number,
+  bytes: number,
 ): Promise<{ warm: Latency; woken: Latency }> {
   const dir = await mkdtemp(path.join(medium.base, 'advent-bench-wake-'));
   const fd = openSync(path.join(dir, 'f.jsonl'), 'a+', 0o600);
-  const line = Buffer.from(`${'x'.repeat(199)}\n`);
+  const line = lineOf(bytes);
   let seq = 0;
   const work = (): Buffer => {
     const params = { format: 'simple' };
@@ -102,7 +140,7 @@ export async function wakeCost(
       prevHash: GENESIS_HASH,
     };
     record.hash = sha256Hex(canonicalRecord(record as never));
-    record.mac = recordMac(WAKE_KEY, record.hash as string);
+    record.mac = recordMac(AUDIT_KEY, record.hash as string);
     return Buffer.from(`${JSON.stringify(record)}\n`);
   };
   try {
@@ -126,7 +164,8 @@ export async function wakeCost(
   }
 }
 
-const WAKE_KEY = 'k'.repeat(64);
+/** The key of the bench's own logs (the agent's is its own, of the same length). */
+const AUDIT_KEY = 'k'.repeat(64);
 
 /**
  * The log's files, with each flush of a month file replaced by a busy-wait of `ms` (no fsync, so
@@ -157,14 +196,19 @@ export function busyWaitFlushIo(ms: number): AuditIo {
 
 /**
  * A bare MCP SDK server with one tool and its client, in-memory transport: callTool round trip.
- * With `durable` (a medium), the tool first appends one 200 B line there and fdatasyncs it on the
+ * With `durable` (a medium), the tool first appends one audit line there and fdatasyncs it on the
  * event loop, as the log does: the bare round trip and one fsync measured as one, which shows
  * whether the two add up on this machine or cost more together than apart.
  */
-export async function bareMcpRoundTrip(n: number, durable?: Medium): Promise<Latency> {
-  const dir = durable ? await mkdtemp(path.join(durable.base, 'advent-bench-bare-')) : undefined;
+export async function bareMcpRoundTrip(
+  n: number,
+  durable?: { medium: Medium; bytes: number },
+): Promise<Latency> {
+  const dir = durable
+    ? await mkdtemp(path.join(durable.medium.base, 'advent-bench-bare-'))
+    : undefined;
   const fd = dir ? openSync(path.join(dir, 'f.jsonl'), 'a+', 0o600) : undefined;
-  const line = Buffer.from(`${'x'.repeat(199)}\n`);
+  const line = lineOf(durable?.bytes ?? 0);
   const server = new McpServer({ name: 'bare', version: '1.0.0' });
   server.registerTool('get_current_time', { description: 'the time' }, async () => {
     if (fd !== undefined) {

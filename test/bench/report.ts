@@ -898,7 +898,8 @@ missed, and this file is rewritten with the latest numbers on every run.
   reply; the "gate (write-ahead)" rows measure that path with a no-op write service). The audit is
   part of the gate, so it is part of the round trip. The same runs are repeated with the audit log
   on tmpfs (\`/dev/shm\`), labelled as such, so the gate's own cost is visible without the disk.
-  The references of issue 9 §7 are measured in the same run: one 200-byte write + fdatasync on
+  The references of issue 9 §7 are measured in the same run: one write + fdatasync of a line as
+  long as the call's audit record (measured: the log writes one record for this call) on
   each medium, inline (the system call alone, and how the log flushes a file in RAM), on a flush
   thread with the event loop polling (how the log flushes a disk whose flushes have proved quick:
   app/audit/flush-thread.ts, flush-pace.ts) and through the thread pool (a slow disk), and a bare

@@ -25,6 +25,7 @@ import {
 } from './rig.js';
 import { type Latency, type Memory, PART_WARMUP, latency, memory, nowMs } from './stats.js';
 import {
+  auditLineBytes,
   bareMcpRoundTrip,
   benchWriteService,
   busyWaitFlushIo,
@@ -316,6 +317,7 @@ async function memoryRun(
 /** The gate alone (an Agent with no connection) and the audit append alone, on `medium`. */
 async function componentsOn(medium: Medium, n: number): Promise<Component[]> {
   const out: Component[] = [];
+  const bytes = await auditLineBytes(medium);
   const dir = await mkdtemp(path.join(medium.base, 'advent-bench-parts-'));
   try {
     const agent = await Agent.open({
@@ -360,30 +362,29 @@ async function componentsOn(medium: Medium, n: number): Promise<Component[]> {
     await agent.close();
     out.push(
       {
-        label:
-          'fsync: one 200 B line written + fdatasync (thread pool, as the log flushes a slow disk)',
+        label: `fsync: one audit line (${bytes} B) written + fdatasync (thread pool, as the log flushes a slow disk)`,
         medium: medium.name,
-        latency: await fsyncAlone(medium, n, 'pool'),
+        latency: await fsyncAlone(medium, n, 'pool', bytes),
       },
       {
         label: 'fsync inline: the same, fdatasync on the event loop (the system call alone)',
         medium: medium.name,
-        latency: await fsyncAlone(medium, n, 'inline'),
+        latency: await fsyncAlone(medium, n, 'inline', bytes),
       },
       {
         label:
           'fsync on the flush thread: the same, the event loop polling for it (as the log flushes a quick disk)',
         medium: medium.name,
-        latency: await fsyncAlone(medium, n, 'thread'),
+        latency: await fsyncAlone(medium, n, 'thread', bytes),
       },
       {
         label:
           'bare MCP SDK + fsync: the bare server below, its tool appending + fdatasyncing one line inline',
         medium: medium.name,
-        latency: await bareMcpRoundTrip(n, medium),
+        latency: await bareMcpRoundTrip(n, { medium, bytes }),
       },
     );
-    const wake = await wakeCost(medium, n);
+    const wake = await wakeCost(medium, n, bytes);
     out.push(
       {
         label: 'CPU: one audit record built and hashed, warm (no I/O)',
