@@ -13,7 +13,6 @@ import { open as fsOpen, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { FlushPace } from './flush-pace.js';
-import { type FlushThread, flushThread } from './flush-thread.js';
 
 /** The part of a node FileHandle the append needs; a seam so tests can make the disk fail. */
 export interface AppendHandle {
@@ -62,9 +61,8 @@ const closeAsync = promisify(close);
  * A file by descriptor. Its write is a synchronous system call on purpose: writing a batch into
  * the page cache takes microseconds, less than the thread-pool round trip an asynchronous write
  * costs on every call. The fsync, which waits for the disk, is made as `flush` says: inline in RAM
- * (`ramFileSystem`, no disk to wait for), paced on a disk (on the flush thread while the disk
- * proves quick, flush-pace.ts and flush-thread.ts, else in the thread pool), or always in the
- * thread pool (the head file, off every call's path). fdatasync:
+ * (`ramFileSystem`, no disk to wait for), paced on a disk (inline while the disk proves quick,
+ * flush-pace.ts), or always in the thread pool (the head file, off every call's path). fdatasync:
  * an append's new size is metadata it flushes (what reading the data back needs), so it is as
  * durable as fsync for this file, without flushing timestamps.
  */
@@ -106,10 +104,9 @@ class FdHandle implements AppendHandle, HeadHandle {
     const flush = this.flush;
     if (flush === 'pool') return fdatasyncAsync(this.fd);
     if (flush === 'ram') return this.syncInline();
-    const { pace, thread } = flush;
-    const t0 = pace.started();
-    const synced = pace.quick() && thread.ready ? thread.flush(this.fd) : fdatasyncAsync(this.fd);
-    return synced.then(() => pace.finished(t0));
+    const t0 = flush.started();
+    if (!flush.inline()) return fdatasyncAsync(this.fd).then(() => flush.finished(t0));
+    return this.syncInline().then(() => flush.finished(t0));
   }
 
   private syncInline(): Promise<void> {
@@ -130,11 +127,8 @@ class FdHandle implements AppendHandle, HeadHandle {
   }
 }
 
-/**
- * How a file's fsync is made: inline, in the thread pool, or paced: on the flush thread while the
- * pace finds the disk quick, else in the thread pool.
- */
-type Flush = 'ram' | 'pool' | { pace: FlushPace; thread: FlushThread };
+/** How a file's fsync is made: inline, in the thread pool, or as a FlushPace decides each time. */
+type Flush = 'ram' | 'pool' | FlushPace;
 
 /** Linux's f_type of the file systems that keep files in memory only (linux/magic.h). */
 const RAM_FILE_SYSTEMS = new Set([0x01021994 /* tmpfs */, 0x858458f6 /* ramfs */]);
@@ -160,25 +154,17 @@ async function inRam(path: string): Promise<boolean> {
 /**
  * File access through node's fs. `fileInRam` says whether a month file lives in RAM (its flush is
  * then made inline); tests pass their own to take either path on any machine. On a disk, one
- * FlushPace (`pace`) learns across month files how quick the disk's flushes are, and the quick
- * ones are made on `thread` (the process's one flush thread unless a test passes its own), which
- * starts when the first month file on a disk is opened.
+ * FlushPace (`pace`) learns across month files how quick the disk's flushes are.
  */
 export function createNodeIo(
   fileInRam: (path: string) => Promise<boolean> = inRam,
   pace: () => FlushPace = () => new FlushPace(),
-  thread: () => FlushThread = flushThread,
 ): AuditIo {
-  let disk: { pace: FlushPace; thread: FlushThread } | undefined;
+  let diskPace: FlushPace | undefined;
   return {
     openAppend: async (path) => {
       const fd = await openAsync(path, 'a+', 0o600);
-      if (await fileInRam(path)) return new FdHandle(fd, 'ram');
-      if (!disk) {
-        disk = { pace: pace(), thread: thread() };
-        disk.thread.start();
-      }
-      return new FdHandle(fd, disk);
+      return new FdHandle(fd, (await fileInRam(path)) ? 'ram' : (diskPace ??= pace()));
     },
     openHead: async (path) =>
       new FdHandle(await openAsync(path, constants.O_RDWR | constants.O_CREAT, 0o600)),

@@ -12,7 +12,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type AuditIo, nodeIo } from '../../app/audit/append.js';
-import { FlushThread } from '../../app/audit/flush-thread.js';
 import { GENESIS_HASH, canonicalRecord, recordMac } from '../../app/audit/chain.js';
 import { AuditLog } from '../../app/audit/log.js';
 import { canonicalJson, redactParams, sha256Hex } from '../../app/audit/redact.js';
@@ -69,30 +68,23 @@ function lineOf(bytes: number): Buffer {
 }
 
 /**
- * One audit line (`bytes` long, auditLineBytes) appended and fdatasync'd, as the log does per batch: `pool` in
- * libuv's thread pool (a slow disk's flushes), `inline` on the event loop (the system call alone:
- * the target's reference; a RAM file system's flushes), `thread` on a flush thread with the event
- * loop polling for the answer, as the log flushes a disk that has proved quick
- * (app/audit/flush-thread.ts, flush-pace.ts).
+ * One audit line (`bytes` long, auditLineBytes) appended and fdatasync'd, as the log does per
+ * batch: `pool` in libuv's thread pool (how the log flushes a disk until its flushes have proved
+ * quick), `inline` on the event loop (how it flushes a quick disk, app/audit/flush-pace.ts, and a
+ * RAM file system always).
  */
 export async function fsyncAlone(
   medium: Medium,
   n: number,
-  how: 'pool' | 'inline' | 'thread',
+  how: 'pool' | 'inline',
   bytes: number,
 ): Promise<Latency> {
   const dir = await mkdtemp(path.join(medium.base, 'advent-bench-fsync-'));
   const fd = openSync(path.join(dir, 'f.jsonl'), 'a+', 0o600);
   const line = lineOf(bytes);
-  const thread = new FlushThread();
-  if (how === 'thread') {
-    thread.start();
-    while (!thread.ready) await new Promise((resolve) => setTimeout(resolve, 5));
-  }
   const flush = {
     pool: () => fdatasyncAsync(fd),
     inline: async () => fdatasyncSync(fd),
-    thread: () => thread.flush(fd),
   }[how];
   const once = async () => {
     writeSync(fd, line);
@@ -102,7 +94,6 @@ export async function fsyncAlone(
     for (let i = 0; i < PART_WARMUP; i++) await once();
     return await timed(n, once);
   } finally {
-    await thread.stop();
     await closeAsync(fd);
     await rm(dir, { recursive: true, force: true });
   }

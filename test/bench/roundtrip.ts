@@ -362,20 +362,15 @@ async function componentsOn(medium: Medium, n: number): Promise<Component[]> {
     await agent.close();
     out.push(
       {
-        label: `fsync: one audit line (${bytes} B) written + fdatasync (thread pool, as the log flushes a slow disk)`,
+        label: `fsync: one audit line (${bytes} B) written + fdatasync (thread pool)`,
         medium: medium.name,
         latency: await fsyncAlone(medium, n, 'pool', bytes),
       },
       {
-        label: 'fsync inline: the same, fdatasync on the event loop (the system call alone)',
+        label:
+          'fsync inline: the same, fdatasync on the event loop (as the log flushes a quick disk)',
         medium: medium.name,
         latency: await fsyncAlone(medium, n, 'inline', bytes),
-      },
-      {
-        label:
-          'fsync on the flush thread: the same, the event loop polling for it (as the log flushes a quick disk)',
-        medium: medium.name,
-        latency: await fsyncAlone(medium, n, 'thread', bytes),
       },
       {
         label:
