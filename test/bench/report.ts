@@ -330,8 +330,9 @@ function dialectNotes(r: Results): string[] {
           : '') +
         `). The robot session checks every execute against those of the last 5 s ` +
         `(\`RecentExecutes.arrive\`, app/wire/robot/dedupe.ts, indexed by tool and input and ` +
-        `expired from the front: only identical executes still in the window are looked at, and ` +
-        `here every execute is identical). Alone it takes ` +
+        `expired from the front; the copies of one call not yet paired with a twin are queued ` +
+        `oldest first, so however many identical executes the window holds, and here every ` +
+        `execute is identical, an arrival looks at one). Alone it takes ` +
         `${cost} same-tool executes already in the window.` +
         (window !== undefined
           ? ` In this run the robot session received about ${window.toFixed(0)} executes per 5 s ` +

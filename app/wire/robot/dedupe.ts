@@ -50,7 +50,19 @@ interface Entry extends RecentCall {
   key: string;
   at: number;
   hasId: boolean;
-  paired: boolean;
+}
+
+/**
+ * The window's entries of one key: how many, the newest, and those not yet paired with a twin, by
+ * kind, oldest first. A copy pairs with the oldest unpaired one of the other kind, so pairing and
+ * expiry both take from the front, and an arrival costs the same however many identical executes
+ * the window holds (a server repeating one call thousands of times within it, say).
+ */
+interface Slot {
+  count: number;
+  latest: Entry;
+  idless: Entry[];
+  withId: Entry[];
 }
 
 export class RecentExecutes {
@@ -60,7 +72,7 @@ export class RecentExecutes {
    */
   private queue: Entry[] = [];
   private head = 0;
-  private readonly byKey = new Map<string, Entry[]>();
+  private readonly byKey = new Map<string, Slot>();
   private readonly seenIds = new Set<string>();
 
   constructor(
@@ -82,27 +94,20 @@ export class RecentExecutes {
     this.expire(now);
     // A digest, not the input itself: a window of large inputs must not be kept whole.
     const key = `${tool}\u0000${createHash('sha256').update(canonicalJson(input)).digest('base64')}`;
-    const same = this.byKey.get(key) ?? [];
+    const same = this.byKey.get(key);
 
     if (id !== undefined) {
       const callId = String(id);
       if (this.seenIds.has(callId)) return { action: 'repeat', of: callId };
       this.remember(callId);
-      const idless = same.find((e) => !e.hasId && !e.paired);
-      if (idless) {
-        idless.paired = true;
-        return { action: 'twin', of: idless.callId, outcome: idless.outcome };
-      }
+      const idless = same?.idless.shift();
+      if (idless) return { action: 'twin', of: idless.callId, outcome: idless.outcome };
       return { action: 'run', call: this.add(key, now, callId, true) };
     }
 
-    const withId = same.find((e) => e.hasId && !e.paired);
-    if (withId) {
-      withId.paired = true;
-      return { action: 'duplicate', of: withId.callId };
-    }
-    const latest = same.at(-1);
-    if (latest) return { action: 'duplicate', of: latest.callId };
+    const withId = same?.withId.shift();
+    if (withId) return { action: 'duplicate', of: withId.callId };
+    if (same) return { action: 'duplicate', of: same.latest.callId };
     return { action: 'run', call: this.add(key, now, freshCallId(), false) };
   }
 
@@ -117,10 +122,14 @@ export class RecentExecutes {
   private expire(now: number): void {
     while (this.head < this.queue.length && now - this.queue[this.head]!.at > this.windowMs) {
       const old = this.queue[this.head++]!;
-      // Entries of one key are in time order too: the expired one is the first of its list.
-      const list = this.byKey.get(old.key);
-      list?.shift();
-      if (list && list.length === 0) this.byKey.delete(old.key);
+      const slot = this.byKey.get(old.key);
+      if (!slot) continue;
+      // Entries of one key are in time order too: an expired one still unpaired is the first
+      // of its list (everything older has expired or paired before it).
+      if (slot.idless[0] === old) slot.idless.shift();
+      if (slot.withId[0] === old) slot.withId.shift();
+      slot.count -= 1;
+      if (slot.count === 0) this.byKey.delete(old.key);
     }
     // Drop the expired prefix now and then, so the array does not grow without end.
     if (this.head > 1024 && this.head * 2 > this.queue.length) {
@@ -134,11 +143,16 @@ export class RecentExecutes {
     const outcome = new Promise<ToolOutcome>((resolve) => {
       settle = resolve;
     });
-    const entry: Entry = { key, at, callId, hasId, paired: false, outcome, settle };
+    const entry: Entry = { key, at, callId, hasId, outcome, settle };
     this.queue.push(entry);
-    const list = this.byKey.get(key);
-    if (list) list.push(entry);
-    else this.byKey.set(key, [entry]);
+    let slot = this.byKey.get(key);
+    if (!slot) {
+      slot = { count: 0, latest: entry, idless: [], withId: [] };
+      this.byKey.set(key, slot);
+    }
+    slot.count += 1;
+    slot.latest = entry;
+    (hasId ? slot.withId : slot.idless).push(entry);
     return entry;
   }
 

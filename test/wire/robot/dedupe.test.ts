@@ -88,4 +88,39 @@ describe('RecentExecutes: the twin the server sends of every execute', () => {
     expect(arrive('note', { i: 2600 })).toMatchObject({ action: 'duplicate', of: 'id-2600' });
     expect(arrive('note', { i: 100 }).action).toBe('run');
   });
+
+  it('pairs identical copies oldest first, and lets unpaired ones expire in order', () => {
+    const { arrive, clock } = setup(5000);
+    // Three identical calls with ids, 1 s apart, their id-less twins late and together.
+    for (const id of ['a', 'b', 'c']) {
+      expect(arrive('bump', {}, id).action).toBe('run');
+      clock.advance(1000);
+    }
+    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'a' });
+    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'b' });
+    // A fourth id-less copy finds no unpaired twin: a duplicate of the newest, not a second run.
+    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'c' });
+    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'c' });
+    // 'a' and 'b' expire (paired), then 'c' and the id-less copies: a new copy runs again.
+    clock.advance(5001);
+    expect(arrive('bump', {}).action).toBe('run');
+    // Two id-less-first pairs in a row, the second id-less copy a duplicate inside the window:
+    // the copies with ids are answered from the one id-less run, the second as a call of its own.
+    expect(arrive('bump', {}, 'd')).toMatchObject({ action: 'twin', of: 'idless-1' });
+    expect(arrive('bump', {}, 'e').action).toBe('run');
+  });
+
+  it('holds thousands of identical executes in the window and still pairs each one right', () => {
+    const { arrive, clock } = setup(5000);
+    // One call repeated 4000 times 1 ms apart (a server looping on it), each a pair, id first.
+    for (let i = 0; i < 4000; i++) {
+      expect(arrive('get_current_time', {}, i).action).toBe('run');
+      expect(arrive('get_current_time', {})).toEqual({ action: 'duplicate', of: String(i) });
+      clock.advance(1);
+    }
+    // Now only the ids: each one is its own call; then their twins, oldest first.
+    for (let i = 4000; i < 4003; i++) expect(arrive('get_current_time', {}, i).action).toBe('run');
+    expect(arrive('get_current_time', {})).toEqual({ action: 'duplicate', of: '4000' });
+    expect(arrive('get_current_time', {})).toEqual({ action: 'duplicate', of: '4001' });
+  });
 });
