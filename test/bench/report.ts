@@ -5,7 +5,8 @@
 import os from 'node:os';
 import type { DecodeCase, Reference } from './decode.js';
 import { DIALECTS, type DialectId, type DialectResult } from './dialects.js';
-import type { RoundTripResult } from './roundtrip.js';
+import type { FlushCounts, RoundTripResult } from './roundtrip.js';
+import { FLUSH_PACE } from '../../app/audit/flush-pace.js';
 import type { Latency, Machine } from './stats.js';
 import type { HeardStats, VoiceLatencyOutcome, VoiceLatencyResult } from './voice-latency.js';
 
@@ -615,6 +616,17 @@ function notes(r: Results): string[] {
   return out;
 }
 
+/** How the log's flushes of a run were made, and the stalls that sent them to the thread pool. */
+function flushesText(f: FlushCounts): string {
+  const all = f.inline + f.pool;
+  return (
+    `Of that run's ${all} audit flushes, ${f.inline} were made inline and ${f.pool} in the thread pool ` +
+    `(a disk's flushes go to the pool until a window of them has proved quick, and for ` +
+    `${FLUSH_PACE.coolMs / 1000} s after one that took ${FLUSH_PACE.stallMs} ms or more: app/audit/flush-pace.ts); ` +
+    `${f.stalls} took ${FLUSH_PACE.stallMs} ms or more.`
+  );
+}
+
 /**
  * Issue 9 §7's targets, against references measured in this run: the gate alone on tmpfs
  * ≤ 0.06 ms p50, and the sequential round trip with the audit on disk ≤ a bare MCP SDK round trip
@@ -662,7 +674,8 @@ function gateTargets(r: Results): string[] {
         (writeDisk
           ? `. A write-ahead call through the gate alone (two fsyncs) takes ${ms(writeDisk.latency.p50)} ms p50 on disk`
           : '') +
-        '.',
+        '.' +
+        (seqDisk.flushes ? ` ${flushesText(seqDisk.flushes)}` : ''),
     );
     const seqTmp = rowOf(r, 'tmpfs', 'sequential');
     const warm = componentOf(r, 'CPU: one audit record', 'disk');

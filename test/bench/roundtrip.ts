@@ -7,6 +7,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Agent, type AgentOptions } from '../../app/agent.js';
+import { createNodeIo } from '../../app/audit/append.js';
+import { FLUSH_PACE, FlushPace } from '../../app/audit/flush-pace.js';
 import { AuditLog } from '../../app/audit/log.js';
 import { getCurrentTimeService } from '../../app/services/builtin/get_current_time.js';
 import { MemorySecretStore } from '../../app/settings/secrets.js';
@@ -40,11 +42,17 @@ interface Rig {
   sim: AdventSim;
   agent: Agent;
   peer: SimPeer;
+  /** The pace of the log's flushes on a disk, as the log's own io makes them. */
+  pace: CountedPace;
 }
 
 /** An Agent (temp data dir, memory secrets, FAST timing) connected to a fresh simulator. */
 async function openRig(base: string, extra: Partial<AgentOptions> = {}): Promise<Rig> {
-  const { dir, agent } = await openAgent(base, extra);
+  const pace = new CountedPace();
+  const { dir, agent } = await openAgent(base, {
+    auditIo: createNodeIo(undefined, () => pace),
+    ...extra,
+  });
   // No frame log in the simulator: 100 000 recorded frames would be the simulator's memory, not ours.
   const sim = await AdventSim.start({ demo: false, record: false, disconnectCloseMs: 10 });
   const ready = whenReady(agent);
@@ -53,7 +61,7 @@ async function openRig(base: string, extra: Partial<AgentOptions> = {}): Promise
     () => 'bench-token',
   );
   await ready;
-  return { dir, sim, agent, peer: sim.peer() };
+  return { dir, sim, agent, peer: sim.peer(), pace };
 }
 
 async function closeRig(rig: Rig): Promise<void> {
@@ -76,6 +84,32 @@ export interface LatencyRow {
   latency: Latency;
   wallMs: number;
   callsPerSec: number;
+  /** On a disk: how the audit log's flushes of these calls were made (app/audit/flush-pace.ts). */
+  flushes?: FlushCounts;
+}
+
+export interface FlushCounts {
+  inline: number;
+  pool: number;
+  /** Flushes of FLUSH_PACE.stallMs or more, each sending the next coolMs to the thread pool. */
+  stalls: number;
+}
+
+/** The log's own pace, counting what it decides and the stalls it sees. */
+class CountedPace extends FlushPace {
+  counts: FlushCounts = { inline: 0, pool: 0, stalls: 0 };
+
+  override inline(): boolean {
+    const inline = super.inline();
+    if (inline) this.counts.inline += 1;
+    else this.counts.pool += 1;
+    return inline;
+  }
+
+  override note(ms: number): void {
+    if (ms >= FLUSH_PACE.stallMs) this.counts.stalls += 1;
+    super.note(ms);
+  }
 }
 
 export interface Component {
@@ -171,9 +205,12 @@ async function release(held: Held): Promise<void> {
 }
 
 async function timedSequential(held: Held, medium: Medium, n: number): Promise<LatencyRow> {
+  const pace = held.rig!.pace;
+  pace.counts = { inline: 0, pool: 0, stalls: 0 };
   const t0 = nowMs();
   const samples = await sequential(adventCall(held.rig!.peer), n);
-  return row(medium, 'sequential', samples, nowMs() - t0);
+  const timed = row(medium, 'sequential', samples, nowMs() - t0);
+  return medium.name === 'disk' ? { ...timed, flushes: pace.counts } : timed;
 }
 
 async function timedConcurrent(
