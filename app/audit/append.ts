@@ -105,8 +105,8 @@ class FdHandle implements AppendHandle, HeadHandle {
     if (flush === 'pool') return fdatasyncAsync(this.fd);
     if (flush === 'ram') return this.syncInline();
     const t0 = flush.started();
-    if (!flush.inline()) return fdatasyncAsync(this.fd).then(() => flush.finished(t0));
-    return this.syncInline().then(() => flush.finished(t0));
+    if (!flush.inline()) return fdatasyncAsync(this.fd).then(() => flush.finished(t0, false));
+    return this.syncInline().then(() => flush.finished(t0, true));
   }
 
   private syncInline(): Promise<void> {

@@ -6,16 +6,20 @@ import { entry, useLogs, useTempDirs } from './helpers.js';
 
 const limits: FlushPaceLimits = { ...FLUSH_PACE, window: 8 };
 
-/** A pace on a clock the test moves; `flush(ms)` times one flush of that length. */
+/**
+ * A pace on a clock the test moves; `flush(ms)` times one flush of that length, made inline or in
+ * the thread pool as the pace says when it starts, as the log makes it.
+ */
 function paced(l: FlushPaceLimits = limits) {
   let t = 1_000;
   const pace = new FlushPace(() => t, l);
   return {
     pace,
     flush(ms: number): void {
+      const inline = pace.inline();
       const t0 = pace.started();
       t += ms;
-      pace.finished(t0);
+      pace.finished(t0, inline);
     },
     wait(ms: number): void {
       t += ms;
@@ -67,6 +71,19 @@ describe('pacing the audit flush on a disk', () => {
     wait(limits.coolMs - 1);
     expect(pace.inline()).toBe(false);
     wait(1);
+    expect(pace.inline()).toBe(true);
+  });
+  it('counts only a stall made inline: one in the thread pool stalled nothing, and starts no cool-off', () => {
+    const { pace, flush, wait } = paced();
+    for (let i = 0; i < limits.window; i++) flush(0.2);
+    flush(limits.stallMs); // inline: the event loop waited
+    expect(pace.inline()).toBe(false);
+    // In the thread pool now; a journal commit makes one of these wait as long.
+    wait(limits.coolMs / 2);
+    flush(limits.stallMs);
+    for (let i = 0; i < limits.window; i++) flush(0);
+    // The cool-off ends coolMs after the inline stall, not after the one in the pool.
+    wait(limits.coolMs / 2 - limits.stallMs);
     expect(pace.inline()).toBe(true);
   });
 });

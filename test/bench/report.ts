@@ -622,8 +622,8 @@ function flushesText(f: FlushCounts): string {
   return (
     `Of that run's ${all} audit flushes, ${f.inline} were made inline and ${f.pool} in the thread pool ` +
     `(a disk's flushes go to the pool until a window of them has proved quick, and for ` +
-    `${FLUSH_PACE.coolMs / 1000} s after one that took ${FLUSH_PACE.stallMs} ms or more: app/audit/flush-pace.ts); ` +
-    `${f.stalls} took ${FLUSH_PACE.stallMs} ms or more.`
+    `${FLUSH_PACE.coolMs / 1000} s after an inline one that took ${FLUSH_PACE.stallMs} ms or more: ` +
+    `app/audit/flush-pace.ts); ${f.stalls} took ${FLUSH_PACE.stallMs} ms or more, ${f.inlineStalls} of them inline.`
   );
 }
 

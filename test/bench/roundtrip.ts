@@ -91,13 +91,15 @@ export interface LatencyRow {
 export interface FlushCounts {
   inline: number;
   pool: number;
-  /** Flushes of FLUSH_PACE.stallMs or more, each sending the next coolMs to the thread pool. */
+  /** Flushes of FLUSH_PACE.stallMs or more. */
   stalls: number;
+  /** Those of them made inline (the event loop waited), each sending the next coolMs to the pool. */
+  inlineStalls: number;
 }
 
 /** The log's own pace, counting what it decides and the stalls it sees. */
 class CountedPace extends FlushPace {
-  counts: FlushCounts = { inline: 0, pool: 0, stalls: 0 };
+  counts: FlushCounts = { inline: 0, pool: 0, stalls: 0, inlineStalls: 0 };
 
   override inline(): boolean {
     const inline = super.inline();
@@ -106,9 +108,12 @@ class CountedPace extends FlushPace {
     return inline;
   }
 
-  override note(ms: number): void {
-    if (ms >= FLUSH_PACE.stallMs) this.counts.stalls += 1;
-    super.note(ms);
+  override note(ms: number, inline: boolean): void {
+    if (ms >= FLUSH_PACE.stallMs) {
+      this.counts.stalls += 1;
+      if (inline) this.counts.inlineStalls += 1;
+    }
+    super.note(ms, inline);
   }
 }
 
@@ -206,7 +211,7 @@ async function release(held: Held): Promise<void> {
 
 async function timedSequential(held: Held, medium: Medium, n: number): Promise<LatencyRow> {
   const pace = held.rig!.pace;
-  pace.counts = { inline: 0, pool: 0, stalls: 0 };
+  pace.counts = { inline: 0, pool: 0, stalls: 0, inlineStalls: 0 };
   const t0 = nowMs();
   const samples = await sequential(adventCall(held.rig!.peer), n);
   const timed = row(medium, 'sequential', samples, nowMs() - t0);
