@@ -32,6 +32,12 @@ import type { ToolOutcome } from './messages.js';
 export const DEFAULT_DUPLICATE_WINDOW_MS = 5000;
 /** Ids remembered to spot a repeated request id (far more than a window ever holds). */
 const ID_MEMORY = 256;
+/**
+ * Runs remembered at most, whatever the window: a server can hold this much of our memory and no
+ * more (a few MB). A voice model's calls come a few a second; only a flood of thousands a second
+ * fills it, and then a twin arriving after 10 000 later runs is no longer recognised as one.
+ */
+export const MAX_WINDOW_ENTRIES = 10_000;
 
 export interface RecentCall {
   readonly callId: string;
@@ -78,6 +84,8 @@ export class RecentExecutes {
   constructor(
     private readonly windowMs: number,
     private readonly clock: Clock,
+    /** The most runs the window holds; a server flooding executes expires the oldest early. */
+    private readonly maxEntries = MAX_WINDOW_ENTRIES,
   ) {}
 
   /**
@@ -120,7 +128,11 @@ export class RecentExecutes {
   }
 
   private expire(now: number): void {
-    while (this.head < this.queue.length && now - this.queue[this.head]!.at > this.windowMs) {
+    while (
+      this.head < this.queue.length &&
+      (now - this.queue[this.head]!.at > this.windowMs ||
+        this.queue.length - this.head > this.maxEntries)
+    ) {
       const old = this.queue[this.head++]!;
       const slot = this.byKey.get(old.key);
       if (!slot) continue;

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { RecentExecutes, type Verdict } from '../../../app/wire/robot/dedupe.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 
-function setup(windowMs = 5000) {
+function setup(windowMs = 5000, maxEntries?: number) {
   const clock = new FakeClock(1_000_000);
-  const recent = new RecentExecutes(windowMs, clock);
+  const recent = new RecentExecutes(windowMs, clock, maxEntries);
   let n = 0;
   const arrive = (tool: string, input: unknown, id?: string | number): Verdict =>
     recent.arrive(tool, input, id, () => `idless-${++n}`);
@@ -122,5 +122,16 @@ describe('RecentExecutes: the twin the server sends of every execute', () => {
     for (let i = 4000; i < 4003; i++) expect(arrive('get_current_time', {}, i).action).toBe('run');
     expect(arrive('get_current_time', {})).toEqual({ action: 'duplicate', of: '4000' });
     expect(arrive('get_current_time', {})).toEqual({ action: 'duplicate', of: '4001' });
+  });
+
+  it('remembers a bounded number of runs: a flood expires the oldest early', () => {
+    const { arrive } = setup(5000, 3);
+    for (const id of ['a', 'b', 'c', 'd', 'e']) expect(arrive('bump', {}, id).action).toBe('run');
+    // Only the newest three are still held: the twins pair with them, oldest first.
+    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'c' });
+    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'd' });
+    // A different call in a full window: it runs, and the oldest held one makes room.
+    expect(arrive('other', {}, 'f').action).toBe('run');
+    expect(arrive('other', {})).toEqual({ action: 'duplicate', of: 'f' });
   });
 });
