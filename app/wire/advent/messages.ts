@@ -61,7 +61,18 @@ export function registerServices(tools: readonly ToolEntry[]): Record<string, Re
 }
 
 export function registerMessage(services: Record<string, RegisterService>): string {
-  return JSON.stringify({ type: 'register', data: { services } });
+  return frameJson({ type: 'register', data: { services } });
+}
+
+/**
+ * JSON for a frame payload. Frames have no escaping (§2): a payload holding `##END` would end its
+ * frame early, and `encodeFrame` refuses it. Text from the other side can hold it (a call id or
+ * a service name echoed back, a file's contents, an imported tool's description), so every `#`
+ * is written as the JSON escape `\u0023`: the same JSON to any parser, and no marker on the wire.
+ * JSON has `#` only inside strings, where the escape is valid.
+ */
+export function frameJson(value: unknown): string {
+  return JSON.stringify(value).replace(/#/g, '\\u0023');
 }
 
 export interface IncomingCall {
@@ -124,11 +135,11 @@ export function resultMessage(rawCallId: string | number, result: DispatchResult
   const body = result.ok
     ? { success: true, data: result.data === undefined ? null : result.data }
     : { success: false, error: result.message };
-  return JSON.stringify({ type: 'result', data: { call_id: rawCallId, result: body } });
+  return frameJson({ type: 'result', data: { call_id: rawCallId, result: body } });
 }
 
 export function badCallResult(rawCallId: string | number, message: string): string {
-  return JSON.stringify({
+  return frameJson({
     type: 'result',
     data: { call_id: rawCallId, result: { success: false, error: message } },
   });

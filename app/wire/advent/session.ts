@@ -24,6 +24,7 @@ import {
   type RegisterService,
   registerServices,
   badCallResult,
+  frameJson,
   parseMcp,
   registerMessage,
   resultMessage,
@@ -190,7 +191,7 @@ export class AdventSession extends SessionBase implements LiveSession {
         FrameType.LISTEN,
         taskId,
         0,
-        JSON.stringify({ taskid: taskId, type: 'listen', state: 'start' }),
+        frameJson({ taskid: taskId, type: 'listen', state: 'start' }),
       );
     }
     return { ok: true, taskId };
@@ -347,7 +348,13 @@ export class AdventSession extends SessionBase implements LiveSession {
         }
         return;
       case 'call':
-        void this.answer(channel, this.ledger, frame.taskId, parsed.call);
+        // Whatever goes wrong answering one call is that call's trouble, never the process's.
+        this.answer(channel, this.ledger, frame.taskId, parsed.call).catch((err: unknown) =>
+          this.log(
+            'warn',
+            `call '${parsed.call.callId}' could not be answered: ${err instanceof Error ? err.message : String(err)}`,
+          ),
+        );
     }
   }
 

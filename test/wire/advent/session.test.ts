@@ -545,6 +545,34 @@ describe('Advent session: hostile server', () => {
     release?.();
   });
 
+  it("answers a call whose id and method unescape to '##END', and keeps running", async () => {
+    h = await startHarness();
+    const peer = h.sim.peer();
+    // The frame holds no marker; JSON.parse makes one. Echoed back raw, it would end our reply
+    // frame early (encodeFrame refuses it, and the throw took the whole process down).
+    await peer.frame(
+      FrameType.MCP,
+      'mcp00001',
+      '{"type":"call","data":{"call_id":"\\u0023\\u0023END","method":"\\u0023\\u0023END"}}',
+      0,
+    );
+    const answered = () =>
+      h.sim.received.find(
+        (f) =>
+          f.type === FrameType.MCP &&
+          (f.json as { data?: { call_id?: string } })?.data?.call_id === '##END',
+      );
+    await until(() => answered() !== undefined, 'the answer to the ##END call');
+    const reply = answered()!;
+    expect(reply.payload.includes('##END')).toBe(false);
+    expect((reply.json as { data: { result: unknown } }).data.result).toMatchObject({
+      success: false,
+      error: expect.stringContaining("no service named '##END'") as unknown,
+    });
+    // Still connected and answering.
+    expect(await peer.call('get_current_time', {})).toMatchObject({ success: true });
+  });
+
   it('reports an oversized frame as a protocol error and reconnects', async () => {
     h = await startHarness({ agent: { timing: { authGraceMs: 30, backoffInitialMs: 10 } } });
     const notices: string[] = [];
