@@ -260,6 +260,7 @@ export class Agent {
       roots: () => overrides.filesRoots ?? settings.get().files.roots,
       maxFileBytes: () => settings.get().files.maxFileBytes,
       ids: this.ids,
+      protectedFolders: () => [options.dataDir],
     });
     this.gate = new Dispatcher({
       registry: this.registry,

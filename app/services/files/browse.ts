@@ -68,8 +68,8 @@ export interface WalkOptions {
   signal?: AbortSignal;
 }
 
-/** What the visitor answers: `stop` ends the walk at once. */
-export type WalkStep = 'stop' | undefined | void;
+/** What the visitor answers: `stop` ends the walk at once; `skip` passes over a folder unentered. */
+export type WalkStep = 'stop' | 'skip' | undefined | void;
 
 async function withFile<T>(
   { root, mode }: Where,
@@ -181,6 +181,7 @@ export async function walkFolder(
         readStart: (max) => readIn(folder, item.name, relative, root, max, opts.signal),
       });
       if (step === 'stop') return 'stop';
+      if (step === 'skip') continue;
       if (item.kind === 'folder' && depth < opts.maxDepth) {
         let child: HeldFolder;
         try {

@@ -26,6 +26,14 @@ export function outside(input: string, roots: readonly string[], how = 'points')
   );
 }
 
+/** A path into the agent's own data folder, which no service reaches. */
+export function ownData(input: string): ServiceFailure {
+  return new ServiceFailure(
+    'path_outside_roots',
+    `${quoteInput(input)} is in the agent's own data folder (its settings, audit log and keys), which no service reads or writes; use another path`,
+  );
+}
+
 export function locateFailure(
   loc: Exclude<Located, { ok: true }>,
   input: string,

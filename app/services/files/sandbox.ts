@@ -30,7 +30,15 @@ import {
   type Where,
 } from './browse.js';
 import type { EntryFacts } from './read.js';
-import { changed, fileTooLarge, invalid, locateFailure, mapFsError, outside } from './refusals.js';
+import {
+  changed,
+  fileTooLarge,
+  invalid,
+  locateFailure,
+  mapFsError,
+  outside,
+  ownData,
+} from './refusals.js';
 import { parseUntrustedPath } from './syntax.js';
 import { createNew, replaceExisting, TempNameTaken, throwIfAborted } from './write.js';
 
@@ -107,6 +115,12 @@ export interface FilesSandboxOptions {
   ids?: IdSource;
   /** How folders are held (folder.ts); by default `anchored` where the platform allows. */
   holdMode?: HoldMode;
+  /**
+   * The agent's own folders (its settings, audit log, keys): never read, searched or written,
+   * even when an allowed folder contains them (the home folder often does). A prompt-injected
+   * server must not read the keys, rewrite the policies or edit the log it is recorded in.
+   */
+  protectedFolders?: () => readonly string[];
 }
 
 // Collisions with another writer's temp name are retried with a fresh name, a few times.
@@ -123,6 +137,31 @@ export function createFilesSandbox(options: FilesSandboxOptions): FilesSandbox {
       .roots()
       .filter((r) => typeof r === 'string' && r !== '' && path.isAbsolute(r))
       .map((r) => path.resolve(r));
+
+  /** Where the protected folders really are (a folder not made yet: where it would be). */
+  async function protectedReal(): Promise<string[]> {
+    const dirs = (options.protectedFolders?.() ?? []).filter((d) => path.isAbsolute(d));
+    return Promise.all(
+      dirs.map(async (d) => {
+        const loc = await locate(path.resolve(d));
+        return loc.ok ? loc.real : path.resolve(d);
+      }),
+    );
+  }
+
+  const inProtected = (real: string, folders: readonly string[]): boolean =>
+    folders.some((p) => relativeInside(p, real) !== undefined);
+
+  /** Refuses a path whose real location is in a protected folder. */
+  async function guard(real: string, shown: string): Promise<void> {
+    if (inProtected(real, await protectedReal())) throw ownData(shown);
+  }
+
+  /** Refuses an entry, at the moment of the operation, by where the link-free walk will land. */
+  async function guardAt(target: { root: string; relative: string }): Promise<void> {
+    const rootReal = (await realRoot(target.root)).real;
+    await guard(path.join(rootReal, target.relative), target.relative || '.');
+  }
 
   /** Absolute path and root for an untrusted path, by its text alone. */
   function place(input: unknown, folder: boolean) {
@@ -162,6 +201,7 @@ export function createFilesSandbox(options: FilesSandboxOptions): FilesSandbox {
     if (!loc.ok) throw locateFailure(loc, shown, root);
     const real = (await realRoot(root)).real;
     if (!isStrictlyInside(real, loc.real)) throw outside(shown, roots, 'leads through a link');
+    await guard(loc.real, shown);
     if (loc.found) {
       if (loc.stats.isDirectory()) {
         throw invalid(
@@ -187,6 +227,7 @@ export function createFilesSandbox(options: FilesSandboxOptions): FilesSandbox {
     if (relativeInside(rootReal.real, loc.real) === undefined) {
       throw outside(shown, roots, 'leads through a link');
     }
+    await guard(loc.real, shown);
     if (!loc.found) {
       if (relative === '') return { root, relative, absolute, kind: 'folder' }; // not made yet: empty
       throw invalid(`${q} does not exist; call list_directory to see what is there`);
@@ -240,6 +281,7 @@ export function createFilesSandbox(options: FilesSandboxOptions): FilesSandbox {
     signal?: AbortSignal,
   ): Promise<void> {
     const { bytes, root } = prepare(target, data, signal);
+    await guardAt(target);
     const dir = path.dirname(target.absolute);
     const folder = await reach(root, dir, target.relative, true, 'written', await holdMode());
     try {
@@ -267,7 +309,27 @@ export function createFilesSandbox(options: FilesSandboxOptions): FilesSandbox {
 
   /** Where a read runs: the entry's root, still configured, and how folders are held. */
   async function where(entry: ResolvedEntry, file: boolean): Promise<Where> {
-    return { root: checkRoot(entry, file), mode: await holdMode() };
+    const root = checkRoot(entry, file);
+    await guardAt(entry);
+    return { root, mode: await holdMode() };
+  }
+
+  /** A walk passes over the protected folders as if they were not there. */
+  async function walk(
+    entry: ResolvedEntry,
+    visit: (item: WalkedEntry) => Promise<WalkStep> | WalkStep,
+    opts: WalkOptions,
+  ): Promise<void> {
+    const at = await where(entry, false);
+    const folders = await protectedReal();
+    if (folders.length === 0) return walkFolder(at, entry, visit, opts);
+    const rootReal = (await realRoot(at.root)).real;
+    return walkFolder(
+      at,
+      entry,
+      (item) => (inProtected(path.join(rootReal, item.relative), folders) ? 'skip' : visit(item)),
+      opts,
+    );
   }
 
   return {
@@ -281,6 +343,6 @@ export function createFilesSandbox(options: FilesSandboxOptions): FilesSandbox {
     readStart: async (entry, max, signal) => readHead(await where(entry, true), entry, max, signal),
     info: async (entry) => facts(await where(entry, false), entry),
     list: async (entry, max) => listFolder(await where(entry, false), entry, max),
-    walk: async (entry, visit, opts) => walkFolder(await where(entry, false), entry, visit, opts),
+    walk,
   };
 }
