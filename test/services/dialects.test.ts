@@ -150,7 +150,7 @@ describe('desktop services through every dialect', () => {
 
     expect(asked.sort()).toEqual([
       'Advent: Open https://example.com/ in your web browser',
-      'Endpoint: Open the app “Calculator” (org.example.Calc)',
+      'Endpoint: Open the app “Calculator” (org.example.Calc): runs example-calc',
       'Endpoint: Send the text on your clipboard to Endpoint',
       'Robot: Set a timer for 10 minutes: “robot tea”',
       'XiaoZhi: Replace your clipboard with “from XiaoZhi” (12 characters)',

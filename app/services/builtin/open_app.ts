@@ -1,7 +1,11 @@
+import { realpath } from 'node:fs/promises';
+import { relativeInside } from '../files/contain.js';
+import { displayPath } from '../files/display.js';
 import { type InstalledApp, listInstalledApps } from '../platform/apps.js';
+import type { Command } from '../platform/commands.js';
 import type { Desktop } from '../platform/desktop.js';
 import { asFailure } from '../platform/fallback.js';
-import { ServiceFailure, type Service } from '../service.js';
+import { type CallPreview, ServiceFailure, type Service, type ServiceContext } from '../service.js';
 
 export type OpenAppParams = { id: string };
 
@@ -20,6 +24,54 @@ async function find(desktop: Desktop, id: string): Promise<InstalledApp> {
     'not_found',
     `no installed app has the id '${want.slice(0, 100)}'; call list_apps to see the ids`,
   );
+}
+
+/** The longest command line a prompt shows; a longer one is cut with an ellipsis. */
+const MAX_SHOWN_COMMAND = 300;
+
+/** The command as a person would type it: arguments with spaces or quotes in double quotes. */
+export function commandText({ cmd, args }: Command): string {
+  const text = [cmd, ...args]
+    .map((a) => (a === '' || /[\s"'\\$`]/.test(a) ? JSON.stringify(a) : a))
+    .join(' ');
+  return text.length > MAX_SHOWN_COMMAND ? `${text.slice(0, MAX_SHOWN_COMMAND - 1)}…` : text;
+}
+
+const real = (p: string): Promise<string> => realpath(p).catch(() => p);
+
+/**
+ * Whether the app's launcher lies in an allowed folder, where a server can write files (a
+ * server that creates a desktop entry there could give a familiar id its own command).
+ */
+async function writableLauncher(app: InstalledApp, ctx: ServiceContext): Promise<boolean> {
+  const source = await real(app.source);
+  for (const root of ctx.files.roots())
+    if (relativeInside(await real(root), source) !== undefined) return true;
+  return false;
+}
+
+/**
+ * The prompt's sentence: the app, the exact command that will run, and a warning when its
+ * launcher sits where a server could have written it. Run compares it with what was approved.
+ */
+async function describe(app: InstalledApp, ctx: ServiceContext): Promise<string> {
+  const warning = (await writableLauncher(app, ctx))
+    ? `; careful: its launcher ${displayPath(app.source)} is in a folder the servers can write to`
+    : '';
+  return `Open the app “${app.name}” (${app.id}): runs ${commandText(app.launch)}${warning}`;
+}
+
+/** What the user approved: the sentence, and the whole command (the sentence may cut it). */
+interface OpenAppPlan extends CallPreview {
+  command: string;
+}
+
+async function planFor(app: InstalledApp, ctx: ServiceContext): Promise<OpenAppPlan> {
+  return {
+    summary: await describe(app, ctx),
+    resolvedPaths: [app.source],
+    command: JSON.stringify(app.launch),
+  };
 }
 
 export function openAppService(desktop: Desktop): Service<OpenAppParams> {
@@ -46,12 +98,19 @@ export function openAppService(desktop: Desktop): Service<OpenAppParams> {
     },
     risk: 'system',
     timeoutMs: 15_000,
-    async preview(params) {
-      const app = await find(desktop, params.id);
-      return { summary: `Open the app “${app.name}” (${app.id})`, resolvedPaths: [] };
+    async preview(params, ctx) {
+      return planFor(await find(desktop, params.id), ctx);
     },
-    async run(params) {
+    async run(params, ctx, approved) {
       const app = await find(desktop, params.id);
+      // Only what the prompt showed: a launcher changed while the prompt waited is not run.
+      const now = await planFor(app, ctx);
+      const shown = approved as OpenAppPlan | undefined;
+      if (shown && (shown.summary !== now.summary || shown.command !== now.command))
+        throw new ServiceFailure(
+          'denied',
+          `the app '${app.id}' changed while the user was asked (its launcher now runs something else); it was not opened — call open_app again`,
+        );
       try {
         await desktop.runner.launch(app.launch.cmd, app.launch.args);
       } catch (err) {

@@ -14,8 +14,10 @@ export interface InstalledApp {
   /** Stable across runs: the desktop file id, the bundle name, the shortcut's Start Menu path. */
   id: string;
   name: string;
-  /** How to start it; never shown to a server. */
+  /** How to start it; never shown to a server (the user sees it in the prompt). */
   launch: Command;
+  /** The file the launch command was read from: the desktop entry, bundle or shortcut. */
+  source: string;
 }
 
 /** Bounds on what a folder full of entries can make us read. */
@@ -47,6 +49,22 @@ export async function listInstalledApps(desktop: Desktop): Promise<InstalledApp[
   );
 }
 
+/** The longest app name shown (to the model and in the prompt). */
+const MAX_NAME_CHARS = 100;
+
+/**
+ * A name from a file anyone with write access to a launcher folder wrote: control, bidi and
+ * zero-width characters go (they could make the prompt say something else), then it is cut.
+ */
+export function displayName(raw: string): string {
+  const trimmed = raw
+    .replace(/\s+/g, ' ')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, '')
+    .trim();
+  return trimmed.length > MAX_NAME_CHARS ? `${trimmed.slice(0, MAX_NAME_CHARS - 1)}…` : trimmed;
+}
+
 // --- Linux -------------------------------------------------------------------------------------
 
 /** `$XDG_DATA_HOME/applications` first (the user's own entries win), then `$XDG_DATA_DIRS`. */
@@ -74,7 +92,7 @@ async function scanDesktopEntries(
     const entry = await readDesktopEntry(file);
     if (!entry) continue;
     if (entry.hidden) hidden.add(id);
-    else found.set(id, { id, name: entry.name, launch: entry.launch });
+    else found.set(id, { id, name: entry.name, launch: entry.launch, source: file });
   }
 }
 
@@ -118,7 +136,7 @@ export function parseDesktopEntry(text: string): DesktopEntry | undefined {
   // to "open" — and it still shadows the same id in later folders.
   if (['Hidden', 'NoDisplay', 'Terminal'].some((k) => keys.get(k) === 'true'))
     return { name: '', launch: { cmd: '', args: [] }, hidden: true };
-  const name = unescapeValue(keys.get('Name') ?? '').trim();
+  const name = displayName(unescapeValue(keys.get('Name') ?? ''));
   const exec = keys.get('Exec');
   if (!name || !exec) return undefined;
   const argv = execArgs(unescapeValue(exec));
@@ -190,12 +208,14 @@ async function scanBundles(dir: string, found: Map<string, InstalledApp>): Promi
   for (const entry of await entriesOf(dir)) {
     if (found.size >= MAX_APPS) return;
     if (!entry.isDirectory() || !entry.name.endsWith('.app')) continue;
-    const name = entry.name.slice(0, -'.app'.length);
-    if (!name || found.has(name)) continue;
-    found.set(name, {
-      id: name,
+    const id = entry.name.slice(0, -'.app'.length);
+    const name = displayName(id);
+    if (!name || found.has(id)) continue;
+    found.set(id, {
+      id,
       name,
       launch: { cmd: 'open', args: ['-a', path.join(dir, entry.name)] },
+      source: path.join(dir, entry.name),
     });
   }
 }
@@ -225,13 +245,13 @@ async function scanShortcuts(
       continue;
     }
     if (!entry.isFile() || !entry.name.toLowerCase().endsWith('.lnk')) continue;
-    const name = entry.name.slice(0, -'.lnk'.length);
+    const name = displayName(entry.name.slice(0, -'.lnk'.length));
     // Uninstallers sit next to the programs in the Start Menu; nobody asks a voice to run them.
     if (!name || /^uninstall\b/i.test(name)) continue;
     const id = path.relative(root, full).slice(0, -'.lnk'.length).split(path.sep).join('/');
     if (found.has(id)) continue;
     // Explorer opens a shortcut as a double-click does (cmd's `start` would parse the path).
-    found.set(id, { id, name, launch: { cmd: 'explorer.exe', args: [full] } });
+    found.set(id, { id, name, launch: { cmd: 'explorer.exe', args: [full] }, source: full });
   }
 }
 
