@@ -547,7 +547,8 @@ describe('Advent session: hostile server', () => {
 
   it("answers a call whose id and method unescape to '##END', and keeps running", async () => {
     h = await startHarness();
-    const peer = h.sim.peer();
+    const { sim } = h;
+    const peer = sim.peer();
     // The frame holds no marker; JSON.parse makes one. Echoed back raw, it would end our reply
     // frame early (encodeFrame refuses it, and the throw took the whole process down).
     await peer.frame(
@@ -557,7 +558,7 @@ describe('Advent session: hostile server', () => {
       0,
     );
     const answered = () =>
-      h.sim.received.find(
+      sim.received.find(
         (f) =>
           f.type === FrameType.MCP &&
           (f.json as { data?: { call_id?: string } })?.data?.call_id === '##END',
