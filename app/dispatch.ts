@@ -241,8 +241,16 @@ export class Dispatcher {
           ? 'error'
           : 'refused';
     const auditSeq = await this.record(call, started, verdict, outcome, durationMs);
-    const result: DispatchResult =
+    let result: DispatchResult =
       auditSeq === undefined ? verdict.result : { ...verdict.result, auditSeq };
+    // A read's data leaves only once its record is written (DESIGN §1): with no intent before it
+    // and no record after, nothing would show it ran. (A write-ahead call's intent records it, and
+    // its change is made: its answer still goes.)
+    if (auditSeq === undefined && result.ok && verdict.intentSeq === undefined)
+      result = refuse(
+        'audit_unavailable',
+        `the agent could not record this call (${this.auditBroken ?? 'the audit log failed'}), so its result of '${call.service}' is withheld; try again later`,
+      );
     this.events.emit('callFinished', {
       key,
       connection: call.connection,

@@ -237,7 +237,12 @@ describe('the gate', () => {
     });
     const errors: string[] = [];
     dispatcher.events.on('auditError', (e) => errors.push(e.message));
-    expect(await dispatcher.dispatch(call('count'))).toMatchObject({ ok: true });
+    // The read ran, but its record failed: its result does not leave unrecorded.
+    const unrecorded = await dispatcher.dispatch(call('count'));
+    expect(unrecorded).toMatchObject({ ok: false, code: 'audit_unavailable' });
+    expect(!unrecorded.ok && unrecorded.message).toMatch(
+      /could not record this call \(no space left on device\), so its result of 'count' is withheld/,
+    );
     expect(errors).toEqual(['no space left on device']);
     const refused = await dispatcher.dispatch(call('count'));
     expect(refused).toMatchObject({ ok: false, code: 'audit_unavailable' });
