@@ -14,11 +14,21 @@ export const MAX_DEPTH = 8;
 export const MAX_NODES = 2000;
 export const MASK = '***';
 
+/** Key names that hold a secret wherever they appear in the name (`userPassword`, `x-api-key`). */
 const SECRET_KEY =
-  /token|secret|password|passwd|api[_-]?key|authorization|cookie|credential|private[_-]?key/i;
+  /token|secret|passw|passphrase|pwd|api[_-]?key|access[_-]?key|auth(?!or(?!i[sz]))|cookie|credential|private[_-]?key|session[_-]?(?:id|key)/i;
+/** Short ones that are secrets only as a whole word: `pin`, not `mapping`; `pat`, not `path`. */
+const SECRET_WORD = /(?:^|[_-])(?:pin|pat|otp|totp|cvv|cvc)$/i;
 
 export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key);
+  return SECRET_KEY.test(key) || SECRET_WORD.test(key);
+}
+
+/** A password inside a URL (`postgres://me:S3cret@db/x`): the user name stays, the password goes. */
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):[^\s/@]*@/gi;
+
+export function maskUrlPasswords(s: string): string {
+  return s.includes('://') ? s.replace(URL_PASSWORD, `$1:${MASK}@`) : s;
 }
 
 /** Param keys: code units kept (what is cut carries the sha256 of the whole key). */
@@ -54,7 +64,7 @@ export function redactParams(params: unknown): unknown {
     nodes += 1;
     if (nodes > MAX_NODES) return '…(truncated)';
     if (value === null || typeof value === 'boolean') return value;
-    if (typeof value === 'string') return cutString(value);
+    if (typeof value === 'string') return cutString(maskUrlPasswords(value));
     // -0 becomes 0 and non-finite becomes null, as they would in the JSONL line anyway.
     if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : null;
     if (typeof value === 'bigint') return cutString(value.toString());

@@ -55,6 +55,51 @@ describe('redactParams', () => {
     });
   });
 
+  it('masks the secrets imported tools name otherwise, and leaves look-alike names alone', () => {
+    const out = redactParams({
+      pwd: 'a',
+      passphrase: 'b',
+      pin: '1234',
+      card_pin: '4321',
+      github_pat: 'ghp_x',
+      accessKey: 'AKIA',
+      auth: 'c',
+      otp: '123456',
+      sessionId: 'd',
+      author: 'Ada',
+      mapping: 'm',
+      path: 'notes/a.txt',
+      spin: 'up',
+    });
+    expect(out).toEqual({
+      pwd: MASK,
+      passphrase: MASK,
+      pin: MASK,
+      card_pin: MASK,
+      github_pat: MASK,
+      accessKey: MASK,
+      auth: MASK,
+      otp: MASK,
+      sessionId: MASK,
+      author: 'Ada',
+      mapping: 'm',
+      path: 'notes/a.txt',
+      spin: 'up',
+    });
+  });
+
+  it('masks a password written inside a URL, keeping the rest of the value', () => {
+    expect(
+      redactParams({
+        dsn: 'postgres://me:S3cret@db.local:5432/app',
+        text: 'see https://user:hunter2@example.com/x and https://example.com/a:b',
+      }),
+    ).toEqual({
+      dsn: `postgres://me:${MASK}@db.local:5432/app`,
+      text: `see https://user:${MASK}@example.com/x and https://example.com/a:b`,
+    });
+  });
+
   it('cuts arrays longer than 50 items with a marker', () => {
     const out = redactParams({ items: Array.from({ length: 120 }, (_, i) => i) }) as {
       items: unknown[];
