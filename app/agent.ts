@@ -20,7 +20,7 @@ import type { Policy, PromptAnswer } from './contract/policy.js';
 import { type Offer, offerAllows, offerKeyOf } from './contract/offer.js';
 import { type CallRequest, type DispatchResult, Dispatcher, type GateEvents } from './dispatch.js';
 import type { AuditIo } from './audit/append.js';
-import { AUDIT_KEY_SECRET } from './audit/chain.js';
+import { AUDIT_KEYED_FROM_SECRET, AUDIT_KEY_SECRET, parseKeyedFrom } from './audit/chain.js';
 import { AuditLog } from './audit/log.js';
 import { exportAudit } from './audit/export.js';
 import { CommandRefusal } from './contract/errors.js';
@@ -332,12 +332,23 @@ export class Agent {
       { clock, ids: options.ids, checkProfile: (p) => dialects.checkSaved(p) },
     );
     const key = await auditKey(options.secrets);
+    const keyedFrom =
+      key === undefined
+        ? undefined
+        : parseKeyedFrom(await options.secrets.get(AUDIT_KEYED_FROM_SECRET).catch(() => undefined));
     const audit = await AuditLog.open({
       dir: path.join(options.dataDir, 'audit'),
       clock,
       key,
+      keyedFrom,
       ...(options.auditIo && { io: options.auditIo }),
     });
+    // Where the MACs start, kept beside the key on first use: verify then demands them from there
+    // on, so a log stripped of its MACs and re-chained cannot pass for one that never had a key.
+    if (key !== undefined && keyedFrom === undefined && audit.keyedFrom !== undefined)
+      await options.secrets
+        .set(AUDIT_KEYED_FROM_SECRET, String(audit.keyedFrom))
+        .catch(() => undefined);
     const modeWarning = await makeDataDirPrivate(options.dataDir);
     const notices = [...settings.warnings, ...(modeWarning ? [modeWarning] : [])];
     const made: { agent?: Agent } = {};

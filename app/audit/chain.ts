@@ -20,6 +20,18 @@ export const GENESIS_HASH = '0'.repeat(64);
 
 /** The SecretStore entry holding the chain's key (never in the data folder's own files). */
 export const AUDIT_KEY_SECRET = 'audit:chain-key';
+/**
+ * The SecretStore entry holding the first seq written under the key. Kept beside the key, out of
+ * reach of whoever can write the log: without it, stripping every MAC and re-chaining the records
+ * would pass for a log that never had a key.
+ */
+export const AUDIT_KEYED_FROM_SECRET = 'audit:keyed-from';
+
+/** The stored `keyed-from` seq, if it is one. */
+export function parseKeyedFrom(value: string | undefined): number | undefined {
+  const n = value === undefined ? NaN : Number(value);
+  return Number.isSafeInteger(n) && n >= 1 ? n : undefined;
+}
 
 export type UnhashedRecord = Omit<AuditRecord, 'hash' | 'mac'>;
 export type Unhashed = UnhashedRecord | Omit<IntentRecord, 'hash' | 'mac'>;

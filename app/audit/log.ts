@@ -44,6 +44,8 @@ export interface AuditLogOptions {
    * MAC (and verify says the keyed check was not possible on a log that has them).
    */
   key?: string;
+  /** From this seq on every record carries a MAC (the SecretStore says so: chain.ts). */
+  keyedFrom?: number;
 }
 
 export interface AuditLogStats {
@@ -127,6 +129,13 @@ export class AuditLog {
   private closed = false;
   private monthCache: { from: number; to: number; month: string } | undefined;
 
+  private keyedFromSeq: number | undefined;
+
+  /** The first seq under the key (undefined without one): to be kept beside the key. */
+  get keyedFrom(): number | undefined {
+    return this.keyedFromSeq;
+  }
+
   private constructor(
     readonly dir: string,
     private readonly clock: Pick<Clock, 'now'>,
@@ -140,6 +149,7 @@ export class AuditLog {
   static async open(options: AuditLogOptions): Promise<AuditLog> {
     const io = options.io ?? nodeIo;
     const log = new AuditLog(options.dir, options.clock ?? systemClock, io, options.key);
+    let firstMac: number | undefined;
     try {
       // 0o700: the log names the user's files and contacts; other local users have no business there.
       await mkdir(options.dir, { recursive: true, mode: 0o700 });
@@ -158,6 +168,7 @@ export class AuditLog {
         if (kind === 'torn') log.tornLines += 1;
         else if (kind !== 'blank') {
           last = kind;
+          if (firstMac === undefined && kind.mac !== undefined) firstMac = kind.seq;
           if (isIntent(kind)) {
             log.openIntents.set(kind.seq, { file, offset, length });
             return;
@@ -172,6 +183,10 @@ export class AuditLog {
     log.interruptedAtOpen.push(...log.openIntents.keys());
     // The chain continues from the last whole record; verify() is what judges the history.
     if (last) log.head = { seq: last.seq, hash: last.hash };
+    // A key met for the first time: its MACs start at the first record that has one, or at the
+    // next record written (the caller stores this beside the key).
+    if (options.key !== undefined)
+      log.keyedFromSeq = options.keyedFrom ?? firstMac ?? log.head.seq + 1;
     let headRead;
     try {
       headRead = await readHead(options.dir);
@@ -289,6 +304,7 @@ export class AuditLog {
     await this.headWriter.flush();
     return verifyAudit(this.dir, {
       key: this.key,
+      keyedFrom: this.keyedFromSeq,
       expected: this.head.seq > 0 ? this.head : undefined,
     });
   }

@@ -13,6 +13,11 @@ export interface ChainHead {
 export interface VerifyOptions {
   /** The chain's key (chain.ts); without it the MACs cannot be checked, and the result says so. */
   key?: string;
+  /**
+   * From this seq on every record, and the head, must carry a MAC (the SecretStore's record of
+   * when the log got its key). Without it, MACs are required only after the first one seen.
+   */
+  keyedFrom?: number;
   /** The newest record a running log wrote (it may be newer than what a reader finds on disk). */
   expected?: ChainHead;
 }
@@ -39,7 +44,8 @@ export async function verifyAudit(
   dir: string,
   options: VerifyOptions = {},
 ): Promise<AuditVerifyResult> {
-  const { key, expected } = options;
+  const { key, expected, keyedFrom } = options;
+  const keyedAt = (seq: number): boolean => keyedFrom !== undefined && seq >= keyedFrom;
   const names = await listMonthFiles(dir);
   let headRead: HeadRead;
   try {
@@ -73,7 +79,7 @@ export async function verifyAudit(
       lastLineTorn = false;
       if (!isIntent(record)) records += 1;
       if (failure) return; // keep counting so the result describes the whole log
-      const reason = checkRecord(record, prev, key, sawMac);
+      const reason = checkRecord(record, prev, key, sawMac || keyedAt(record.seq));
       if (record.mac !== undefined) sawMac = true;
       if (reason) failure = { firstBadSeq: record.seq, file: path, reason };
       else {
@@ -83,8 +89,10 @@ export async function verifyAudit(
     });
   }
 
-  const keyed = sawMac || head?.mac !== undefined;
-  if (!failure) failure = checkEnd(prev, head, headRead.exists, keyed, key, hashAtHead, lastPath);
+  const keyedEnd = sawMac || head?.mac !== undefined || keyedAt(prev.seq);
+  const keyed = keyedEnd || keyedFrom !== undefined;
+  if (!failure)
+    failure = checkEnd(prev, head, headRead.exists, keyedEnd, key, hashAtHead, lastPath);
   if (!failure && expected && (prev.seq !== expected.seq || prev.hash !== expected.hash)) {
     failure =
       prev.seq < expected.seq

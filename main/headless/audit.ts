@@ -1,7 +1,11 @@
 /** `advent-agent audit`: read the audit log of a data dir. */
 import path from 'node:path';
 import { AuditLog } from '../../app/audit/log.js';
-import { AUDIT_KEY_SECRET } from '../../app/audit/chain.js';
+import {
+  AUDIT_KEYED_FROM_SECRET,
+  AUDIT_KEY_SECRET,
+  parseKeyedFrom,
+} from '../../app/audit/chain.js';
 import { FileSecretStore } from '../../app/settings/secrets.js';
 import type { AuditVerifyResult } from '../../app/contract/audit.js';
 import type { AuditArgs } from './args.js';
@@ -14,12 +18,14 @@ import { oneLine, safeJson } from './terminal-text.js';
  * its secrets in the OS keychain, out of the terminal's reach: then there is none, and verify says
  * the keyed check was not possible.
  */
-async function folderKey(dataDir: string): Promise<string | undefined> {
+async function folderKey(dataDir: string): Promise<{ key?: string; keyedFrom?: number }> {
   try {
     const secrets = await FileSecretStore.open(path.join(dataDir, 'secrets.json'));
-    return await secrets.get(AUDIT_KEY_SECRET);
+    const key = await secrets.get(AUDIT_KEY_SECRET);
+    if (key === undefined) return {};
+    return { key, keyedFrom: parseKeyedFrom(await secrets.get(AUDIT_KEYED_FROM_SECRET)) };
   } catch {
-    return undefined;
+    return {};
   }
 }
 
@@ -50,7 +56,7 @@ export function verifyReport(v: AuditVerifyResult): string {
 export async function auditCommand(args: AuditArgs, io: CliIo): Promise<number> {
   const dataDir = path.resolve(args.dataDir ?? io.dataDir());
   const dir = path.join(dataDir, 'audit');
-  const log = await AuditLog.open({ dir, key: args.verify ? await folderKey(dataDir) : undefined });
+  const log = await AuditLog.open({ dir, ...(args.verify ? await folderKey(dataDir) : {}) });
   try {
     if (args.verify) {
       const v = await log.verify();

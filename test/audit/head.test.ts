@@ -106,6 +106,50 @@ describe('verify against the durable head', () => {
     expect(await verifyAudit(dir)).toMatchObject({ keyCheck: 'no-key' });
   });
 
+  it('catches a log stripped of every MAC and re-chained, once the key store says when MACs began', async () => {
+    const { dir, file } = await written();
+    // The forger drops every MAC (from record 1 on) and the head's, so no record "starts" them.
+    const records = (await lines(file)).map((l) => JSON.parse(l) as AuditRecord);
+    let prev = '0'.repeat(64);
+    const forged = records.map((r, k) => {
+      const {
+        hash: _h,
+        mac: _m,
+        ...rest
+      } = { ...r, prevHash: prev } as AuditRecord & {
+        mac?: string;
+      };
+      const edited = k === 1 ? { ...rest, service: 'get_current_time' } : rest;
+      prev = recordHash(edited as AuditRecord);
+      return { ...edited, hash: prev };
+    });
+    await writeFile(file, `${forged.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    const slot = formatHeadSlot({ seq: 4, hash: prev });
+    await writeFile(join(dir, 'head'), slot + slot);
+
+    // Without knowing when the MACs began, this looks like a log that never had a key.
+    expect(await verifyAudit(dir, { key: KEY })).toMatchObject({ ok: true, keyCheck: 'none' });
+    const keyed = await verifyAudit(dir, { key: KEY, keyedFrom: 1 });
+    expect(keyed).toMatchObject({ ok: false, firstBadSeq: 1, keyCheck: 'checked' });
+    expect(!keyed.ok && keyed.reason).toMatch(/keyed MAC missing/);
+  });
+
+  it('a keyed log knows where its MACs begin: at its first record, or the next one it writes', async () => {
+    const { dir } = await written();
+    const reopened = await openLog({ dir, key: KEY });
+    expect(reopened.keyedFrom).toBe(1);
+    const old = await tempDir();
+    const before = await openLog({ dir: old });
+    for (let i = 1; i <= 4; i++) await before.append(entry({ callId: `c${i}` }));
+    await before.close();
+    const keyedLater = await openLog({ dir: old, key: KEY });
+    expect(keyedLater.keyedFrom).toBe(5);
+    await keyedLater.append(entry({ callId: 'c5' }));
+    expect(await keyedLater.verify()).toMatchObject({ ok: true, records: 5, keyCheck: 'checked' });
+    const unkeyed = await openLog({ dir: old });
+    expect(unkeyed.keyedFrom).toBeUndefined();
+  });
+
   it('a log reopened after a crash between the log write and the head write still verifies', async () => {
     const { dir } = await written();
     const headFile = join(dir, 'head');

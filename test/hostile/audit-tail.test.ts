@@ -9,6 +9,9 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../app/agent.js';
+import { recordHash } from '../../app/audit/chain.js';
+import { formatHeadSlot } from '../../app/audit/head.js';
+import type { AuditRecord } from '../../app/contract/audit.js';
 import { FileSecretStore } from '../../app/settings/secrets.js';
 import { auditCommand } from '../../main/headless/audit.js';
 import type { CliIo } from '../../main/headless/io.js';
@@ -101,6 +104,47 @@ describe('audit --verify on a log edited while the agent was away', () => {
     expect(code).toBe(1);
     expect(out).toMatch(/records missing at the end/);
     expect(out).not.toMatch(/cut short by a crash/);
+  });
+
+  it('catches every MAC stripped and the chain rebuilt, as if the log never had a key', async () => {
+    let prev = '0'.repeat(64);
+    const copy = await tampered('stripped', (l) => {
+      const forged = l.map((line) => {
+        const { hash: _h, mac: _m, ...rest } = JSON.parse(line) as AuditRecord & { mac?: string };
+        // The forger hides one file write behind a harmless call.
+        const edited =
+          rest.service === 'create_file' && rest.callId === 'w1'
+            ? { ...rest, service: 'get_current_time', params: {} }
+            : rest;
+        const record = { ...edited, prevHash: prev } as AuditRecord;
+        prev = recordHash(record);
+        return JSON.stringify({ ...record, hash: prev });
+      });
+      return `${forged.join('\n')}\n`;
+    });
+    const last = JSON.parse(
+      (
+        await readFile(
+          path.join(
+            copy,
+            'audit',
+            (await readdir(path.join(copy, 'audit')))
+              .filter((n) => n.endsWith('.jsonl'))
+              .sort()
+              .pop() as string,
+          ),
+          'utf8',
+        )
+      )
+        .trim()
+        .split('\n')
+        .pop() as string,
+    ) as AuditRecord;
+    const slot = formatHeadSlot({ seq: last.seq, hash: last.hash });
+    await writeFile(path.join(copy, 'audit', 'head'), slot + slot);
+    const { code, out } = await verify(copy);
+    expect(code).toBe(1);
+    expect(out).toMatch(/damaged at record #1 .*keyed MAC missing/);
   });
 
   it('reports a line torn by a crash mid-write as torn, not tampering', async () => {
