@@ -4,6 +4,7 @@
  * programmatic name, so every session of one app is one connection on the Activity page.
  */
 import type { ConnectionRef } from '../contract/connection.js';
+import { UNSAFE_CHARS as UNSAFE } from '../unsafe-chars.js';
 import { MAX_CLIENT_NAME_CHARS } from './limits.js';
 
 export interface ClientInfo {
@@ -11,10 +12,6 @@ export interface ClientInfo {
   title?: unknown;
   version?: unknown;
 }
-
-/** Control and bidi characters a client could use to make a name read as something else. */
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 
 function clean(text: unknown): string {
   if (typeof text !== 'string') return '';

@@ -732,6 +732,8 @@ export const en = {
         'A server named {{name}} is already here: it will be replaced (its approvals do not carry over).',
       secrets: 'Kept as secrets (never in the settings file): {{names}}',
       disabled: 'Switched off in the file: it is imported switched off.',
+      untrusted:
+        'Imported servers are not trusted, whatever the file says: each of their tools asks before it runs. Trust a server on its row once you have seen its tools.',
       problems: 'Left out:',
       startsNothing: 'Nothing is saved or started until you import.',
       read: 'Read',

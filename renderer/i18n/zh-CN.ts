@@ -711,6 +711,8 @@ export const zhCN: Messages = {
       replaces: '已有名为 {{name}} 的服务器：它将被替换（其授权不会保留）。',
       secrets: '作为密钥保存（不写入设置文件）：{{names}}',
       disabled: '文件中已关闭：导入后保持关闭。',
+      untrusted:
+        '无论文件中如何设置，导入的服务器都不受信任：其每个工具运行前都会询问。看过其工具后，可在该服务器一行中信任它。',
       problems: '未导入：',
       startsNothing: '点击导入之前，不会保存或启动任何内容。',
       read: '读取',

@@ -89,11 +89,13 @@ export async function runMcpBench(
     await writeFile(
       file,
       JSON.stringify({
-        mcpServers: { fixture: { command: process.execPath, args: [FIXTURE], trusted: true } },
+        mcpServers: { fixture: { command: process.execPath, args: [FIXTURE] } },
       }),
     );
     const preview = await agent.mcp.previewImport({ path: file });
-    await agent.mcp.confirmImport(preview.id, ['fixture']);
+    // Trust is the user's to give, on the server's row: an import never carries it in.
+    const [saved] = await agent.mcp.confirmImport(preview.id, ['fixture']);
+    await agent.mcp.setTrusted(saved!.id, true);
     await ready(agent);
     await direct.connect(
       new StdioClientTransport({ command: process.execPath, args: [FIXTURE], stderr: 'ignore' }),

@@ -71,9 +71,15 @@ describe('MCP servers page', { timeout: 90_000 }, () => {
     await page.locator('[data-testid="nav-mcp"][aria-current="page"]').waitFor();
     await page.getByTestId('mcp-empty').waitFor();
     await page.getByTestId('mcp-paste').click();
+    // A snippet can claim trust; it is not imported (trust is given here, on the server's row).
     const json = JSON.stringify({
       mcpServers: {
-        fixture: { command: process.execPath, args: [FIXTURE], env: { API_KEY: 'k-123456' } },
+        fixture: {
+          command: process.execPath,
+          args: [FIXTURE],
+          env: { API_KEY: 'k-123456' },
+          trusted: true,
+        },
       },
     });
     await page.getByTestId('mcp-import-json').fill(json);
@@ -82,6 +88,8 @@ describe('MCP servers page', { timeout: 90_000 }, () => {
     await candidate.waitFor();
     // The preview says what will become a secret; nothing runs before the confirmation.
     expect(await text(candidate)).toContain('API_KEY');
+    expect(await text(candidate)).toContain('"trusted" is not imported');
+    expect(await text(page.getByTestId('mcp-import-untrusted'))).toBe(en.mcp.import.untrusted);
     expect(await host.api.listMcpServers()).toEqual([]);
     await page.getByTestId('mcp-import-confirm').click();
     await page.getByTestId('mcp-import').waitFor({ state: 'detached' });

@@ -61,7 +61,10 @@ export function toolService(options: ToolServiceOptions): Service {
     summary: tool.title,
     group: 'other',
     parameters: validationSchema(tool.inputSchema) as ParamSchema,
-    serverParameters: inlineRefs(tool.inputSchema) as ParamSchema,
+    // readTools refused tools whose schema inlines past its bound; were one to get here anyway,
+    // the schema as sent is still what the gate checks, so it is the honest one to show.
+    serverParameters: (inlineRefs(tool.inputSchema) ??
+      validationSchema(tool.inputSchema)) as ParamSchema,
     risk: riskOf(tool.hint, server.trusted),
     timeoutMs: options.timeoutMs,
     server: { id: server.id, name: server.name, tool: tool.name },

@@ -6,6 +6,7 @@
  * is a problem in the list, the others still import.
  */
 import type { McpTransport } from '../../contract/mcp.js';
+import { hasUnsafeChars, oneLine } from '../../unsafe-chars.js';
 import { jsonErrorText, parseJsonc } from './jsonc.js';
 import { MCP_LIMITS } from './limits.js';
 
@@ -23,7 +24,12 @@ export interface ParsedServer {
   secretEnv: string[];
   secretHeaders: string[];
   disabled: boolean;
-  trusted: boolean;
+  /**
+   * Never read from the text: trust lets a server's tools that claim to only read run unasked, so
+   * only the user gives it, in the app, to a server whose tools they have seen. A `"trusted": true`
+   * in the text is a note instead.
+   */
+  trusted: false;
   timeoutSec?: number;
   notes: string[];
 }
@@ -104,7 +110,8 @@ export function parseServersValue(json: unknown): ParsedServers {
     );
   for (const [name, entry] of entries.slice(0, MCP_LIMITS.importServers)) {
     const parsed = parseEntry(name, entry);
-    if (typeof parsed === 'string') problems.push(`"${name.slice(0, 64)}": ${parsed}`);
+    // The name as shown in the list of problems: one line, nothing that reorders the reason after it.
+    if (typeof parsed === 'string') problems.push(`"${oneLine(name).slice(0, 64)}": ${parsed}`);
     else servers.push(parsed);
   }
   return { servers, problems };
@@ -143,8 +150,8 @@ const PLACEHOLDER = /\$\{[^}]*\}/;
 
 function parseEntry(name: string, entry: unknown): ParsedServer | string {
   if (name.trim() === '' || name.length > 64) return 'the name must be 1 to 64 characters';
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f]/.test(name)) return 'the name contains control characters';
+  // The name is shown in every prompt for the server's tools: nothing that reorders or hides text.
+  if (hasUnsafeChars(name)) return 'the name contains control, bidi or invisible characters';
   if (!isRecord(entry)) return 'not an object';
   const notes: string[] = [];
   const type = typeof entry.type === 'string' ? entry.type.toLowerCase() : undefined;
@@ -208,6 +215,10 @@ function parseEntry(name: string, entry: unknown): ParsedServer | string {
       return `env "${e}" is not a valid name`;
   }
   const cwd = typeof entry.cwd === 'string' && entry.cwd.trim() ? entry.cwd : undefined;
+  if (entry.trusted === true)
+    notes.push(
+      '"trusted" is not imported: trust the server on its row once you have seen its tools',
+    );
   if (entry.envFile !== undefined) notes.push('"envFile" is not read; add its variables under env');
   const placeholders = [
     command ?? '',
@@ -240,7 +251,7 @@ function parseEntry(name: string, entry: unknown): ParsedServer | string {
     secretEnv: Object.keys(keptEnv).filter(isSecretEnvName),
     secretHeaders: Object.keys(keptHeaders).filter(isSecretHeaderName),
     disabled: entry.disabled === true || entry.enabled === false,
-    trusted: entry.trusted === true,
+    trusted: false,
     timeoutSec,
     notes,
   };

@@ -10,7 +10,6 @@ export const MCP_LIMITS = {
   listPages: 32,
   /** A tool name as the server spells it. */
   toolNameChars: 128,
-  titleChars: 200,
   /** What the model reads about a tool; longer descriptions are cut. */
   descriptionChars: 4000,
   /** An input or output schema as JSON text, and how deeply it may nest. */

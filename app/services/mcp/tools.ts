@@ -4,7 +4,22 @@
  * titles and descriptions are cut; schemas over the size or depth limit are refused.
  */
 import type { McpToolHint } from '../../contract/mcp.js';
+import { oneLine, withoutUnsafeChars } from '../../unsafe-chars.js';
 import { cutChars, depthExceeds, MCP_LIMITS } from './limits.js';
+
+/**
+ * A title is one line of the permission prompt ("… wants to run <title>"): longer ones would push
+ * the rest of the question (which server, which service) out of sight.
+ */
+export const TITLE_CHARS = 80;
+
+/**
+ * What an input schema may grow to once its `$ref`s are inlined for the voice servers and MCP
+ * clients. A few `$ref`s to one big definition multiply it: a 42 KB schema can inline to 61 MB.
+ * Four times the size accepted as sent leaves room for any schema that shares definitions
+ * sensibly.
+ */
+export const INLINED_SCHEMA_BYTES = 4 * MCP_LIMITS.schemaBytes;
 
 export interface ListedTool {
   name: string;
@@ -101,6 +116,15 @@ export function readTools(raw: readonly unknown[]): {
       problems.push({ tool: name, problem: 'its input schema is not of type "object"' });
       continue;
     }
+    // Refused rather than offered with a loosened or un-inlined schema: the tool would then be
+    // described to the model differently from what the gate checks its calls against.
+    if (inlineRefs(input) === undefined) {
+      problems.push({
+        tool: name,
+        problem: `its input schema grows past ${INLINED_SCHEMA_BYTES} bytes once its $refs are expanded`,
+      });
+      continue;
+    }
     let output: Record<string, unknown> | undefined;
     if (item.outputSchema !== undefined) {
       const checked = checkSchema(item.outputSchema, 'output schema');
@@ -111,18 +135,22 @@ export function readTools(raw: readonly unknown[]): {
       output = checked;
     }
     const annotations = isRecord(item.annotations) ? item.annotations : {};
-    const title =
-      (typeof item.title === 'string' && item.title) ||
-      (typeof annotations.title === 'string' && annotations.title) ||
-      name;
+    // The title reaches the permission prompt: one line, nothing that reorders or hides text.
+    const shown = (v: unknown) => (typeof v === 'string' ? oneLine(v) : '');
+    const title = cutChars(
+      shown(item.title) || shown(annotations.title) || oneLine(name) || 'unnamed tool',
+      TITLE_CHARS,
+    );
+    // The description is for the model: its lines stay, characters that hide words do not.
     const description =
-      typeof item.description === 'string' && item.description.trim()
-        ? item.description
-        : `${title} (a tool of an imported MCP server)`;
+      typeof item.description === 'string' ? withoutUnsafeChars(item.description).trim() : '';
     tools.push({
       name,
-      title: cutChars(title, MCP_LIMITS.titleChars),
-      description: cutChars(description, MCP_LIMITS.descriptionChars),
+      title,
+      description: cutChars(
+        description || `${title} (a tool of an imported MCP server)`,
+        MCP_LIMITS.descriptionChars,
+      ),
       inputSchema: input,
       ...(output ? { outputSchema: output } : {}),
       hint: hintOf(item.annotations),
@@ -145,10 +173,15 @@ export function validationSchema(schema: Record<string, unknown>): Record<string
  * The schema as voice servers are shown it: local `$ref`s (`#/$defs/…`, `#/definitions/…`)
  * replaced by what they point at, because the registry's server view keeps only plain keywords.
  * A reference cycle or one nested past the depth limit becomes `{}` (anything): the servers see a
- * looser schema, while the gate still validates against the original.
+ * looser schema, while the gate still validates against the original. Undefined when the result
+ * would be longer than INLINED_SCHEMA_BYTES as JSON (the tool is then refused by readTools).
  */
-export function inlineRefs(schema: Record<string, unknown>): Record<string, unknown> {
+export function inlineRefs(schema: Record<string, unknown>): Record<string, unknown> | undefined {
   let budget = 20_000; // nodes visited: bounds the cost of expansion, not just its depth
+  // The JSON length of what has been produced so far (nodes visited alone do not bound it: one
+  // node can be a 40 KB string, reached through every $ref to it).
+  let size = 0;
+  const grow = (chars: number): boolean => (size += chars) > INLINED_SCHEMA_BYTES;
   const resolve = (ref: string): unknown => {
     if (!ref.startsWith('#/')) return undefined;
     let at: unknown = schema;
@@ -160,9 +193,16 @@ export function inlineRefs(schema: Record<string, unknown>): Record<string, unkn
     return at;
   };
   const walk = (node: unknown, chain: readonly string[], depth: number): unknown => {
-    if (--budget < 0 || depth > MCP_LIMITS.schemaDepth) return {};
-    if (Array.isArray(node)) return node.map((n) => walk(n, chain, depth + 1));
-    if (!isRecord(node)) return node;
+    if (size > INLINED_SCHEMA_BYTES) return undefined; // given up: unwind without more work
+    if (--budget < 0 || depth > MCP_LIMITS.schemaDepth) return grow(2) ? undefined : {};
+    if (Array.isArray(node)) {
+      grow(2 + Math.max(0, node.length - 1)); // brackets and commas
+      return node.map((n) => walk(n, chain, depth + 1));
+    }
+    if (!isRecord(node)) {
+      grow((JSON.stringify(node) ?? 'null').length);
+      return node;
+    }
     if (typeof node.$ref === 'string') {
       const ref = node.$ref;
       const target = chain.includes(ref) ? undefined : resolve(ref);
@@ -171,11 +211,14 @@ export function inlineRefs(schema: Record<string, unknown>): Record<string, unkn
       return walk({ ...target, ...siblings }, [...chain, ref], depth + 1);
     }
     const out: Record<string, unknown> = {};
+    grow(2); // braces
     for (const [k, v] of Object.entries(node)) {
       if (k === '$defs' || k === 'definitions' || k === '$schema') continue;
+      grow(JSON.stringify(k).length + 2); // the key, its colon and a comma
       out[k] = walk(v, chain, depth + 1);
     }
     return out;
   };
-  return walk(schema, [], 0) as Record<string, unknown>;
+  const out = walk(schema, [], 0) as Record<string, unknown>;
+  return size > INLINED_SCHEMA_BYTES ? undefined : out;
 }

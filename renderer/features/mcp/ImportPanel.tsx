@@ -161,6 +161,11 @@ export function ImportPanel({ start, onDone }: { start: ImportStart; onDone: () 
               </ul>
             </div>
           )}
+          {preview.servers.length > 0 && (
+            <p className="help" data-testid="mcp-import-untrusted">
+              {t('mcp.import.untrusted')}
+            </p>
+          )}
           <p className="help">{t('mcp.import.startsNothing')}</p>
         </div>
       )}
