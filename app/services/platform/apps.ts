@@ -7,6 +7,7 @@
 import type { Dirent } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { oneLine } from '../../unsafe-chars.js';
 import type { Command } from './commands.js';
 import type { Desktop } from './desktop.js';
 
@@ -57,11 +58,7 @@ const MAX_NAME_CHARS = 100;
  * zero-width characters go (they could make the prompt say something else), then it is cut.
  */
 export function displayName(raw: string): string {
-  const trimmed = raw
-    .replace(/\s+/g, ' ')
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, '')
-    .trim();
+  const trimmed = oneLine(raw);
   return trimmed.length > MAX_NAME_CHARS ? `${trimmed.slice(0, MAX_NAME_CHARS - 1)}…` : trimmed;
 }
 
