@@ -28,6 +28,7 @@ import { Emitter } from './events.js';
 import type { Asker, AskOptions } from './permissions/broker.js';
 import type { DecideInput, Decision as PolicyDecision } from './permissions/policy.js';
 import { cutName, paramsShapeProblem } from './audit/bounds.js';
+import { oneLine } from './unsafe-chars.js';
 import type { FilesSandbox } from './services/files/sandbox.js';
 import {
   type CallPreview,
@@ -356,11 +357,24 @@ export class Dispatcher {
     };
 
     let preview: CallPreview | undefined;
+    /** A private service's preview failure, told only once the user has said yes. */
+    let held: DispatchResult | undefined;
     if (service.preview) {
       try {
         preview = await service.preview(params, ctx);
       } catch (err) {
-        return { decision: 'invalid', result: failureOf(service, err) };
+        const failure = failureOf(service, err);
+        // A private service's preview looks at what it would send (is the file there, how big,
+        // what kind): its failure tells that much, so it waits for the user's yes as the data
+        // would. Params the schema refused tell nothing about the user's things.
+        if (
+          service.risk !== 'private' ||
+          call.userRun ||
+          (!failure.ok && failure.code === 'invalid_params')
+        )
+          return { decision: 'invalid', result: failure };
+        held = failure;
+        preview = { summary: plainSummary(service, params), resolvedPaths: [] };
       }
     }
 
@@ -382,6 +396,7 @@ export class Dispatcher {
     // Allowed, but the server stopped waiting meanwhile: an allow that came too late runs nothing.
     if (call.signal?.aborted)
       return { ...withdrawnVerdict(call, service, permission.decision, summary), waitMs };
+    if (held) return { decision: permission.decision, result: held, summary, waitMs };
 
     let intentSeq: number | undefined;
     if (writeAhead) {
@@ -666,6 +681,19 @@ function withdrawnVerdict(
       `the server stopped waiting for this call${why ? ` (${why})` : ''}, so '${service.name}' was not run`,
     ),
   };
+}
+
+/** The prompt's sentence for a call with no preview to describe it: its title and first params. */
+function plainSummary(service: Service, params: Record<string, unknown>): string {
+  const shown = Object.entries(params)
+    .filter((e): e is [string, string | number] => ['string', 'number'].includes(typeof e[1]))
+    .slice(0, 2)
+    .map(([k, v]) => `${cutShown(oneLine(k), 32)} “${cutShown(oneLine(String(v)), 80)}”`);
+  return `${service.title || service.name}${shown.length ? ` (${shown.join(', ')})` : ''}`;
+}
+
+function cutShown(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
 function failureOf(service: Service, err: unknown): DispatchResult {
