@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { RISKS } from '../contract/policy.js';
 import { Emitter } from '../events.js';
@@ -40,7 +41,21 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 export class Registry {
   readonly events = new Emitter<RegistryEvents>();
-  private readonly services = new Map<string, { service: Service; validate: ValidateFunction }>();
+  private readonly services = new Map<
+    string,
+    { service: Service; validate: ValidateFunction; schemaKey: string }
+  >();
+  /**
+   * Compiled validators by the hash of their schema's JSON, shared by the services using them.
+   * An MCP server re-listing its tools re-adds them all, mostly with the schemas they had: checking
+   * and compiling a schema takes milliseconds, so doing it again for each would stall the agent.
+   */
+  private readonly validators = new Map<
+    string,
+    { validate: ValidateFunction; schema: object; uses: number }
+  >();
+  /** Inside batch(): validators no service uses now, dropped at the end unless used again. */
+  private released: string[] = [];
   private readonly enabled = new Map<string, boolean>();
   /** Inside batch(): what changed so far, told in one event at the end. */
   private pending: { added: string[]; removed: string[] } | undefined;
@@ -75,6 +90,7 @@ export class Registry {
       changes();
     } finally {
       this.pending = undefined;
+      this.dropReleased();
       if (pending.added.length || pending.removed.length)
         this.events.emit('changed', { kind: 'batch', ...pending });
     }
@@ -82,7 +98,10 @@ export class Registry {
 
   /** Removes a service (its enabled flag is kept for when it comes back). */
   remove(name: string): boolean {
-    if (!this.services.delete(name)) return false;
+    const entry = this.services.get(name);
+    if (!entry) return false;
+    this.services.delete(name);
+    this.release(entry.schemaKey);
     if (this.pending) this.pending.removed.push(name);
     else this.events.emit('changed', { name, kind: 'removed', enabled: false });
     return true;
@@ -112,6 +131,21 @@ export class Registry {
     if (!isRecord(schema) || schema.type !== 'object') {
       throw new Error(`service '${name}': parameters must be a JSON Schema with type "object"`);
     }
+    const schemaKey = createHash('sha256').update(JSON.stringify(schema)).digest('hex');
+    const known = this.validators.get(schemaKey);
+    const validate = known?.validate ?? this.compile(name, schema);
+    if (service.serverParameters !== undefined && !isRecord(service.serverParameters)) {
+      throw new Error(`service '${name}': serverParameters must be a JSON Schema object`);
+    }
+    if (known) known.uses += 1;
+    else this.validators.set(schemaKey, { validate, schema, uses: 1 });
+    this.services.set(name, { service, validate, schemaKey });
+    if (this.pending) this.pending.added.push(name);
+    else this.events.emit('changed', { name, kind: 'added', enabled: this.isEnabled(name) });
+  }
+
+  /** Check a parameters schema and compile its validator; throws naming what is wrong. */
+  private compile(name: string, schema: Record<string, unknown>): ValidateFunction {
     let valid: boolean;
     try {
       valid = this.ajv.validateSchema(schema) as boolean;
@@ -124,20 +158,32 @@ export class Registry {
         `service '${name}': parameters are not a valid JSON Schema: ${this.ajv.errorsText(this.ajv.errors, { dataVar: 'parameters' })}`,
       );
     }
-    let validate: ValidateFunction;
     try {
-      validate = this.ajv.compile(schema);
+      return this.ajv.compile(schema);
     } catch (err) {
       throw new Error(
         `service '${name}': parameters schema does not compile: ${(err as Error).message}`,
       );
     }
-    if (service.serverParameters !== undefined && !isRecord(service.serverParameters)) {
-      throw new Error(`service '${name}': serverParameters must be a JSON Schema object`);
-    }
-    this.services.set(name, { service, validate });
-    if (this.pending) this.pending.added.push(name);
-    else this.events.emit('changed', { name, kind: 'added', enabled: this.isEnabled(name) });
+  }
+
+  /**
+   * A service stopped using a validator. Unused, it leaves Ajv at once (Ajv keeps every schema it
+   * compiled, and a changed schema with the same `$id` could not be added while the old one is
+   * there); it stays here until the batch ends, for a service re-added with the same schema.
+   */
+  private release(schemaKey: string): void {
+    const entry = this.validators.get(schemaKey);
+    if (!entry || --entry.uses > 0) return;
+    this.ajv.removeSchema(entry.schema);
+    if (this.pending) this.released.push(schemaKey);
+    else this.validators.delete(schemaKey);
+  }
+
+  private dropReleased(): void {
+    for (const key of this.released)
+      if (this.validators.get(key)?.uses === 0) this.validators.delete(key);
+    this.released = [];
   }
 
   get(name: string): Service | undefined {

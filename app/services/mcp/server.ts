@@ -19,6 +19,7 @@ import type { Clock, TimerHandle } from '../../clock.js';
 import type { McpServerConfig, McpServerState } from '../../contract/mcp.js';
 import { Emitter } from '../../events.js';
 import type { IdSource } from '../../ids.js';
+import { boundedFetch } from './bounded-fetch.js';
 import type { McpExit, McpLauncher } from './launcher.js';
 import { MCP_LIMITS } from './limits.js';
 import { mergePath } from './login-path.js';
@@ -36,8 +37,17 @@ export interface McpTiming {
   healthyResetMs: number;
   /** Consecutive restarts that fail before the server is marked failed. */
   maxRestarts: number;
-  /** Re-list no more often than this after `list_changed` (a flood is one re-list). */
+  /**
+   * Re-list this long after a `list_changed` that follows a quiet spell (a flood is one re-list).
+   */
   relistDelayMs: number;
+  /**
+   * While changes keep coming, re-lists are at least this far apart, the spacing doubling with
+   * each one up to `relistIntervalMaxMs`: every re-list re-registers the server's tools with every
+   * voice server, so a server announcing changes non-stop must not keep the agent busy doing so.
+   */
+  relistIntervalMs: number;
+  relistIntervalMaxMs: number;
 }
 
 export const DEFAULT_MCP_TIMING: McpTiming = {
@@ -48,6 +58,8 @@ export const DEFAULT_MCP_TIMING: McpTiming = {
   healthyResetMs: 60_000,
   maxRestarts: 8,
   relistDelayMs: 100,
+  relistIntervalMs: 2000,
+  relistIntervalMaxMs: 30_000,
 };
 
 export const DEFAULT_CALL_TIMEOUT_SEC = 60;
@@ -95,10 +107,17 @@ export class McpServerConnection {
   private readyAt = 0;
   private restartTimer: TimerHandle | undefined;
   private relistTimer: TimerHandle | undefined;
+  /** When `list_changed` last came and the tools were last re-listed, for the spacing. */
+  private lastNoticeAt = -Infinity;
+  private lastRelistAt = -Infinity;
+  /** The spacing the next re-list keeps from the last one: 0 after a quiet spell. */
+  private relistGap = 0;
   private relisting: Promise<void> | undefined;
   private relistAgain = false;
   private garbage: string[] = [];
   private lastExit: McpExit | undefined;
+  /** Why this connection was closed by us: a server at an address sent a message over the bound. */
+  private tooLarge: string | undefined;
   /** Calls in flight, aborted on stop so the server is told (notifications/cancelled). */
   private readonly calls = new Set<AbortController>();
 
@@ -185,6 +204,11 @@ export class McpServerConnection {
         // The gate owns the time limit; this one only backs it up.
         { signal: controller.signal, timeout: this.timeoutMs + 5000 },
       );
+    } catch (err) {
+      // Closing the connection over a message too large fails the call as "Connection closed".
+      if (this.tooLarge && this.client !== client)
+        throw new Error(`the MCP server '${this._config.name}' was disconnected: ${this.tooLarge}`);
+      throw err;
     } finally {
       signal.removeEventListener('abort', abort);
       this.calls.delete(controller);
@@ -218,6 +242,7 @@ export class McpServerConnection {
     if (!current()) return;
     this.garbage = [];
     this.lastExit = undefined;
+    this.tooLarge = undefined;
     this.setState({ status: 'starting' });
     this.log.add('agent', isRestart ? 'restarting' : 'starting');
     let client: Client;
@@ -264,23 +289,32 @@ export class McpServerConnection {
     }
     const url = new URL(config.url ?? '');
     const headers = { ...config.headers, ...secrets.headers };
-    const init = {
-      requestInit: { headers },
-      ...(this.deps.fetch ? { fetch: this.deps.fetch } : {}),
-    };
+    let transport: Transport | undefined;
+    const fetch = boundedFetch(
+      this.deps.fetch ?? globalThis.fetch,
+      MCP_LIMITS.messageBytes,
+      (err) => {
+        if (generation !== this.generation) return;
+        this.tooLarge ??= err.message;
+        this.log.add('agent', err.message);
+        // The SDK would only log a failed stream and wait on; the connection fails at once instead.
+        void transport?.close();
+      },
+    );
+    const init = { requestInit: { headers }, fetch };
     if (config.transport === 'sse')
-      return this.initialize(new SSEClientTransport(url, init), timeout, generation);
+      return this.initialize((transport = new SSEClientTransport(url, init)), timeout, generation);
     try {
       return await this.initialize(
-        new StreamableHTTPClientTransport(url, init),
+        (transport = new StreamableHTTPClientTransport(url, init)),
         timeout,
         generation,
       );
     } catch (err) {
-      if (config.fixedTransport || generation !== this.generation) throw err;
+      if (config.fixedTransport || this.tooLarge || generation !== this.generation) throw err;
       // Servers from before Streamable HTTP (protocol 2024-11-05) speak HTTP+SSE at the same address.
       this.log.add('agent', `Streamable HTTP did not work (${errorText(err)}); trying SSE`);
-      return this.initialize(new SSEClientTransport(url, init), timeout, generation);
+      return this.initialize((transport = new SSEClientTransport(url, init)), timeout, generation);
     }
   }
 
@@ -384,12 +418,28 @@ export class McpServerConnection {
     this.setTools(tools, problems);
   }
 
+  /**
+   * The first change after a quiet spell is re-listed promptly; while changes keep coming the
+   * re-lists are spaced, further apart each time (up to `relistIntervalMaxMs`), so a server that
+   * never stops changing costs little, and its last change still applies.
+   */
   private scheduleRelist(): void {
+    const { relistDelayMs, relistIntervalMs, relistIntervalMaxMs } = this.deps.timing;
+    const now = this.deps.clock.now();
+    const last = Math.max(this.lastNoticeAt, this.lastRelistAt);
+    const quiet = now - last >= Math.max(this.relistGap, relistIntervalMs);
+    this.lastNoticeAt = now;
     if (this.relistTimer !== undefined) return;
+    if (quiet) this.relistGap = 0;
+    const wait = Math.max(relistDelayMs, this.lastRelistAt + this.relistGap - now);
     this.relistTimer = this.deps.clock.setTimeout(() => {
       this.relistTimer = undefined;
+      this.lastRelistAt = this.deps.clock.now();
+      this.relistGap = this.relistGap
+        ? Math.min(this.relistGap * 2, relistIntervalMaxMs)
+        : relistIntervalMs;
       void this.relist();
-    }, this.deps.timing.relistDelayMs);
+    }, wait);
   }
 
   /** One re-list at a time; notifications meanwhile make one more, not one each. */
@@ -427,9 +477,9 @@ export class McpServerConnection {
     this.calls.clear();
     const state = this._state;
     if (state.status === 'ready') {
-      const reason = this.lastExit
-        ? `exited (${exitText(this.lastExit)})`
-        : 'the connection closed';
+      const reason =
+        this.tooLarge ??
+        (this.lastExit ? `exited (${exitText(this.lastExit)})` : 'the connection closed');
       if (this.deps.clock.now() - this.readyAt >= this.deps.timing.healthyResetMs)
         this.restarts = 0;
       this.scheduleRestart(this.log.redact(reason + this.stderrTail()));
@@ -469,6 +519,7 @@ export class McpServerConnection {
       : '';
     if (err instanceof Error && err.name === 'McpLaunchError') return message;
     if (err instanceof StartFailure) return message;
+    if (this.tooLarge) return this.tooLarge;
     if (this.lastExit)
       return `it exited at once (${exitText(this.lastExit)})${this.stderrTail()}${garbage}`;
     if (/timed out|timeout/i.test(message))
