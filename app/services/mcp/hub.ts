@@ -339,10 +339,23 @@ export class McpHub {
     if (!config) throw new Error(`there is no MCP server '${id}'`);
     const conn = this.connections.get(id);
     const services = [...this.registered].filter(([, r]) => r.serverId === id).map(([n]) => n);
+    // Its tools' policies go with it: a policy is kept by service name (grants by the server's
+    // identity), so a later server of the same name would inherit an "allow". A server that is off
+    // lists no tools; then its tools are the stored names only it could own (its prefix, no other
+    // server's, no service registered now).
+    const prefix = `${serverPrefix(config.name)}_`;
+    const others = this.configs().flatMap((c) => (c.id === id ? [] : `${serverPrefix(c.name)}_`));
+    const owned = (name: string): boolean =>
+      services.includes(name) ||
+      (name.startsWith(prefix) &&
+        !this.o.registry.get(name) &&
+        !others.some((p) => name.startsWith(p)));
     this.connections.delete(id);
     await conn?.stop();
     await this.o.settings.update((draft) => {
       draft.mcpServers = (draft.mcpServers ?? []).filter((c) => c.id !== id);
+      for (const name of Object.keys(draft.services).filter(owned))
+        delete draft.services[name]!.policy;
     });
     for (const name of config.secretEnv ?? [])
       await this.o.secrets.delete(secretKey(id, 'env', name));
