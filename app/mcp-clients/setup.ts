@@ -175,11 +175,35 @@ export class McpClientSetup {
         `${configPath} was left as it is: ${unfit}`,
         { path: configPath, app: name, reason: unfit },
       );
+    let bytes: Buffer;
     try {
-      return { text: await readFile(target, 'utf8'), target, mode: info.mode & 0o777 };
+      bytes = await readFile(target);
     } catch (err) {
       throw readRefusal(configPath, name, err);
     }
+    const text = utf8Text(bytes);
+    if (text === undefined) {
+      // Decoded leniently, each stray byte would come back as U+FFFD and be written over their text.
+      const reason = 'it is not UTF-8 text (saved in another encoding?)';
+      throw new CommandRefusal(
+        'mcp_client_config_invalid',
+        `${configPath} was left as it is: ${reason}`,
+        { path: configPath, app: name, reason },
+      );
+    }
+    return { text, target, mode: info.mode & 0o777 };
+  }
+}
+
+/**
+ * The file's text, or undefined when it is not valid UTF-8. A BOM stays in the text, as with
+ * `readFile(…, 'utf8')`: the planner skips it and the file is written back with it.
+ */
+function utf8Text(bytes: Buffer): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
   }
 }
 

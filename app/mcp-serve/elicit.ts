@@ -3,7 +3,9 @@
  * the call asks its own user through `elicitation/create`, if it declared it can. It answers the
  * broker's prompt like any UI would (permissions/broker.ts Asker), so the prompt keeps its
  * timeout — no answer in time is a no — and a window opened meanwhile may answer it first.
- * "Always" is never offered: only the app's own prompt can grant that.
+ * Only "once" and "deny" are offered: the answer comes from the client's own UI, which the agent
+ * cannot tell from the client itself, so it may allow the call asked about and nothing more (the
+ * broker turns any "session" into "once" too). Only the app's own prompt remembers a grant.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
@@ -54,6 +56,8 @@ export function elicitationAsker({
       );
       // Declined or dismissed: a no, never a reason to ask again or to run.
       if (result.action !== 'accept') return 'deny';
+      // An answer the form did not offer fails the SDK's check against it (no answer at all); the
+      // broker narrows a "session" to "once" whatever asked.
       const answer = result.content?.answer;
       return (ELICIT_ANSWERS as readonly unknown[]).includes(answer)
         ? (answer as AskerAnswer)

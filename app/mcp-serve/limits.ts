@@ -16,3 +16,13 @@ export const RESULT_TEXT_BYTES = 512 * 1024;
 export const MAX_HTTP_SESSIONS = 32;
 /** A client's name as the audit log and the prompts show it. */
 export const MAX_CLIENT_NAME_CHARS = 64;
+/**
+ * Answers waiting to be written to one stream client (the socket, stdio) past which its requests
+ * are no longer read until it has read them: a client cannot queue answers by not reading.
+ */
+export const UNREAD_ANSWERS_PAUSE_BYTES = 1024 * 1024;
+/**
+ * Answers waiting past which the client is cut off. Reading stops at the bound above, but answers
+ * already under way (one burst of requests, calls still running) can still pile up behind it.
+ */
+export const MAX_UNREAD_ANSWER_BYTES = 16 * 1024 * 1024;

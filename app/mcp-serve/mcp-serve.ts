@@ -16,7 +16,7 @@ import type { SecretStore } from '../settings/secrets.js';
 import { type McpHttpServer, startMcpHttp } from './http.js';
 import { MAX_MESSAGE_BYTES } from './limits.js';
 import { type McpSession, type Offered, createMcpSession } from './session.js';
-import { type SocketListener, listenForClients } from './socket.js';
+import { type SocketListener, holdReadsWhileUnread, listenForClients } from './socket.js';
 
 /** Where the HTTP endpoint's bearer token is kept. */
 export const HTTP_TOKEN_SECRET = 'mcp:http-token';
@@ -65,6 +65,16 @@ export class McpServe {
   serveStdio(stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream): Promise<void> {
     const transport = new StdioServerTransport(stdin as Readable, stdout as Writable, {
       maxBufferSize: MAX_MESSAGE_BYTES,
+    });
+    // A client that stops reading its answers is not read either (a pipe queues them in memory).
+    holdReadsWhileUnread(transport, stdin as Readable, stdout as Writable, {
+      overflow: (queued) => {
+        this.options.log(
+          'warn',
+          `an MCP client was cut off: ${queued} bytes of answers waited for it to read them`,
+        );
+        void transport.close();
+      },
     });
     return new Promise((resolve) => {
       const end = this.serve(transport);

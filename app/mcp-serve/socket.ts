@@ -9,9 +9,13 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, rename, unlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { MAX_MESSAGE_BYTES } from './limits.js';
+import {
+  MAX_MESSAGE_BYTES,
+  MAX_UNREAD_ANSWER_BYTES,
+  UNREAD_ANSWERS_PAUSE_BYTES,
+} from './limits.js';
 import { socketPath, socketProblem, tokenPath } from './socket-path.js';
 
 /** Sessions one agent serves over its socket at once (each is an app the user launched). */
@@ -94,6 +98,54 @@ function awaitToken(socket: net.Socket, token: Buffer, accepted: (input: Readabl
   socket.on('data', onData);
 }
 
+export interface UnreadAnswers {
+  /** Reading stopped for the first time on this stream: its client is slow to read. */
+  slow?: (queued: number) => void;
+  /** Past MAX_UNREAD_ANSWER_BYTES: the caller ends the session (the queue goes with it). */
+  overflow: (queued: number) => void;
+}
+
+/**
+ * Backpressure for one session over a pair of streams (DESIGN §1.7). The SDK's transport makes
+ * each send wait for 'drain', yet goes on reading requests, so a client that writes requests and
+ * never reads the answers would have the agent hold every answer in memory. So once more than
+ * UNREAD_ANSWERS_PAUSE_BYTES wait in `output`, `input` is paused (its pipe then stops reading the
+ * socket) until `output` drains. Answers already under way still come; when they pile up past
+ * MAX_UNREAD_ANSWER_BYTES behind a stream that was already paused, `overflow` is told. (One answer
+ * larger than that on its own, on a stream that was keeping up, still goes.)
+ */
+export function holdReadsWhileUnread(
+  transport: StdioServerTransport,
+  input: Readable,
+  output: Writable,
+  on: UnreadAnswers,
+): void {
+  const send = transport.send.bind(transport);
+  let paused = false;
+  let toldSlow = false;
+  let overflowed = false;
+  transport.send = (message) => {
+    const before = output.writableLength;
+    const sent = send(message);
+    const queued = output.writableLength;
+    if (overflowed) return sent;
+    if (before > UNREAD_ANSWERS_PAUSE_BYTES && queued > MAX_UNREAD_ANSWER_BYTES) {
+      overflowed = true;
+      on.overflow(queued);
+    } else if (queued > UNREAD_ANSWERS_PAUSE_BYTES && !paused) {
+      paused = true;
+      input.pause();
+      if (!toldSlow) on.slow?.(queued);
+      toldSlow = true;
+      output.once('drain', () => {
+        paused = false;
+        input.resume();
+      });
+    }
+    return sent;
+  };
+}
+
 /**
  * Listen on the data folder's socket. Rejects with a message for the user when it cannot (the
  * path is too long, another live agent answers there); the agent runs on without it.
@@ -127,6 +179,18 @@ export async function listenForClients(
     awaitToken(socket, tokenBytes, (input) => {
       const transport = new StdioServerTransport(input, socket, {
         maxBufferSize: MAX_MESSAGE_BYTES,
+      });
+      holdReadsWhileUnread(transport, input, socket, {
+        slow: () =>
+          log(
+            `an MCP client is slow to read its answers (over ${UNREAD_ANSWERS_PAUSE_BYTES} bytes wait): its next requests are read once it catches up`,
+          ),
+        overflow: (queued) => {
+          log(
+            `an MCP client was cut off: ${queued} bytes of answers waited for it to read them (${MAX_UNREAD_ANSWER_BYTES} at most)`,
+          );
+          socket.destroy();
+        },
       });
       const end = serve(transport);
       // The client went: the session ends (its waiting prompts are withdrawn, calls told to stop).

@@ -12,7 +12,7 @@ interface Words {
   server: (name: string) => string;
   expires: (seconds: number) => string;
   answer: string;
-  choices: Record<AskerAnswer, string>;
+  choices: Record<ElicitAnswer, string>;
 }
 
 const EN: Words = {
@@ -21,7 +21,7 @@ const EN: Words = {
   server: (name) => `The tool comes from the MCP server “${name}”.`,
   expires: (s) => `Not answering within ${s} s means no.`,
   answer: 'Your answer',
-  choices: { once: 'Allow once', session: 'Allow for this session', deny: 'Deny' },
+  choices: { once: 'Allow once', deny: 'Deny' },
 };
 
 const ZH: Words = {
@@ -30,10 +30,16 @@ const ZH: Words = {
   server: (name) => `此工具来自 MCP 服务器“${name}”。`,
   expires: (s) => `${s} 秒内未回答即视为拒绝。`,
   answer: '你的回答',
-  choices: { once: '仅允许这一次', session: '本次会话内允许', deny: '拒绝' },
+  choices: { once: '仅允许这一次', deny: '拒绝' },
 };
 
-export const ELICIT_ANSWERS: readonly AskerAnswer[] = ['once', 'session', 'deny'];
+/**
+ * What the client's user may answer: allow this one call, or not. The answer comes from the
+ * client's own UI, which the agent cannot tell from the client itself, so nothing it says is
+ * remembered (the broker narrows any "session" to "once" as well).
+ */
+export const ELICIT_ANSWERS = ['once', 'deny'] as const satisfies readonly AskerAnswer[];
+export type ElicitAnswer = (typeof ELICIT_ANSWERS)[number];
 
 export function wordsFor(language: string): Words {
   return language === 'zh-CN' ? ZH : EN;

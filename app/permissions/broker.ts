@@ -20,11 +20,24 @@ export type AskerAnswer = Exclude<PromptAnswer, 'always'>;
 const ASKER_ANSWERS: ReadonlySet<string> = new Set<AskerAnswer>(['once', 'session', 'deny']);
 
 /**
+ * What an asker's answer may do: allow this one call, or refuse it. The answer comes from the
+ * caller's own UI (an MCP client answering its own `elicitation/create`), which the agent cannot
+ * tell from the caller itself, so it must never be remembered: a remembered grant is process-wide
+ * and would let every later call, from any connection (voice servers included), run unasked.
+ * Anything unrecognised (an "always" above all) is no answer at all.
+ */
+function askerResolution(answer: unknown): PromptResolution {
+  if (!ASKER_ANSWERS.has(answer as string)) return 'cancelled';
+  return answer === 'deny' ? 'deny' : 'once';
+}
+
+/**
  * Who can answer one call's question when no UI is attached: the connection it came on, asking
  * its own user (an MCP client's `elicitation/create`). It answers through the broker like a UI,
  * so the prompt keeps its id, its timeout and its place in `pending()`; `signal` aborts when the
  * prompt ends some other way (a window answered, it timed out, the call was withdrawn).
- * Resolving undefined means nobody there could answer.
+ * Resolving undefined means nobody there could answer. Its yes covers that one call only: a
+ * "session" from it resolves the prompt as 'once' (askerResolution).
  */
 export interface Asker {
   ask(prompt: PendingPrompt, signal: AbortSignal): Promise<AskerAnswer | undefined>;
@@ -171,9 +184,8 @@ export class Broker {
         queueMicrotask(() => {
           if (!this.#entries.has(id)) return;
           asker.ask(prompt, asking.signal).then(
-            // Checked, not trusted: anything but these three (an "always" above all) is no answer.
-            (answer) =>
-              this.#settle(id, ASKER_ANSWERS.has(answer as string) ? answer! : 'cancelled'),
+            // Checked, not trusted, and narrowed to this one call (see askerResolution).
+            (answer) => this.#settle(id, askerResolution(answer)),
             () => this.#settle(id, 'cancelled'),
           );
         });

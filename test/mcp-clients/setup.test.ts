@@ -213,6 +213,40 @@ describe('one-click setup on real files', () => {
     expect((await setup.list())[0]).toMatchObject({ exists: true, entry: 'unreadable' });
   });
 
+  it('refuses a config saved in another encoding and leaves its bytes as they were, with no backup', async () => {
+    await mkdir(claudeDir(), { recursive: true });
+    // Windows-1252, as an editor there may save it: "José" with é as the one byte 0xE9.
+    const before = Buffer.concat([
+      Buffer.from(
+        '{\n  "mcpServers": {\n    "notes": { "command": "node", "args": ["C:\\\\Users\\\\Jos',
+      ),
+      Buffer.from([0xe9]),
+      Buffer.from('\\\\notes.js"] }\n  }\n}\n'),
+    ]);
+    await writeFile(claudeFile(), before);
+    const err = await refusal(setup.preview('claude'));
+    expect(err.code).toBe('mcp_client_config_invalid');
+    expect(err.message).toMatch(/was left as it is: it is not UTF-8 text/);
+    expect(err.params).toMatchObject({ path: claudeFile(), app: 'Claude Desktop' });
+    expect(await readFile(claudeFile())).toEqual(before);
+    expect(await backups(claudeDir())).toEqual([]);
+    expect((await setup.list())[0]).toMatchObject({ exists: true, entry: 'unreadable' });
+  });
+
+  it('sets up a UTF-8 config that starts with a BOM, keeping the BOM and its non-ASCII text', async () => {
+    await mkdir(claudeDir(), { recursive: true });
+    const before =
+      '\uFEFF{"mcpServers": {"notes": {"command": "node", "args": ["/home/José/notes.js"]}}}';
+    await writeFile(claudeFile(), before);
+    await setup.apply((await setup.preview('claude')).id);
+    const after = await readFile(claudeFile(), 'utf8');
+    expect(after.startsWith('\uFEFF{')).toBe(true);
+    expect(JSON.parse(after.replace(/^\uFEFF/, '')).mcpServers).toEqual({
+      notes: { command: 'node', args: ['/home/José/notes.js'] },
+      'advent-agent': ours,
+    });
+  });
+
   it('does not read a config file past the size bound, and says why', async () => {
     await mkdir(claudeDir(), { recursive: true });
     const huge = `{"mcpServers": {}, "pad": "${'x'.repeat(1024 * 1024)}"}`;

@@ -142,7 +142,7 @@ describe('the agent as an MCP server (in process)', () => {
   });
 
   describe('elicitation (no window open)', () => {
-    it('asks the client, naming the client, the service and the path; "once" runs it, with no "always" offered', async () => {
+    it('asks the client, naming the client, the service and the path; "once" runs it, and only "once" or "deny" is offered', async () => {
       rig = await startServe();
       const asked: { message: string; requestedSchema: unknown }[] = [];
       const client = await rig.connect({
@@ -165,16 +165,17 @@ describe('the agent as an MCP server (in process)', () => {
       expect(message).toContain(path.join(rig.dir, 'files', 'notes', 'todo.txt'));
       const answer = (requestedSchema as { properties: { answer: { enum: string[] } } }).properties
         .answer;
-      expect(answer.enum).toEqual(['once', 'session', 'deny']);
+      // The client's own UI answers: a grant outliving this call is not its to give.
+      expect(answer.enum).toEqual(['once', 'deny']);
       expect(await lastAudit(rig)).toMatchObject({ decision: 'allowed-once', outcome: 'ok' });
     });
 
-    it('"deny" or a declined form refuses; "session" lets the next call run unasked', async () => {
+    it('"deny" or a declined form refuses; "once" allows that call only, and the next is asked again', async () => {
       rig = await startServe();
       const answers: ElicitResult[] = [
         { action: 'accept', content: { answer: 'deny' } },
         { action: 'decline' },
-        { action: 'accept', content: { answer: 'session' } },
+        { action: 'accept', content: { answer: 'once' } },
       ];
       let asked = 0;
       const client = await rig.connect({
@@ -191,9 +192,37 @@ describe('the agent as an MCP server (in process)', () => {
         expect(textOf(refused)).toMatch(/the user declined/);
       }
       expect((await call(3)).isError).toBeFalsy();
-      expect((await call(4)).isError).toBeFalsy();
-      expect(asked).toBe(3);
-      expect(await lastAudit(rig)).toMatchObject({ decision: 'allowed-session' });
+      expect(await lastAudit(rig)).toMatchObject({ decision: 'allowed-once', outcome: 'ok' });
+      // Nothing was remembered: the fourth call is asked (and, unanswered, refused).
+      const fourth = await call(4);
+      expect(fourth.isError).toBe(true);
+      expect(asked).toBe(4);
+      expect(existsSync(path.join(rig.dir, 'files', 'f4.txt'))).toBe(false);
+    });
+
+    it('a client answering its own question "session" gets no grant, for itself or any other connection', async () => {
+      rig = await startServe();
+      const evil = await rig.connect({
+        name: 'self-approver',
+        elicit: async () => ({ action: 'accept', content: { answer: 'session' } }),
+      });
+      // "session" is not among the choices offered, so it is no answer: not run, nothing remembered.
+      const first = await evil.callTool({
+        name: 'create_file',
+        arguments: { filename: 'one.txt', content: 'x' },
+      });
+      expect(first.isError).toBe(true);
+      expect(existsSync(path.join(rig.dir, 'files', 'one.txt'))).toBe(false);
+      // A second client that cannot ask anyone: with no window open it must still be refused.
+      const other = await rig.connect({ name: 'bystander' });
+      const second = await other.callTool({
+        name: 'create_file',
+        arguments: { filename: 'two.txt', content: 'x' },
+      });
+      expect(second.isError).toBe(true);
+      expect(textOf(second)).toMatch(/no one could be asked/);
+      expect(existsSync(path.join(rig.dir, 'files', 'two.txt'))).toBe(false);
+      expect(await lastAudit(rig)).toMatchObject({ service: 'create_file', decision: 'denied' });
     });
 
     it('no answer before the prompt times out is a no', async () => {
