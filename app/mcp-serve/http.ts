@@ -17,7 +17,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_HTTP_SESSIONS, MAX_MESSAGE_BYTES } from './limits.js';
+import { MAX_HTTP_CONNECTIONS, MAX_HTTP_SESSIONS, MAX_MESSAGE_BYTES } from './limits.js';
 import type { McpSession } from './session.js';
 
 export const MCP_HTTP_PATH = '/mcp';
@@ -224,6 +224,7 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
   });
   server.headersTimeout = 10_000;
   server.requestTimeout = 0; // an SSE stream stays open
+  server.maxConnections = MAX_HTTP_CONNECTIONS;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

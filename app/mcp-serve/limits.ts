@@ -14,6 +14,11 @@ export const TOOLS_PAGE_SIZE = 100;
 export const RESULT_TEXT_BYTES = 512 * 1024;
 /** Live HTTP sessions; past this the least recently used one is closed for a new one. */
 export const MAX_HTTP_SESSIONS = 32;
+/**
+ * Open HTTP connections at once (each session's POSTs and its GET stream, with room to spare);
+ * past this, a new one is closed at once, so a local process cannot hold every file handle.
+ */
+export const MAX_HTTP_CONNECTIONS = 128;
 /** A client's name as the audit log and the prompts show it. */
 export const MAX_CLIENT_NAME_CHARS = 64;
 /**

@@ -11,6 +11,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_HTTP_CONNECTIONS } from '../../app/mcp-serve/limits.js';
 import { HTTP_TOKEN_SECRET } from '../../app/mcp-serve/mcp-serve.js';
 import { until } from '../helpers/wait.js';
 import { type ServeRig, startServe, textOf } from './helpers.js';
@@ -155,6 +156,35 @@ describe('MCP over Streamable HTTP', () => {
     expect(none.headers['www-authenticate']).toMatch(/^Bearer/);
     const wrong = await raw(port, { authorization: `Bearer ${token}x` }, initialize('2025-06-18'));
     expect(wrong.status).toBe(401);
+  });
+
+  it(`holds at most ${MAX_HTTP_CONNECTIONS} connections: a local process cannot take every file handle`, async () => {
+    rig = await startServe();
+    const { port, token } = await listening(rig);
+    const held: net.Socket[] = [];
+    try {
+      const open = () =>
+        new Promise<net.Socket>((resolve, reject) => {
+          const s = net.connect(port, '127.0.0.1', () => resolve(s));
+          s.on('error', reject);
+        });
+      for (let i = 0; i < MAX_HTTP_CONNECTIONS; i++) held.push(await open());
+      const extra = await open();
+      held.push(extra);
+      await new Promise<void>((resolve) => extra.once('close', () => resolve()));
+      // Letting go of the idle ones makes room again: a real client is served.
+      for (const s of held) s.destroy();
+      let status = 0;
+      for (let attempt = 0; attempt < 100 && status !== 200; attempt++) {
+        status = await raw(port, { authorization: `Bearer ${token}` }, initialize('2025-06-18'))
+          .then((r) => r.status)
+          .catch(() => 0);
+        if (status !== 200) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(status).toBe(200);
+    } finally {
+      for (const s of held) s.destroy();
+    }
   });
 
   it('a foreign Origin: 403; a loopback one is served', async () => {
