@@ -18,6 +18,7 @@ import { Emitter } from '../../events.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
 import { type Disposable, DisposableStore } from '../../lifecycle.js';
 import { type Channel, DialError, ReconnectingLink, type Refusal } from '../kit/link.js';
+import { MAX_STATUS_CHARS, cutString } from '../kit/bounds.js';
 import { TcpDialer } from '../kit/tcp-dialer.js';
 import { NamedTimers } from '../kit/timers.js';
 import {
@@ -337,7 +338,7 @@ export class AdventLink {
   private onStatus(conn: Conn, text: string): void {
     if (this.link.state.status === 'authenticating') {
       if (looksLikeAuthFailure(text)) {
-        this.link.fail(`the server refused the login: ${text}`, {
+        this.link.fail(`the server refused the login: ${cutString(text, MAX_STATUS_CHARS)}`, {
           retry: false,
           reason: 'auth_failed',
           channel: conn.channel,

@@ -9,7 +9,7 @@
 import { TextDecoder } from 'node:util';
 import { Emitter } from '../../events.js';
 import type { IdSource } from '../../ids.js';
-import { MAX_OPEN_REPLIES, MAX_REPLY_CHARS } from '../kit/bounds.js';
+import { MAX_NAME_CHARS, MAX_OPEN_REPLIES, MAX_REPLY_CHARS, cutString } from '../kit/bounds.js';
 import { type Frame, FrameType, SYSTEM_TASK, taskKey } from './frame.js';
 
 export type TurnEvents = {
@@ -146,7 +146,9 @@ export class Turns {
       }
       case FrameType.EMOJI: {
         const emoji = parseEmoji(frame.payload);
-        if (emoji) this.events.emit('mood', { taskId: task, emoji });
+        // The timeline keeps every mood: a face, never a document.
+        if (emoji)
+          this.events.emit('mood', { taskId: task, emoji: cutString(emoji, MAX_NAME_CHARS) });
         else
           this.events.emit('odd', { message: `unreadable EMOJI frame: ${preview(frame.payload)}` });
         return;

@@ -12,6 +12,7 @@ import {
   OpusUnframer,
   frameOpusPackets,
 } from '../../audio/opus.js';
+import { MAX_REPLY_AUDIO_MS_PER_FRAME, MIN_OPUS_PACKET_BYTES } from '../kit/bounds.js';
 import type { UploadClosed } from '../kit/voice-upload.js';
 import { nudgePcmMarkers } from './frame.js';
 
@@ -115,6 +116,8 @@ export class VoiceUpload {
 export class ReplyAudio {
   private readonly unframer: OpusUnframer;
   private readonly decoder: OpusDecoder;
+  /** Whether packets of this reply were dropped already (and so reported). */
+  private droppedBefore = false;
 
   constructor(
     byteOrder: ByteOrder,
@@ -124,17 +127,36 @@ export class ReplyAudio {
     this.decoder = new OpusDecoder(rate);
   }
 
-  /** PCM for every whole packet in this payload; a packet cut across frames waits for its rest. */
+  /**
+   * PCM for every whole packet in this payload; a packet cut across frames waits for its rest.
+   * At most `MAX_REPLY_AUDIO_MS_PER_FRAME` of it, and none from packets too short to hold audio:
+   * those are dropped (see bounds.ts). `bad` counts packets that gave no PCM; dropped ones only the
+   * first time this reply drops any, so a flood of them is one warning, not one per frame.
+   */
   push(payload: Uint8Array): { pcm: Buffer; bad: number } {
     const out: Buffer[] = [];
+    const maxBytes = ((this.rate * MAX_REPLY_AUDIO_MS_PER_FRAME) / 1000) * 2;
+    let bytes = 0;
     let bad = 0;
+    let dropped = 0;
     for (const packet of this.unframer.push(payload)) {
+      // Checked before decoding: the last packet kept may pass the cap by its own ≤ 120 ms.
+      if (packet.length < MIN_OPUS_PACKET_BYTES || bytes >= maxBytes) {
+        dropped += 1;
+        continue;
+      }
       try {
-        out.push(this.decoder.decodePacket(packet));
+        const pcm = this.decoder.decodePacket(packet);
+        bytes += pcm.length;
+        out.push(pcm);
       } catch {
         // A corrupt packet (or a byte-order guess that is wrong) costs 60 ms, not the reply.
         bad += 1;
       }
+    }
+    if (dropped && !this.droppedBefore) {
+      this.droppedBefore = true;
+      bad += dropped;
     }
     return { pcm: Buffer.concat(out), bad };
   }

@@ -38,3 +38,16 @@ export function cutString(text: string, max: number): string {
   if (last >= 0xd800 && last <= 0xdbff) end -= 1;
   return `${text.slice(0, end)}…[${text.length} characters]`;
 }
+
+/**
+ * Reply audio decoded from one server frame (an Advent AUDIO_FRAME of length-prefixed Opus
+ * packets). Opus lets a 2–4 byte packet stand for 120 ms, so without this one 4 MiB frame of
+ * empty packets becomes hours of PCM, built in one go. Servers stream a few 60 ms packets per
+ * frame (the reference sends three); 20 s leaves a whole sentence in one frame intact.
+ */
+export const MAX_REPLY_AUDIO_MS_PER_FRAME = 20_000;
+/**
+ * The shortest Opus packet taken from a server. Shorter ones (a table-of-contents byte and at most
+ * a frame count) carry no coded audio, yet each decodes to up to 120 ms of concealment.
+ */
+export const MIN_OPUS_PACKET_BYTES = 3;

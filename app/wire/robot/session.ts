@@ -284,7 +284,10 @@ export class RobotSession extends SessionBase implements LiveSession {
     this.setRegistration(
       verdict.ok
         ? { state: 'registered', at: this.clock.now(), services: pending.services }
-        : { state: 'failed', message: `the server refused the registration: ${verdict.message}` },
+        : {
+            state: 'failed',
+            message: `the server refused the registration: ${cutString(verdict.message, MAX_STATUS_CHARS)}`,
+          },
     );
   }
 
@@ -466,12 +469,14 @@ export class RobotSession extends SessionBase implements LiveSession {
         }
         return;
       }
+      // Awaited, so a copy counts against the socket's calls in flight (Channel.track) as long as
+      // its record takes: a flood of copies pauses reading like a flood of calls does.
       case 'duplicate':
-        void this.dispatch(this.idlessCallId(), tool, input, verdict.of);
+        await this.dispatch(this.idlessCallId(), tool, input, verdict.of);
         return;
       case 'repeat':
         this.log('warn', `call '${verdict.of}' arrived again; it runs and is answered once`);
-        void this.dispatch(verdict.of, tool, input, verdict.of);
+        await this.dispatch(verdict.of, tool, input, verdict.of);
     }
   }
 

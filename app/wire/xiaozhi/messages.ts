@@ -3,7 +3,13 @@
  * what the server may send, read liberally (missing fields, numbers as strings, unknown types),
  * and what the device sends, built strictly (always `session_id` after the hello).
  */
-import { MAX_ID_CHARS, MAX_NAME_CHARS, MAX_REPLY_CHARS, cutString } from '../kit/bounds.js';
+import {
+  MAX_ID_CHARS,
+  MAX_NAME_CHARS,
+  MAX_REPLY_CHARS,
+  MAX_STATUS_CHARS,
+  cutString,
+} from '../kit/bounds.js';
 import type { ProtocolVersion } from './binary.js';
 
 export type ListenState = 'start' | 'stop' | 'detect';
@@ -57,7 +63,8 @@ export function parseServerMessage(text: string): ServerMessage {
       const rate = Number(params.sample_rate);
       return {
         type: 'hello',
-        transport: str(m.transport),
+        // Quoted in the refusal when it is not 'websocket'.
+        transport: cut(str(m.transport)),
         sessionId: idString(m.session_id),
         sampleRate: Number.isFinite(rate) && rate > 0 ? rate : undefined,
       };
@@ -69,7 +76,8 @@ export function parseServerMessage(text: string): ServerMessage {
     case 'stt':
       return { type: 'stt', text: cutString(str(m.text) ?? '', MAX_REPLY_CHARS) };
     case 'llm':
-      return { type: 'llm', emotion: str(m.emotion), text: str(m.text) };
+      // Either becomes the mood the timeline shows and keeps: a face, never a document.
+      return { type: 'llm', emotion: cut(str(m.emotion)), text: cut(str(m.text)) };
     case 'tts':
       if (typeof m.state !== 'string')
         return { type: 'invalid', message: "a 'tts' message needs a 'state'" };
@@ -77,7 +85,9 @@ export function parseServerMessage(text: string): ServerMessage {
     case 'alert': {
       // Firmware reads `status` (a title), `message` and `emotion`; some servers send `text`.
       const parts = [str(m.status), str(m.message) ?? str(m.text)].filter((p): p is string => !!p);
-      return { type: 'alert', text: parts.join(': ') || 'alert from the server (no text)' };
+      // Shown as a notice and quoted in a log line, both kept by the timeline.
+      const text = parts.join(': ') || 'alert from the server (no text)';
+      return { type: 'alert', text: cutString(text, MAX_STATUS_CHARS) };
     }
     case 'system':
       return { type: 'system', command: cut(str(m.command)), raw: m };

@@ -4,6 +4,7 @@
  * version; down, the server's packets are decoded at the rate its hello named.
  */
 import { OpusDecoder, OpusEncoder, type OpusRate, isOpusRate } from '../../audio/opus.js';
+import { MIN_OPUS_PACKET_BYTES } from '../kit/bounds.js';
 import type { UploadClosed as AnyUploadClosed } from '../kit/voice-upload.js';
 import { type ProtocolVersion, encodeAudioFrame } from './binary.js';
 
@@ -70,6 +71,8 @@ export class ReplyAudio {
   private decoder: OpusDecoder | undefined;
   /** Numbers the reply's audio events. */
   seq = 0;
+  /** Whether a packet of this reply was dropped already (and so reported). */
+  private droppedBefore = false;
 
   constructor(
     readonly taskId: string,
@@ -77,6 +80,16 @@ export class ReplyAudio {
   ) {}
 
   decode(packet: Buffer): { ok: true; pcm: Buffer } | { ok: false; message: string } {
+    // No audio fits in it, yet it would decode to up to 120 ms (see bounds.ts): dropped, and
+    // said once per reply, since a server sending them sends a flood.
+    if (packet.length < MIN_OPUS_PACKET_BYTES) {
+      if (this.droppedBefore) return { ok: true, pcm: Buffer.alloc(0) };
+      this.droppedBefore = true;
+      return {
+        ok: false,
+        message: `reply '${this.taskId}' has Opus packets shorter than ${MIN_OPUS_PACKET_BYTES} bytes, which hold no audio; they are dropped`,
+      };
+    }
     try {
       this.decoder ??= new OpusDecoder(this.rate);
       return { ok: true, pcm: this.decoder.decodePacket(packet) };

@@ -3,7 +3,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Service } from '../../../app/services/service.js';
-import { MAX_OPEN_REPLIES, MAX_REPLY_CHARS } from '../../../app/wire/kit/bounds.js';
+import {
+  MAX_NAME_CHARS,
+  MAX_OPEN_REPLIES,
+  MAX_REPLY_CHARS,
+  MAX_STATUS_CHARS,
+} from '../../../app/wire/kit/bounds.js';
 import { FrameType, taskKey } from '../../../app/wire/advent/frame.js';
 import { FAST, type Harness, startHarness } from '../../helpers/agent-harness.js';
 import { fakeJwt, nextEvent, until } from '../../helpers/wait.js';
@@ -59,6 +64,17 @@ describe('Advent session: login and registration', () => {
     expect(offline.status === 'offline' && offline.message).toContain('##ERROR:invalid token');
     await new Promise((r) => setTimeout(r, 150));
     expect(h.sim.connections).toBe(1);
+  });
+
+  it('shows a bounded start of a huge login refusal, not the whole of it', async () => {
+    // The message stays in the connection's state, shown and logged; a server chose its size.
+    const refusal = `##ERROR:invalid token ${'x'.repeat(1_000_000)}`;
+    h = await startHarness({ sim: { auth: { reject: refusal } }, waitReady: false });
+    const offline = await h.reached((s) => s.status === 'offline');
+    expect(offline).toMatchObject({ reason: 'auth_failed' });
+    const message = offline.status === 'offline' ? offline.message : '';
+    expect(message).toContain('##ERROR:invalid token xxx');
+    expect(message.length).toBeLessThan(MAX_STATUS_CHARS + 100);
   });
 
   it('treats a hang-up right after AUTH as a login failure', async () => {
@@ -140,6 +156,20 @@ describe('Advent session: text turns', () => {
     ]);
     expect(frames[0]!.taskId).toMatch(/^[0-9a-f]{8}$/);
     expect(frames[1]!.taskId).toBe(frames[0]!.taskId);
+  });
+
+  it('shows a bounded mood for a huge EMOJI frame', async () => {
+    // Every mood stays in the timeline (500 items): 4 MiB each held gigabytes.
+    h = await startHarness();
+    h.sim.onTurn(async (turn, peer) => {
+      await peer.emoji(turn.taskId, `😀${'z'.repeat(1_000_000)}`);
+      await peer.end(turn.taskId);
+    });
+    const mood = nextEvent(h.agent.events, 'mood');
+    expect(h.session.sendText('how do you feel?').ok).toBe(true);
+    const { emoji } = await mood;
+    expect(emoji.startsWith('😀zzz')).toBe(true);
+    expect(emoji.length).toBeLessThan(MAX_NAME_CHARS + 32);
   });
 
   it('drops late frames of a superseded turn but always delivers system frames', async () => {

@@ -34,4 +34,23 @@ describe('ReplyAudio (Opus down)', () => {
       dec.close();
     }
   });
+
+  it('gives no audio for packets too short to hold any, and counts them once per reply', () => {
+    const enc = new OpusEncoder(16_000);
+    const dec = new ReplyAudio('be', 16_000);
+    try {
+      const [speech] = enc.encodePcm(Buffer.alloc(enc.frameBytes));
+      // A bare table of contents (20 ms) and one with a frame count (six frames, 120 ms).
+      const empty = [Buffer.from([31 << 3]), Buffer.from([(31 << 3) | 3, 6])];
+      const first = dec.push(frameOpusPackets([...empty, speech!]));
+      const again = dec.push(frameOpusPackets(empty));
+      expect(first).toMatchObject({ bad: 2 });
+      expect(first.pcm.length).toBe(60 * 16 * 2); // the real packet, whole
+      expect(again).toMatchObject({ bad: 0 });
+      expect(again.pcm.length).toBe(0);
+    } finally {
+      enc.close();
+      dec.close();
+    }
+  });
 });

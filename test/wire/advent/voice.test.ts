@@ -3,6 +3,8 @@ import { OpusUnframer } from '../../../app/audio/opus.js';
 import type { Turn } from '../../../sim/advent/records.js';
 import { LISTENING_STATUS } from '../../../sim/advent/conn.js';
 import { FrameType, taskKey } from '../../../app/wire/advent/frame.js';
+import { PCM_BYTES_PER_MS } from '../../../app/wire/advent/voice.js';
+import { MAX_REPLY_AUDIO_MS_PER_FRAME } from '../../../app/wire/kit/bounds.js';
 import { correlation, samples, voiceLike } from '../../audio/correlation.js';
 import { type Harness, startHarness } from '../../helpers/agent-harness.js';
 import { nextEvent, until } from '../../helpers/wait.js';
@@ -173,6 +175,43 @@ describe('Advent voice: reply audio', () => {
     const pcm = Buffer.concat(audio.map((a) => a.data));
     expect(pcm.length).toBe(15 * 1920); // 900 ms: 15 packets of 60 ms
     expect(correlation(samples(spoken), samples(pcm), 400).value).toBeGreaterThanOrEqual(0.8);
+  });
+
+  it('a reply frame of empty Opus packets plays at most its bounded length, with one warning', async () => {
+    // Opus lets a 2-byte packet stand for 120 ms: 16 Ki of them (64 KiB) were half an hour of
+    // PCM from one frame, and 1 MiB froze the agent for seconds building ~1 GiB of it.
+    h = await startHarness({ profile: { format: 'opus' } });
+    const turns = turnsOf(h);
+    const sent = h.session.sendText('talk to me');
+    if (!sent.ok) throw new Error(sent.message);
+    await until(() => turns.length === 1, 'the text turn');
+    const audio: Buffer[] = [];
+    h.agent.events.on('audio', (a) => audio.push(a.data));
+    const warnings: string[] = [];
+    h.session.events.on('log', (l) => l.level === 'warn' && warnings.push(l.message));
+    const peer = h.sim.peer();
+    // Real speech first: it plays in full.
+    await peer.speech(sent.taskId, voiceLike(900));
+    const bomb = Buffer.alloc(64 * 1024);
+    for (let at = 0; at < bomb.length; at += 4) {
+      bomb.writeUInt16BE(2, at);
+      bomb[at + 2] = (31 << 3) | 3; // CELT 20 ms, code 3: a frame count follows
+      bomb[at + 3] = 6; // six empty frames: 120 ms of nothing
+    }
+    // …and a 1-byte packet, which holds no audio at all.
+    const tiny = Buffer.from([0, 1, 31 << 3]);
+    await peer.frame(FrameType.AUDIO, sent.taskId, bomb);
+    await peer.frame(FrameType.AUDIO, sent.taskId, bomb);
+    await peer.frame(FrameType.AUDIO, sent.taskId, tiny);
+    const done = nextEvent(h.agent.events, 'replyDone');
+    await peer.end(sent.taskId);
+    await done;
+    const pcm = Buffer.concat(audio);
+    const msPerFrame = MAX_REPLY_AUDIO_MS_PER_FRAME + 120; // the last packet kept may pass it
+    expect(pcm.length).toBeGreaterThanOrEqual(15 * 1920); // the 900 ms of speech
+    expect(pcm.length).toBeLessThanOrEqual(15 * 1920 + 2 * msPerFrame * PCM_BYTES_PER_MS);
+    expect(warnings.filter((w) => w.includes(sent.taskId))).toHaveLength(1);
+    expect(h.session.state.status).toBe('ready');
   });
 
   it('PCM reply audio comes with its sample rate', async () => {

@@ -8,7 +8,8 @@ import type { ConnectionState, RegistrationState } from '../../../app/contract/c
 import type { Service } from '../../../app/services/service.js';
 import { RobotSim, type RobotSimOptions } from '../../../sim/robot/server.js';
 import { sineTone } from '../../../sim/kit/tone.js';
-import type { SessionEvents } from '../../../app/wire/session.js';
+import type { Gate, SessionEvents } from '../../../app/wire/session.js';
+import { MAX_CALLS_IN_FLIGHT, MAX_STATUS_CHARS } from '../../../app/wire/kit/bounds.js';
 import { RobotSession, type RobotSessionOptions } from '../../../app/wire/robot/session.js';
 import type { WsTiming } from '../../../app/wire/kit/ws-dialer.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
@@ -159,6 +160,15 @@ describe('Robot session: registration', () => {
       message: 'the server refused the registration: device is banned',
     });
     expect(h.session.state.status).toBe('ready');
+  });
+
+  it('shows a bounded start of a huge refusal of the registration', async () => {
+    h = await start({ sim: { ackError: `device is banned ${'b'.repeat(1_000_000)}` } });
+    await until(() => h!.session.registrationState.state === 'failed', 'failed registration');
+    const state = h.session.registrationState;
+    const message = state.state === 'failed' ? state.message : '';
+    expect(message).toMatch(/^the server refused the registration: device is banned bbb/);
+    expect(message.length).toBeLessThan(MAX_STATUS_CHARS + 100);
   });
 
   it('marks the registration failed without an ack, keeps the link, and still answers calls', async () => {
@@ -371,6 +381,50 @@ describe('Robot session: tool calls', () => {
     expect(h.runs).toHaveLength(1);
     expect(h.sim.responses.filter((r) => r.id === id)).toHaveLength(1);
     expect(h.sim.violations).toEqual([]);
+  });
+
+  it.each([
+    ['without an id', {}],
+    ['with the same id', { id: 7 }],
+  ])('keeps a flood of copies of one call (%s) to the calls-in-flight limit', async (_, id) => {
+    // Each copy is recorded by the gate; they used to be fired off without waiting, so a server
+    // repeating one call could start any number at once (50 000 seen) past the per-socket limit.
+    const COPIES = MAX_CALLS_IN_FLIGHT * 3;
+    const held: (() => void)[] = [];
+    let running = 0;
+    let peak = 0;
+    let ended = 0;
+    const gate: Gate = {
+      dispatch: async () => {
+        running += 1;
+        peak = Math.max(peak, running);
+        await new Promise<void>((resolve) => held.push(resolve));
+        running -= 1;
+        ended += 1;
+        return { ok: true, data: null };
+      },
+    };
+    h = await start({ session: { gate } });
+    await registered(h);
+    const conn = h.sim.conn();
+    const execute = {
+      jsonrpc: '2.0',
+      method: 'mcp/tool/execute',
+      params: { tool_name: 'get_current_time', tool_input: { format: 'simple' } },
+      ...id,
+    };
+    for (let i = 0; i < COPIES; i++) conn.sendJson(execute);
+    await until(() => running >= MAX_CALLS_IN_FLIGHT, 'the limit reached');
+    // What the socket still delivers now must wait: give it the chance to overrun the limit.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(running).toBe(MAX_CALLS_IN_FLIGHT);
+    // As copies end, the rest take their turn, never more at once.
+    while (ended < COPIES) {
+      held.splice(0).forEach((release) => release());
+      await until(() => held.length > 0 || ended === COPIES, 'the next copies');
+    }
+    expect(peak).toBe(MAX_CALLS_IN_FLIGHT);
+    expect(h.session.state.status).toBe('ready');
   });
 
   it('runs and answers a repeated identical call once the duplicate window has passed', async () => {

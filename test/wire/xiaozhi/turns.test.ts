@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { seededIds } from '../../../app/ids.js';
-import { MAX_REPLY_CHARS } from '../../../app/wire/kit/bounds.js';
+import { MAX_NAME_CHARS, MAX_REPLY_CHARS, MAX_STATUS_CHARS } from '../../../app/wire/kit/bounds.js';
+import type { ConnectionState } from '../../../app/contract/connection.js';
 import type { SessionEvents } from '../../../app/wire/session.js';
 import { Turns } from '../../../app/wire/xiaozhi/turns.js';
 import { encodeAudioFrame } from '../../../app/wire/xiaozhi/binary.js';
@@ -405,6 +406,70 @@ describe('XiaoZhi device: voice', () => {
     expect(p.logs.join('\n')).toMatch(
       /v2 audio frame says version 0; device and server disagree on Protocol-Version/,
     );
+  });
+});
+
+describe('XiaoZhi device: what a server sends is bounded', () => {
+  it('shows a huge alert as a bounded notice and log line', async () => {
+    // Both stay in the timeline (500 items): megabytes each, from a server that chose the size.
+    const p = await open();
+    await p.sim.waitForTools(1);
+    const status = nextEvent(p.session.events, 'status');
+    p.sim.conn().sendAlert('y'.repeat(1_000_000));
+    expect((await status).length).toBeLessThan(MAX_STATUS_CHARS + 100);
+    await until(() => p.logs.some((l) => l.includes('alert from the server')), 'the log line');
+    const line = p.logs.find((l) => l.includes('alert from the server'))!;
+    expect(line).toMatch(/Warning: yyy/);
+    expect(line.length).toBeLessThan(MAX_STATUS_CHARS + 100);
+  });
+
+  it.each([
+    ['text', (big: string) => ['happy', big] as const],
+    ['emotion', (big: string) => [big, undefined] as const],
+  ])('shows a bounded mood for an llm message with a huge %s', async (_, args) => {
+    const p = await open();
+    await p.sim.waitForTools(1);
+    const mood = nextEvent(p.session.events, 'mood');
+    const [emotion, text] = args(`🤯${'z'.repeat(1_000_000)}`);
+    p.sim.conn().llm(emotion, text);
+    const { emoji } = await mood;
+    expect(emoji.startsWith('🤯zzz')).toBe(true);
+    expect(emoji.length).toBeLessThan(MAX_NAME_CHARS + 32);
+  });
+
+  it('says briefly which transport a server hello named that is not websocket', async () => {
+    const p = await open({ sim: { sendHello: false }, waitReady: false });
+    const conn = await p.sim.waitForConnection(1);
+    await p.sim.waitFor(
+      (r) => r.kind === 'text' && (r.json as { type?: unknown }).type === 'hello',
+    );
+    conn.sendJson({ type: 'hello', transport: `udp${'u'.repeat(1_000_000)}` });
+    const said = (s: ConnectionState) => (s.status === 'reconnecting' ? s.lastError : '');
+    await until(() => p.states.some((s) => /transport/.test(said(s))), 'the refusal');
+    const message = said(p.states.find((s) => /transport/.test(said(s)))!);
+    expect(message).toMatch(/names transport 'udpuuu/);
+    expect(message.length).toBeLessThan(MAX_NAME_CHARS + 300);
+  });
+
+  it('plays no Opus packet too short to hold audio, says so once, and plays the real ones', async () => {
+    // Such a packet (2 bytes) decoded to up to 120 ms of sound, ~1000 times its size.
+    const p = await open({ sim: { downlinkRate: 16_000 } });
+    await p.sim.waitForTools(1);
+    const sent = p.session.sendText('hi');
+    if (!sent.ok) throw new Error(sent.message);
+    await p.sim.waitUntil(() => p.sim.turns[0], 'the typed turn');
+    const audio = recordEvents(p.session, 'audio');
+    const conn = p.sim.conn();
+    conn.ttsStart();
+    for (let i = 0; i < 50; i++)
+      conn.sendBinary(encodeAudioFrame(1, Buffer.from([(31 << 3) | 3, 6])));
+    conn.audio(voiceLike(300, 16_000));
+    const done = nextEvent(p.session.events, 'replyDone');
+    conn.ttsStop();
+    await done;
+    await until(() => pcmOf(audio).length >= 300 * 32, 'the real audio');
+    expect(pcmOf(audio).length).toBe(300 * 32); // 5 packets of 60 ms, nothing more
+    expect(p.logs.filter((l) => /shorter than \d+ bytes/.test(l))).toHaveLength(1);
   });
 });
 
