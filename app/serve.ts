@@ -58,10 +58,11 @@ export function serveContract(api: ServedApi, port: ContractPort): ContractServe
       const list = Array.isArray(args) ? [...(args as unknown[])] : args;
       if (Array.isArray(list))
         while (list.length && list[list.length - 1] === undefined) list.pop();
-      const checked = checkCommand(method, list);
-      if (!checked.ok)
-        return { ok: false, error: { code: checked.code, message: checked.message } };
       try {
+        // Inside the try too: this never rejects, whatever the caller sent.
+        const checked = checkCommand(method, list);
+        if (!checked.ok)
+          return { ok: false, error: { code: checked.code, message: checked.message } };
         const fn = api[checked.name] as (...a: unknown[]) => Promise<unknown>;
         return { ok: true, value: await fn.apply(api, checked.args) };
       } catch (err) {

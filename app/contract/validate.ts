@@ -39,7 +39,8 @@ export function checkCommand(
     return {
       ok: false,
       code: 'unknown_command',
-      message: `unknown command ${JSON.stringify(name)}`,
+      // Never the value itself: it is the caller's, of any size or depth.
+      message: `unknown command ${typeof name === 'string' ? JSON.stringify(name.slice(0, 64)) : `(a ${typeof name})`}`,
     };
   if (!Array.isArray(args))
     return { ok: false, code: 'invalid_args', message: `${name}: arguments must be a list` };

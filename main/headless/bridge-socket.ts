@@ -131,18 +131,32 @@ export function serveBridgeSocket(
     }
     const { t, id, method, args } = message as Record<string, unknown>;
     if (t !== 'call') {
-      ws.close(CLOSE_UNSUPPORTED, `unknown message type ${JSON.stringify(t)}`.slice(0, 120));
+      ws.close(
+        CLOSE_UNSUPPORTED,
+        closeReason(`unknown message type ${typeof t === 'string' ? JSON.stringify(t) : typeof t}`),
+      );
       return;
     }
     if (typeof id !== 'number' || !Number.isSafeInteger(id)) {
       ws.close(CLOSE_UNSUPPORTED, 'a call needs an integer id');
       return;
     }
-    void call(id, method, args);
+    call(id, method, args).catch((err: unknown) =>
+      options.log(`a browser call could not be answered: ${(err as Error).message}`),
+    );
   });
 
   ws.on('error', (err) => options.log(`a browser connection failed: ${err.message}`));
   ws.once('close', () => server.dispose());
+}
+
+/** WebSocket close reasons are at most 123 bytes of UTF-8 (longer, `ws.close` throws). */
+const MAX_CLOSE_REASON_BYTES = 123;
+
+export function closeReason(text: string): string {
+  let out = text;
+  while (Buffer.byteLength(out) > MAX_CLOSE_REASON_BYTES) out = out.slice(0, -1);
+  return out;
 }
 
 /** A fresh copy: a received Buffer may be a view into a pooled chunk the socket reuses. */

@@ -48,6 +48,14 @@ export interface UiServer {
 export const LOOPBACK = '127.0.0.1';
 /** Voice chunks are a few KB and calls are small; anything near this is not a real page. */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
+/**
+ * What another local process can hold open here without the token: connections (each gets 10 s
+ * to send its headers), and bridge sockets (a page each: tabs of the one user). Past these a new
+ * one is turned away, so nobody can take every file handle of the agent.
+ */
+export const MAX_CONNECTIONS = 64;
+export const MAX_BRIDGE_SOCKETS = 16;
+const HEADERS_TIMEOUT_MS = 10_000;
 const TOKEN_HEX_CHARS = 64;
 /** How long close() lets pages answer the close handshake before cutting them off. */
 const CLOSE_GRACE_MS = 500;
@@ -88,11 +96,16 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     });
   });
 
+  server.maxConnections = MAX_CONNECTIONS;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Errors on a socket we are refusing must not reach the process.
     socket.on('error', () => socket.destroy());
     const refusal = refuseUpgrade(req, port, token);
     if (refusal) return abortHandshake(socket, refusal.status, refusal.reason);
+    if (wss.clients.size >= MAX_BRIDGE_SOCKETS)
+      return abortHandshake(socket, 503, `${MAX_BRIDGE_SOCKETS} pages are open already`);
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
 
@@ -153,11 +166,13 @@ function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 
+const STATUS_TEXT: Record<number, string> = { 404: 'Not Found', 503: 'Service Unavailable' };
+
 function abortHandshake(socket: Duplex, status: number, reason: string): void {
   const body = `${reason}\n`;
   socket.once('finish', () => socket.destroy());
   socket.end(
-    `HTTP/1.1 ${status} ${status === 404 ? 'Not Found' : 'Forbidden'}\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Forbidden'}\r\n` +
       'Connection: close\r\n' +
       'Content-Type: text/plain; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,

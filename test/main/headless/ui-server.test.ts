@@ -7,7 +7,11 @@ import { CoreApi } from '../../../app/api.js';
 import type { AssistantItem, ChatItem } from '../../../app/contract/chat.js';
 import { REATTACH_GRACE_MS } from '../../../app/permissions/broker.js';
 import { MemorySecretStore } from '../../../app/settings/secrets.js';
-import { type UiServer, startUiServer } from '../../../main/headless/ui-server.js';
+import {
+  MAX_BRIDGE_SOCKETS,
+  type UiServer,
+  startUiServer,
+} from '../../../main/headless/ui-server.js';
 import { FAST } from '../../helpers/agent-harness.js';
 import { nextEvent, until } from '../../helpers/wait.js';
 import { type Page, httpGet, openPage, upgradeStatus } from './bridge-client.js';
@@ -158,6 +162,20 @@ describe('UI server: the bridge handshake', () => {
     expect(await upgradeStatus({ port, token: server.token, path: '/elsewhere' })).toBe(404);
   });
 
+  it(`holds at most ${MAX_BRIDGE_SOCKETS} pages; one more is turned away until one closes`, async () => {
+    const open: Page[] = [];
+    for (let i = 0; i < MAX_BRIDGE_SOCKETS; i++) open.push(await page());
+    expect(await upgradeStatus({ port: server.port, token: server.token })).toBe(503);
+    await open[0]!.close();
+    await until(() => open[0]!.ws.readyState === open[0]!.ws.CLOSED, 'the page closed');
+    let status = 0;
+    for (let attempt = 0; attempt < 50 && status !== 101; attempt++) {
+      status = await upgradeStatus({ port: server.port, token: server.token });
+      if (status !== 101) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(status).toBe(101);
+  });
+
   it('accepts the right token with the page origin (127.0.0.1 or localhost)', async () => {
     const port = server.port;
     expect(await upgradeStatus({ port, token: server.token })).toBe(101);
@@ -214,6 +232,30 @@ describe('UI server: calls and events over the bridge', () => {
     expect(await b.closedWith()).toMatchObject({ code: 1003 });
     expect((await c.call('snapshot')).ok).toBe(true);
     expect((await httpGet(server.port, '/')).status).toBe(200);
+  });
+
+  it('messages that used to take the whole agent down close or answer only that socket', async () => {
+    // A long non-ASCII message type: its close reason was cut by characters, not bytes, past
+    // WebSocket's 123, and ws.close threw in the message handler.
+    const a = await page();
+    a.ws.send(JSON.stringify({ t: 'é'.repeat(100) }));
+    expect(await a.closedWith()).toMatchObject({ code: 1003 });
+    // A method name nested 100 000 deep: quoting it back overflowed the stack outside the
+    // server's try, and the rejected call was never caught.
+    const b = await page();
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    b.ws.send(`{"t":"call","id":77,"method":${deep},"args":[]}`);
+    await until(
+      () => b.messages.some((m) => m.t === 'result' && m.id === 77),
+      'the answer to the deep method',
+    );
+    expect(b.messages.find((m) => m.t === 'result' && m.id === 77)).toMatchObject({
+      ok: false,
+      error: { code: 'unknown_command', message: 'unknown command (a object)' },
+    });
+    // Still up, for these pages and others.
+    expect((await b.call('snapshot')).ok).toBe(true);
+    expect((await (await page()).call('snapshot')).ok).toBe(true);
   });
 
   it('a message over 1 MiB closes the socket (1009) instead of being read', async () => {
