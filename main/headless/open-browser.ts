@@ -27,7 +27,8 @@ export function noDisplayReason(
 export function openerCommand(platform: NodeJS.Platform, url: string): [string, string[]] {
   if (platform === 'darwin') return ['open', [url]];
   // `start` is a cmd built-in; the empty title keeps it from taking the URL as the window title.
-  // Our URL has no cmd metacharacters (digits, hex, ':/?='), so verbatim arguments are safe.
+  // What we open is the launch page's file URL (launch-page.ts): percent-encoded, no quotes, so
+  // verbatim arguments are safe.
   if (platform === 'win32') return ['cmd', ['/d', '/s', '/c', 'start', '""', url]];
   return ['xdg-open', [url]];
 }

@@ -10,6 +10,7 @@ import type { CoreApi } from '../../app/api.js';
 import type { UiArgs } from './args.js';
 import { CliCore } from './cli-core.js';
 import type { CliIo } from './io.js';
+import { writeLaunchPage } from './launch-page.js';
 import { openInBrowser } from './open-browser.js';
 import { startUiServer } from './ui-server.js';
 import { startDemoServer } from '../../sim/demo-server.js';
@@ -51,11 +52,14 @@ export async function startUi(args: UiArgs, io: CliIo): Promise<RunningUi> {
   io.stdout.write(`Advent Agent is running at ${server.url}\n`);
   if (args.open) {
     const open = io.openUrl ?? ((url: string) => openInBrowser(url));
-    await open(server.url).catch((err: unknown) =>
-      io.stderr.write(
-        `advent-agent: could not open a browser (${(err as Error).message}); open the address above yourself\n`,
-      ),
-    );
+    const dataDir = path.resolve(args.dataDir ?? io.dataDir());
+    await writeLaunchPage(dataDir, server.url)
+      .then(open)
+      .catch((err: unknown) =>
+        io.stderr.write(
+          `advent-agent: could not open a browser (${(err as Error).message}); open the address above yourself\n`,
+        ),
+      );
   }
 
   let stopping: Promise<void> | undefined;

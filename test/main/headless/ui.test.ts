@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { FrameType } from '../../../app/wire/advent/frame.js';
 import { parseCliArgs } from '../../../main/headless/args.js';
 import { main } from '../../../main/headless/cli.js';
 import type { CliIo } from '../../../main/headless/io.js';
+import { writeLaunchPage } from '../../../main/headless/launch-page.js';
 import { defaultRendererDir, startUi } from '../../../main/headless/ui.js';
 import { FAST } from '../../helpers/agent-harness.js';
 import { until } from '../../helpers/wait.js';
@@ -165,11 +166,26 @@ describe('advent-agent ui', () => {
     expect(s.stderr.text).toMatch(/cannot read the token from .*nope/);
   });
 
-  it('--open opens the printed address', async () => {
+  it("--open opens the printed address through a private page, keeping the token off the browser's command line", async () => {
     const s = makeIo();
     const ui = await startUi(uiArgs(['--open']), s.io);
-    expect(s.opened).toEqual([ui.url]);
+    // What the browser is started with (other local users can read a process's arguments).
+    expect(s.opened).toHaveLength(1);
+    expect(s.opened[0]).not.toContain(ui.token);
+    const page = fileURLToPath(s.opened[0]!);
+    expect(path.dirname(page)).toBe(path.join(dir, 'data'));
+    // The page sends the browser on to the printed address, and only the user can read it.
+    const html = await readFile(page, 'utf8');
+    expect(html).toContain(`<meta http-equiv="refresh" content="0;url=${ui.url}">`);
+    if (process.platform !== 'win32') expect((await stat(page)).mode & 0o777).toBe(0o600);
     await ui.stop();
+  });
+
+  it("the launch page's address has no character a shell or cmd's start would act on", async () => {
+    const odd = path.join(dir, 'Tom & Jerry (x)!');
+    const href = await writeLaunchPage(odd, 'http://127.0.0.1:1/?token=abc');
+    expect(href).not.toMatch(/[&^|<>()!"' ]/);
+    expect(fileURLToPath(href)).toBe(path.join(odd, 'open-ui.html'));
   });
 
   it('a browser that cannot be opened is a one-line notice, and the UI still runs', async () => {
