@@ -20,7 +20,13 @@ import type { Policy, PromptAnswer } from './contract/policy.js';
 import { type Offer, offerAllows, offerKeyOf } from './contract/offer.js';
 import { type CallRequest, type DispatchResult, Dispatcher, type GateEvents } from './dispatch.js';
 import type { AuditIo } from './audit/append.js';
-import { AUDIT_KEYED_FROM_SECRET, AUDIT_KEY_SECRET, parseKeyedFrom } from './audit/chain.js';
+import {
+  AUDIT_KEYED_FROM_SECRET,
+  AUDIT_KEY_SECRET,
+  AUDIT_KNOWN_SEQ_SECRET,
+  parseKeyedFrom,
+  parseSeq,
+} from './audit/chain.js';
 import { AuditLog } from './audit/log.js';
 import { exportAudit } from './audit/export.js';
 import { CommandRefusal } from './contract/errors.js';
@@ -181,6 +187,8 @@ export class Agent {
   /** Each selection as last seen (JSON), to tell which keys a settings change touched. */
   private offersSeen = new Map<string, string>();
   private lock: DataDirLock | undefined;
+  /** The log's newest seq as the secret store keeps it (noteAuditSeq). */
+  private knownAuditSeq: number | undefined;
   /**
    * What the agent found on opening that the user should know (settings repaired, the data folder
    * made private, calls interrupted by a crash). Also emitted as notices, but a host attaches its
@@ -336,11 +344,15 @@ export class Agent {
       key === undefined
         ? undefined
         : parseKeyedFrom(await options.secrets.get(AUDIT_KEYED_FROM_SECRET).catch(() => undefined));
+    const knownSeq = parseSeq(
+      await options.secrets.get(AUDIT_KNOWN_SEQ_SECRET).catch(() => undefined),
+    );
     const audit = await AuditLog.open({
       dir: path.join(options.dataDir, 'audit'),
       clock,
       key,
       keyedFrom,
+      knownSeq,
       ...(options.auditIo && { io: options.auditIo }),
     });
     // Where the MACs start, kept beside the key on first use: verify then demands them from there
@@ -367,6 +379,8 @@ export class Agent {
     // Calls the previous run let start and never finished recording (it crashed or was killed).
     const interrupted = await audit.recoverInterrupted();
     agent.interruptedAtStart = interrupted;
+    agent.knownAuditSeq = knownSeq;
+    await agent.noteAuditSeq();
     if (interrupted.length > 0) notices.push(interruptedNotice(interrupted));
     for (const warning of notices) {
       agent.startupNotices.push(warning);
@@ -681,7 +695,22 @@ export class Agent {
     await this.reminders.close();
     await this.audit.flush();
     await this.audit.close();
+    await this.noteAuditSeq();
     await this.lock?.release();
+  }
+
+  /**
+   * Keeps the log's newest seq in the secret store (at start and at a clean close): verify then
+   * knows how long the log was, beyond the reach of whoever can write its files.
+   */
+  private async noteAuditSeq(): Promise<void> {
+    const seq = this.audit.lastSeq;
+    // Only ever raised: a log found shorter than it was must stay found out by the next verify.
+    if (this.knownAuditSeq !== undefined && seq <= this.knownAuditSeq) return;
+    await this.options.secrets.set(AUDIT_KNOWN_SEQ_SECRET, String(seq)).then(
+      () => void (this.knownAuditSeq = seq),
+      () => undefined,
+    );
   }
 
   private async remember(key: string, scope: 'session' | 'always'): Promise<void> {

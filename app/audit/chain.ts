@@ -27,10 +27,23 @@ export const AUDIT_KEY_SECRET = 'audit:chain-key';
  */
 export const AUDIT_KEYED_FROM_SECRET = 'audit:keyed-from';
 
+/**
+ * The SecretStore entry holding the newest seq the log had when the agent last started or closed.
+ * The log only ever grows, so fewer records on disk than that means records were taken away, even
+ * every month file and the head with them (which, alone, reads as a log that is still empty).
+ */
+export const AUDIT_KNOWN_SEQ_SECRET = 'audit:known-seq';
+
+/** A stored seq (`keyed-from`, `known-seq`), if it is one. */
+export function parseSeq(value: string | undefined): number | undefined {
+  const n = value === undefined ? NaN : Number(value);
+  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
 /** The stored `keyed-from` seq, if it is one. */
 export function parseKeyedFrom(value: string | undefined): number | undefined {
-  const n = value === undefined ? NaN : Number(value);
-  return Number.isSafeInteger(n) && n >= 1 ? n : undefined;
+  const n = parseSeq(value);
+  return n !== undefined && n >= 1 ? n : undefined;
 }
 
 export type UnhashedRecord = Omit<AuditRecord, 'hash' | 'mac'>;

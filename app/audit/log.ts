@@ -46,6 +46,8 @@ export interface AuditLogOptions {
   key?: string;
   /** From this seq on every record carries a MAC (the SecretStore says so: chain.ts). */
   keyedFrom?: number;
+  /** The log held at least this seq once (the SecretStore says so: chain.ts); verify holds it to that. */
+  knownSeq?: number;
 }
 
 export interface AuditLogStats {
@@ -130,6 +132,12 @@ export class AuditLog {
   private monthCache: { from: number; to: number; month: string } | undefined;
 
   private keyedFromSeq: number | undefined;
+  private knownSeq: number | undefined;
+
+  /** The newest record's seq (0 for an empty log). */
+  get lastSeq(): number {
+    return this.head.seq;
+  }
 
   /** The first seq under the key (undefined without one): to be kept beside the key. */
   get keyedFrom(): number | undefined {
@@ -185,6 +193,7 @@ export class AuditLog {
     if (last) log.head = { seq: last.seq, hash: last.hash };
     // A key met for the first time: its MACs start at the first record that has one, or at the
     // next record written (the caller stores this beside the key).
+    log.knownSeq = options.knownSeq;
     if (options.key !== undefined)
       log.keyedFromSeq = options.keyedFrom ?? firstMac ?? log.head.seq + 1;
     let headRead;
@@ -305,6 +314,7 @@ export class AuditLog {
     return verifyAudit(this.dir, {
       key: this.key,
       keyedFrom: this.keyedFromSeq,
+      atLeast: this.knownSeq,
       expected: this.head.seq > 0 ? this.head : undefined,
     });
   }

@@ -18,6 +18,8 @@ export interface VerifyOptions {
    * when the log got its key). Without it, MACs are required only after the first one seen.
    */
   keyedFrom?: number;
+  /** The log held this seq once (the SecretStore's record): fewer records means some were taken. */
+  atLeast?: number;
   /** The newest record a running log wrote (it may be newer than what a reader finds on disk). */
   expected?: ChainHead;
 }
@@ -44,7 +46,7 @@ export async function verifyAudit(
   dir: string,
   options: VerifyOptions = {},
 ): Promise<AuditVerifyResult> {
-  const { key, expected, keyedFrom } = options;
+  const { key, expected, keyedFrom, atLeast } = options;
   const keyedAt = (seq: number): boolean => keyedFrom !== undefined && seq >= keyedFrom;
   const names = await listMonthFiles(dir);
   let headRead: HeadRead;
@@ -93,6 +95,12 @@ export async function verifyAudit(
   const keyed = keyedEnd || keyedFrom !== undefined;
   if (!failure)
     failure = checkEnd(prev, head, headRead.exists, keyedEnd, key, hashAtHead, lastPath);
+  if (!failure && atLeast !== undefined && prev.seq < atLeast)
+    failure = {
+      firstBadSeq: prev.seq + 1,
+      file: lastPath,
+      reason: `records missing at the end (the log held seq ${atLeast} when the agent last started or closed; the last whole record on disk is seq ${prev.seq})`,
+    };
   if (!failure && expected && (prev.seq !== expected.seq || prev.hash !== expected.hash)) {
     failure =
       prev.seq < expected.seq

@@ -4,7 +4,9 @@ import { AuditLog } from '../../app/audit/log.js';
 import {
   AUDIT_KEYED_FROM_SECRET,
   AUDIT_KEY_SECRET,
+  AUDIT_KNOWN_SEQ_SECRET,
   parseKeyedFrom,
+  parseSeq,
 } from '../../app/audit/chain.js';
 import { FileSecretStore } from '../../app/settings/secrets.js';
 import type { AuditVerifyResult } from '../../app/contract/audit.js';
@@ -18,12 +20,16 @@ import { oneLine, safeJson } from './terminal-text.js';
  * its secrets in the OS keychain, out of the terminal's reach: then there is none, and verify says
  * the keyed check was not possible.
  */
-async function folderKey(dataDir: string): Promise<{ key?: string; keyedFrom?: number }> {
+async function folderKey(
+  dataDir: string,
+): Promise<{ key?: string; keyedFrom?: number; knownSeq?: number }> {
   try {
     const secrets = await FileSecretStore.open(path.join(dataDir, 'secrets.json'));
+    const knownSeq = parseSeq(await secrets.get(AUDIT_KNOWN_SEQ_SECRET));
+    const known = knownSeq === undefined ? {} : { knownSeq };
     const key = await secrets.get(AUDIT_KEY_SECRET);
-    if (key === undefined) return {};
-    return { key, keyedFrom: parseKeyedFrom(await secrets.get(AUDIT_KEYED_FROM_SECRET)) };
+    if (key === undefined) return known;
+    return { ...known, key, keyedFrom: parseKeyedFrom(await secrets.get(AUDIT_KEYED_FROM_SECRET)) };
   } catch {
     return {};
   }

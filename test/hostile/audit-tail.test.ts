@@ -147,6 +147,22 @@ describe('audit --verify on a log edited while the agent was away', () => {
     expect(out).toMatch(/damaged at record #1 .*keyed MAC missing/);
   });
 
+  it('catches every month file and the head deleted, which alone reads as an empty log', async () => {
+    const copy = await tampered('wiped', (l) => `${l.join('\n')}\n`);
+    await rm(path.join(copy, 'audit'), { recursive: true });
+    const { code, out } = await verify(copy);
+    expect(code).toBe(1);
+    expect(out).toMatch(/records missing at the end \(the log held seq 9 when the agent last/);
+    // The agent starting (and closing) on the wiped folder does not wipe the evidence too.
+    const agent = await Agent.open({
+      dataDir: copy,
+      defaultFilesRoot: path.join(dir, 'files'),
+      secrets: await FileSecretStore.open(path.join(copy, 'secrets.json')),
+    });
+    await agent.close();
+    expect((await verify(copy)).code).toBe(1);
+  });
+
   it('reports a line torn by a crash mid-write as torn, not tampering', async () => {
     const copy = await tampered('torn', (l) => `${l.join('\n')}\n`);
     const month = (await readdir(path.join(copy, 'audit'))).filter((n) => n.endsWith('.jsonl'));
