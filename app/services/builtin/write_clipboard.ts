@@ -1,6 +1,7 @@
 import { clipboardOf } from '../platform/clipboard.js';
 import type { Desktop } from '../platform/desktop.js';
 import type { Service } from '../service.js';
+import { UNSAFE_CHARS } from '../../unsafe-chars.js';
 import { quoted } from './reminder_common.js';
 
 export type WriteClipboardParams = { text: string };
@@ -32,7 +33,7 @@ export function writeClipboardService(desktop: Desktop): Service<WriteClipboardP
     preview(params) {
       const n = Array.from(params.text).length;
       return {
-        summary: `Replace your clipboard with ${quoted(params.text, 60)} (${n} character${n === 1 ? '' : 's'})`,
+        summary: `Replace your clipboard with ${quoted(params.text, 60)} (${n} character${n === 1 ? '' : 's'}${hidden(params.text)})`,
         resolvedPaths: [],
       };
     },
@@ -41,4 +42,20 @@ export function writeClipboardService(desktop: Desktop): Service<WriteClipboardP
       return { message: `Copied ${Array.from(params.text).length} characters to the clipboard` };
     },
   };
+}
+
+/**
+ * What the one quoted line cannot show: how many lines the text has (pasted into a terminal, each
+ * one runs) and its invisible or direction-changing characters (which can push a second line out
+ * of the quote's 60 characters, or make it read backwards).
+ */
+function hidden(text: string): string {
+  const lines = text.split(/\r\n|\r|\n/).length;
+  const invisible = [...text.matchAll(UNSAFE_CHARS)].filter((m) => !/[\r\n\t]/.test(m[0])).length;
+  return (
+    (lines > 1 ? `, ${lines} lines` : '') +
+    (invisible > 0
+      ? `; careful: ${invisible} invisible or direction-changing character${invisible === 1 ? '' : 's'}`
+      : '')
+  );
 }
