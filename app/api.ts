@@ -23,7 +23,7 @@ import {
   type SettingsView,
   type Snapshot,
 } from './contract/commands.js';
-import type { RegistrationState } from './contract/connection.js';
+import { LOCAL_CONNECTION, type RegistrationState } from './contract/connection.js';
 import type {
   McpImportPreview,
   McpImportRequest,
@@ -666,12 +666,15 @@ export class CoreApi implements AgentApi {
   }
 
   /**
-   * A reminder rang: into the conversation, then spoken — by the active connection's voice where
-   * its dialect says text verbatim (Advent SPEAK), else the window speaks it (Web Speech API).
+   * A reminder rang: into the conversation, then spoken — by the voice of the connection that set
+   * it (the active one for the user's own) where its dialect says text verbatim (Advent SPEAK),
+   * else the window speaks it (Web Speech API). Never by another server's voice: one server's
+   * words would land in the other's conversation, and its model would read them.
    */
   private announce(r: ReminderView): void {
     this.timeline.reminder(r, false);
-    const session = this.active ? this.agent.session(this.active) : undefined;
+    const speaker = r.connection.id === LOCAL_CONNECTION.id ? this.active : r.connection.id;
+    const session = speaker ? this.agent.session(speaker) : undefined;
     let speech: 'connection' | 'window' = 'window';
     if (session?.capabilities.speak && session.state.status === 'ready') {
       const sent = session.speak(spokenReminder(r, this.agent.getSettings().language));

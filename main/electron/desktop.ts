@@ -92,14 +92,23 @@ const WORDS = {
   'zh-CN': { reminder: '提醒', timer: '时间到', missed: '错过的提醒' },
 } as const;
 
+/**
+ * The notification's words. On Linux the notification server reads the body as markup: a server's
+ * `<a href>` would render as a link, and broken markup can blank the reminder. There it is escaped.
+ */
 export function reminderNotice(
   { reminder }: ReminderFired,
   language: string,
+  platform: NodeJS.Platform = process.platform,
 ): { title: string; body: string } {
   const words = language === 'zh-CN' ? WORDS['zh-CN'] : WORDS.en;
   const title = reminder.kind === 'timer' ? words.timer : words.reminder;
-  return { title, body: reminder.text || title };
+  const text = reminder.text || title;
+  return { title, body: platform === 'linux' ? escapeMarkup(text) : text };
 }
+
+const escapeMarkup = (s: string): string =>
+  s.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 
 export interface ReminderNotifyOptions {
   api: Pick<CoreApi, 'events'>;

@@ -75,6 +75,17 @@ describe('reminder notifications in the desktop app', () => {
       body: 'tea',
     });
   });
+
+  it('escapes the markup Linux notification servers would render from a server-written text', () => {
+    const fired = {
+      reminder: { ...reminder, text: '<a href="https://evil.example">pay</a> & <b' },
+      speech: 'window' as const,
+    };
+    expect(reminderNotice(fired, 'en', 'linux').body).toBe(
+      '&lt;a href="https://evil.example"&gt;pay&lt;/a&gt; &amp; &lt;b',
+    );
+    expect(reminderNotice(fired, 'en', 'darwin').body).toBe(fired.reminder.text);
+  });
 });
 
 describe('screen capture with desktopCapturer (a stand-in)', () => {
