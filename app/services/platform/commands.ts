@@ -95,7 +95,9 @@ export function writeClipboardCommands(
       ];
     case 'linux': {
       const out: Command[] = [];
-      if (env.WAYLAND_DISPLAY) out.push({ cmd: 'wl-copy', args: [], input: text });
+      // Plain text, always: left to guess, wl-copy offers text starting `<!DOCTYPE html` as HTML.
+      if (env.WAYLAND_DISPLAY)
+        out.push({ cmd: 'wl-copy', args: ['--type', 'text/plain;charset=utf-8'], input: text });
       if (env.DISPLAY)
         out.push(
           { cmd: 'xclip', args: ['-selection', 'clipboard', '-in'], input: text },

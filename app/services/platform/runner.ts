@@ -79,6 +79,9 @@ export const execRunner: Runner = {
           maxBuffer: options.maxBytes ?? DEFAULT_MAX_BYTES,
           windowsHide: true,
           signal: options.signal,
+          // Out of time or cancelled, it ends now: a program that ignores SIGTERM would otherwise
+          // run on (and the call wait for it) past its deadline.
+          killSignal: 'SIGKILL',
         },
         (err, stdout, stderr) => {
           if (!err) return resolve({ stdout, stderr });
@@ -155,6 +158,7 @@ function runIgnoringOutput(
         stdio: ['pipe', 'ignore', 'ignore'],
         windowsHide: true,
         signal: options.signal,
+        killSignal: 'SIGKILL',
       });
     } catch (err) {
       return reject(new RunError('failed', `${cmd} could not start: ${(err as Error).message}`));
@@ -167,7 +171,7 @@ function runIgnoringOutput(
       fn();
     };
     const timer = setTimeout(() => {
-      child.kill();
+      child.kill('SIGKILL');
       finish(() => reject(new RunError('timeout', `${cmd} did not finish in time`)));
     }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     child.on('error', (err: NodeJS.ErrnoException) =>

@@ -39,6 +39,11 @@ describe('the exact command lines per platform', () => {
         { cmd: 'xsel', args: ['--clipboard', '--output'] },
       ],
     );
+    expect(
+      writeClipboardCommands('linux', { WAYLAND_DISPLAY: 'wayland-0' }, '<!DOCTYPE html>'),
+    ).toEqual([
+      { cmd: 'wl-copy', args: ['--type', 'text/plain;charset=utf-8'], input: '<!DOCTYPE html>' },
+    ]);
     expect(writeClipboardCommands('linux', { DISPLAY: ':0' }, 'hi')).toEqual([
       { cmd: 'xclip', args: ['-selection', 'clipboard', '-in'], input: 'hi' },
       { cmd: 'xsel', args: ['--clipboard', '--input'], input: 'hi' },

@@ -57,6 +57,15 @@ describe('the command runner (real child processes, no shell)', () => {
     expect(err.reason).toBe('timeout');
   });
 
+  it('stops a program that ignores SIGTERM at its deadline, with or without its output', async () => {
+    const stubborn = "process.on('SIGTERM', () => {}); setTimeout(() => {}, 60000)";
+    expect(
+      (await rejection(execRunner.run(node, ['-e', stubborn], { timeoutMs: 300 }))).reason,
+    ).toBe('timeout');
+    const ignoring = execRunner.run(node, ['-e', stubborn], { timeoutMs: 300, output: 'ignore' });
+    expect((await rejection(ignoring)).reason).toBe('timeout');
+  });
+
   it('refuses more output than allowed', async () => {
     const err = await rejection(
       execRunner.run(node, ['-e', 'process.stdout.write("x".repeat(5000))'], { maxBytes: 1000 }),
