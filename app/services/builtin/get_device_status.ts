@@ -1,8 +1,16 @@
 import type { Desktop } from '../platform/desktop.js';
-import { deviceStatus } from '../platform/device.js';
+import { type DeviceStatus, deviceStatus } from '../platform/device.js';
 import type { Service } from '../service.js';
 
+/**
+ * How long one reading answers every call. It runs unasked (a read) and starts OS commands (on
+ * Windows two PowerShells, one compiling C#): a server asking in a loop, 64 calls at a time, must
+ * not start a process for each.
+ */
+export const DEVICE_STATUS_FRESH_MS = 2000;
+
 export function getDeviceStatusService(desktop: Desktop): Service<Record<string, never>> {
+  let shared: { at: number; reading: Promise<DeviceStatus> } | undefined;
   return {
     name: 'get_device_status',
     title: 'Device status',
@@ -23,7 +31,17 @@ export function getDeviceStatusService(desktop: Desktop): Service<Record<string,
       };
     },
     run(_params, ctx) {
-      return deviceStatus(desktop, ctx.signal);
+      const now = ctx.clock.now();
+      if (!shared || now - shared.at > DEVICE_STATUS_FRESH_MS) {
+        // Not this call's signal: other calls wait on the same reading (its commands have their
+        // own deadlines, and the gate's timeout still ends this call).
+        const reading = deviceStatus(desktop);
+        shared = { at: now, reading };
+        reading.catch(() => {
+          if (shared?.reading === reading) shared = undefined;
+        });
+      }
+      return shared.reading;
     },
   };
 }

@@ -91,6 +91,23 @@ describe('get_device_status', () => {
     expect(typeof status.timeZone).toBe('string');
   });
 
+  it('answers a flood of calls with one reading: no OS command per call', async () => {
+    const runner = new RecordingRunner(() => ({
+      stdout: 'Volume: front-left: 26214 /  40% / -23.88 dB',
+    }));
+    const desktop = recordedDesktop(runner, {
+      platform: 'linux',
+      sysRoot: await dirs.make(),
+      networkInterfaces: () => ({}),
+    });
+    const service = getDeviceStatusService(desktop);
+    const answers = await Promise.all(Array.from({ length: 64 }, () => service.run({}, ctx)));
+    expect(new Set(answers).size).toBe(1);
+    const once = runner.calls.length;
+    expect(once).toBeGreaterThan(0);
+    expect(once).toBeLessThanOrEqual(2);
+  });
+
   it('reports each fact it cannot read as unavailable, never failing the others', async () => {
     const desktop = recordedDesktop(new RecordingRunner((c) => notInstalled(c.cmd)), {
       platform: 'linux',
