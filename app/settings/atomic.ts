@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { chmod, copyFile, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { cryptoIds, type IdSource } from '../ids.js';
 
@@ -103,4 +103,24 @@ export function errorText(err: unknown): string {
     return code && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
   }
   return String(err);
+}
+
+/**
+ * The largest of the agent's own files it reads whole (settings, secrets, reminders: each a few
+ * KB in use). A bigger one is damage, or another program's doing: it is set aside like a file that
+ * does not parse, instead of being read into memory (past 512 MB, not even that: the read throws,
+ * and the app would not start).
+ */
+export const MAX_OWN_FILE_BYTES = 4 * 1024 * 1024;
+
+/** The file's text, or its size when that is past `max` (then nothing is read). */
+export async function readBoundedText(
+  file: string,
+  max = MAX_OWN_FILE_BYTES,
+): Promise<{ text: string } | { tooLarge: number }> {
+  const { size } = await stat(file);
+  if (size > max) return { tooLarge: size };
+  const text = await readFile(file, 'utf8');
+  // It may have grown between the two looks.
+  return text.length > max ? { tooLarge: Buffer.byteLength(text) } : { text };
 }

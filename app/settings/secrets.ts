@@ -1,8 +1,8 @@
-import { chmod, readFile, stat } from 'node:fs/promises';
+import { chmod, stat } from 'node:fs/promises';
 import { inspect } from 'node:util';
 import { systemClock, type Clock } from '../clock.js';
 import { cryptoIds, type IdSource } from '../ids.js';
-import { errorText, keepAside, writeFileAtomic } from './atomic.js';
+import { errorText, keepAside, readBoundedText, writeFileAtomic } from './atomic.js';
 
 /**
  * Where tokens live (never in settings.json). Electron backs it with safeStorage; the terminal host
@@ -137,13 +137,13 @@ export class FileSecretStore implements SecretStore {
       );
     }
 
-    let text: string;
+    let read: Awaited<ReturnType<typeof readBoundedText>>;
     try {
-      text = await readFile(file, 'utf8');
+      read = await readBoundedText(file);
     } catch (err) {
       throw new Error(`Cannot read the secrets file ${file} (${errorText(err)}).`, { cause: err });
     }
-    const values = parseSecrets(text);
+    const values = 'text' in read ? parseSecrets(read.text) : undefined;
     if (values) return new FileSecretStore(file, values, warnings, ids);
 
     let keptAs: string;

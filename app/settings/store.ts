@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { systemClock, type Clock } from '../clock.js';
 import { Emitter, type Listener } from '../events.js';
 import { cryptoIds, type IdSource } from '../ids.js';
-import { errorText, keepAside, writeFileAtomic } from './atomic.js';
+import { errorText, keepAside, readBoundedText, writeFileAtomic } from './atomic.js';
 import type { Settings } from './schema.js';
 import { type ProfileChecker, type SettingsCheck, validateSettings } from './validate.js';
 
@@ -68,24 +67,26 @@ export class SettingsStore {
     const fresh = (warnings: string[] = []): SettingsStore =>
       new SettingsStore(file, structuredClone(checkedDefaults.value), warnings, ids, validate);
 
-    let text: string;
+    let read: Awaited<ReturnType<typeof readBoundedText>>;
     try {
-      text = await readFile(file, 'utf8');
+      read = await readBoundedText(file);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return fresh();
       throw new Error(`Cannot read the settings file ${file} (${errorText(err)}).`, { cause: err });
     }
 
     let problem: string;
-    try {
-      // A BOM is what Notepad leaves behind; it is not a reason to throw the user's settings away.
-      const parsed: unknown = JSON.parse(text.replace(/^\uFEFF/, ''));
-      const checked = validate(parsed);
-      if (checked.ok) return new SettingsStore(file, checked.value, [], ids, validate);
-      problem = `is not valid (${checked.message})`;
-    } catch (err) {
-      problem = `is not readable JSON (${errorText(err)})`;
-    }
+    if ('tooLarge' in read) problem = `is too large to be settings (${read.tooLarge} bytes)`;
+    else
+      try {
+        // A BOM is what Notepad leaves behind; it is not a reason to throw the user's settings away.
+        const parsed: unknown = JSON.parse(read.text.replace(/^\uFEFF/, ''));
+        const checked = validate(parsed);
+        if (checked.ok) return new SettingsStore(file, checked.value, [], ids, validate);
+        problem = `is not valid (${checked.message})`;
+      } catch (err) {
+        problem = `is not readable JSON (${errorText(err)})`;
+      }
     let keptAs: string;
     try {
       keptAs = await keepAside(file, clock.now());

@@ -7,13 +7,12 @@
  * the list (oldest dropped). One timer at a time, for the earliest due, re-armed at most
  * MAX_WAIT_MS ahead so a computer waking from sleep rings what fell due within a minute.
  */
-import { readFile } from 'node:fs/promises';
 import type { Clock, TimerHandle } from '../../clock.js';
 import type { ConnectionRef } from '../../contract/connection.js';
 import type { ReminderKind, ReminderState, ReminderView } from '../../contract/reminders.js';
 import { Emitter } from '../../events.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
-import { errorText, keepAside, writeFileAtomic } from '../../settings/atomic.js';
+import { errorText, keepAside, readBoundedText, writeFileAtomic } from '../../settings/atomic.js';
 
 export const MAX_PENDING = 50;
 export const MAX_TEXT = 200;
@@ -149,14 +148,14 @@ export class Reminders {
 
   private async load(): Promise<void> {
     const { file, clock } = this.options;
-    let text: string;
+    let read: Awaited<ReturnType<typeof readBoundedText>>;
     try {
-      text = await readFile(file, 'utf8');
+      read = await readBoundedText(file);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw err;
     }
-    const parsed = parseFile(text);
+    const parsed = 'text' in read ? parseFile(read.text) : undefined;
     if (!parsed) {
       const aside = await keepAside(file, clock.now());
       this.options.warn?.(`the reminders file was damaged and was moved aside to ${aside}`);
