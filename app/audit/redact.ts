@@ -25,7 +25,9 @@ export function isSecretKey(key: string): boolean {
 }
 
 /** A password inside a URL (`postgres://me:S3cret@db/x`): the user name stays, the password goes. */
-const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):[^\s/@]*@/gi;
+// The scheme starts where no scheme character is before it (not at every `\b`): otherwise each
+// position inside "a.a.a.…" tries the whole run again, and 100 000 characters took 4 s.
+const URL_PASSWORD = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):[^\s/@]*@/gi;
 
 export function maskUrlPasswords(s: string): string {
   return s.includes('://') ? s.replace(URL_PASSWORD, `$1:${MASK}@`) : s;
