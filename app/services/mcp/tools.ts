@@ -160,13 +160,43 @@ export function readTools(raw: readonly unknown[]): {
 }
 
 /**
- * The input schema as our validator takes it: `$schema` dropped (MCP servers name draft-07 or
- * 2020-12; the keywords that matter are the same, and an unknown `$schema` would make the
- * validator refuse the whole schema).
+ * An imported schema as our validator takes it (the gate checks a tool's params with it, and its
+ * structured results):
+ * - `$schema` dropped (MCP servers name draft-07 or 2020-12; the keywords that matter are the
+ *   same, and an unknown `$schema` would make the validator refuse the whole schema);
+ * - the keywords whose cost the server chooses, dropped: `pattern` and `patternProperties` run the
+ *   server's regular expressions on the call's text (`^(a+)+$` on 31 characters took 50 s, the
+ *   event loop stopped), and `uniqueItems` compares every pair of items (20 000 objects: 7 s).
+ *   The check gets looser, never stricter: the server still checks its own params, and the schema
+ *   the model is shown keeps them.
  */
 export function validationSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = schema;
-  return rest;
+  return withoutCostlyKeywords(rest) as Record<string, unknown>;
+}
+
+/** Keywords whose values are maps of names to schemas (the names are not keywords). */
+const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions', 'dependentSchemas']);
+/** Keywords whose values are data, not schemas: left as they are. */
+const DATA = new Set(['enum', 'const', 'default', 'examples', 'required']);
+
+function withoutCostlyKeywords(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutCostlyKeywords);
+  if (!isRecord(node)) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'pattern' || k === 'patternProperties' || k === 'uniqueItems') continue;
+    if (DATA.has(k)) out[k] = v;
+    else if (SCHEMA_MAPS.has(k) && isRecord(v))
+      out[k] = Object.fromEntries(
+        Object.entries(v).map(([name, s]) => [name, withoutCostlyKeywords(s)]),
+      );
+    else out[k] = withoutCostlyKeywords(v);
+  }
+  // Names the dropped patterns allowed would now be refused as additional: allow them all.
+  if (Object.hasOwn(node, 'patternProperties') && out.additionalProperties === false)
+    delete out.additionalProperties;
+  return out;
 }
 
 /**

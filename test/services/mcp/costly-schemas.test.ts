@@ -1,0 +1,72 @@
+/**
+ * An imported tool's schema chooses how much work checking a call costs: a regular expression
+ * that backtracks (`^(a+)+$` on 31 characters took 50 s, with the event loop stopped) or
+ * `uniqueItems` over objects (every pair compared). The gate checks calls against it before the
+ * user is even asked, so those keywords are left out of the check; the model still sees them.
+ */
+import { describe, expect, it } from 'vitest';
+import { Registry } from '../../../app/services/registry.js';
+import type { ParamSchema, Service } from '../../../app/services/service.js';
+import { validationSchema } from '../../../app/services/mcp/tools.js';
+
+const EVIL = '^(a+)+$';
+
+function gateFor(schema: Record<string, unknown>): Registry {
+  const registry = new Registry();
+  const service: Service = {
+    name: 'imported_tool',
+    title: 'Imported tool',
+    description: 'an imported tool',
+    parameters: validationSchema(schema) as ParamSchema,
+    risk: 'write',
+    timeoutMs: 1000,
+    run: async () => 'ok',
+  };
+  registry.add(service);
+  return registry;
+}
+
+describe("an imported schema's costly keywords", () => {
+  it('a backtracking pattern is not run on the call (it would never finish on this text)', () => {
+    const registry = gateFor({
+      type: 'object',
+      properties: {
+        q: { type: 'string', pattern: EVIL },
+        nested: { type: 'object', propertyNames: { pattern: EVIL } },
+        // A property named like a keyword is a property, and stays one.
+        pattern: { type: 'number' },
+      },
+      patternProperties: { [EVIL]: { type: 'string' } },
+      additionalProperties: false,
+      required: ['q'],
+    });
+    const text = `${'a'.repeat(40)}!`;
+    expect(
+      registry.validate('imported_tool', { q: text, nested: { [text]: 1 }, [text]: 'x' }),
+    ).toEqual({ ok: true });
+    // Everything else still holds: types, required, the property named "pattern".
+    expect(registry.validate('imported_tool', { q: 1 }).ok).toBe(false);
+    expect(registry.validate('imported_tool', {}).ok).toBe(false);
+    expect(registry.validate('imported_tool', { q: 'a', pattern: 'not a number' }).ok).toBe(false);
+  });
+
+  it('uniqueItems over objects is not checked pair by pair', () => {
+    const registry = gateFor({
+      type: 'object',
+      properties: { list: { type: 'array', uniqueItems: true, items: { type: 'object' } } },
+    });
+    const list = Array.from({ length: 30_000 }, (_, i) => ({ i }));
+    expect(registry.validate('imported_tool', { list })).toEqual({ ok: true });
+  });
+
+  it('enum and const values that look like keywords are data, kept as they are', () => {
+    const schema = validationSchema({
+      type: 'object',
+      properties: { mode: { enum: [{ pattern: 'x' }] }, fixed: { const: { uniqueItems: true } } },
+    });
+    expect(schema).toEqual({
+      type: 'object',
+      properties: { mode: { enum: [{ pattern: 'x' }] }, fixed: { const: { uniqueItems: true } } },
+    });
+  });
+});
