@@ -21,6 +21,16 @@ export const TITLE_CHARS = 80;
  */
 export const INLINED_SCHEMA_BYTES = 4 * MCP_LIMITS.schemaBytes;
 
+/** The longest `$ref` followed: real ones name a definition or two (`#/$defs/Address`). */
+const MAX_REF_CHARS = 512;
+
+/**
+ * Schema bytes one server's tools may bring in all (as sent): each is compiled into a validator,
+ * which for a large schema takes most of a second, and 256 tools of 64 KB would stop the agent for
+ * minutes at each listing. Tools past it are left out, named on the server's row.
+ */
+export const SERVER_SCHEMA_BYTES = 2 * 1024 * 1024;
+
 export interface ListedTool {
   name: string;
   title: string;
@@ -78,6 +88,7 @@ export function readTools(raw: readonly unknown[]): {
   const tools: ListedTool[] = [];
   const problems: ToolProblem[] = [];
   const seen = new Set<string>();
+  let schemaBytes = 0;
   for (const item of raw) {
     if (tools.length + problems.length >= MCP_LIMITS.toolsPerServer) {
       problems.push({
@@ -116,6 +127,15 @@ export function readTools(raw: readonly unknown[]): {
       problems.push({ tool: name, problem: 'its input schema is not of type "object"' });
       continue;
     }
+    const bytes = JSON.stringify(input).length + JSON.stringify(item.outputSchema ?? null).length;
+    if (schemaBytes + bytes > SERVER_SCHEMA_BYTES) {
+      problems.push({
+        tool: name,
+        problem: `the server's schemas pass ${SERVER_SCHEMA_BYTES} bytes in all with this tool; it is left out`,
+      });
+      continue;
+    }
+    schemaBytes += bytes;
     // Refused rather than offered with a loosened or un-inlined schema: the tool would then be
     // described to the model differently from what the gate checks its calls against.
     if (inlineRefs(input) === undefined) {
@@ -212,14 +232,28 @@ export function inlineRefs(schema: Record<string, unknown>): Record<string, unkn
   // node can be a 40 KB string, reached through every $ref to it).
   let size = 0;
   const grow = (chars: number): boolean => (size += chars) > INLINED_SCHEMA_BYTES;
+  // Each ref is looked up once: a 50 KB ref reached thousands of times was split and decoded on
+  // every visit (4 s for one tool). A ref longer than any real one points nowhere.
+  const resolved = new Map<string, unknown>();
   const resolve = (ref: string): unknown => {
-    if (!ref.startsWith('#/')) return undefined;
+    if (!ref.startsWith('#/') || ref.length > MAX_REF_CHARS) return undefined;
+    if (resolved.has(ref)) return resolved.get(ref);
     let at: unknown = schema;
     for (const raw of ref.slice(2).split('/')) {
-      const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-      if (!isRecord(at) || !Object.hasOwn(at, key)) return undefined;
+      let key: string;
+      try {
+        key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      } catch {
+        at = undefined; // malformed escapes: nowhere
+        break;
+      }
+      if (!isRecord(at) || !Object.hasOwn(at, key)) {
+        at = undefined;
+        break;
+      }
       at = at[key];
     }
+    resolved.set(ref, at);
     return at;
   };
   const walk = (node: unknown, chain: readonly string[], depth: number): unknown => {

@@ -7,7 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { Registry } from '../../../app/services/registry.js';
 import type { ParamSchema, Service } from '../../../app/services/service.js';
-import { validationSchema } from '../../../app/services/mcp/tools.js';
+import {
+  SERVER_SCHEMA_BYTES,
+  inlineRefs,
+  readTools,
+  validationSchema,
+} from '../../../app/services/mcp/tools.js';
 
 const EVIL = '^(a+)+$';
 
@@ -68,5 +73,41 @@ describe("an imported schema's costly keywords", () => {
       type: 'object',
       properties: { mode: { enum: [{ pattern: 'x' }] }, fixed: { const: { uniqueItems: true } } },
     });
+  });
+});
+
+describe("what a server's schemas may cost to read in", () => {
+  it('a $ref far longer than any real one is followed nowhere, however often it is reached', () => {
+    const longRef = `#/${'x/'.repeat(27_000)}`;
+    const fanOut = (inner: unknown) => ({ allOf: Array.from({ length: 12 }, () => inner) });
+    const schema = {
+      type: 'object',
+      $defs: { L: { $ref: longRef } },
+      properties: { a: fanOut(fanOut(fanOut({ $ref: '#/$defs/L' }))) },
+    };
+    const inlined = inlineRefs(schema) as { properties: { a: { allOf: unknown[] } } };
+    expect(inlined.properties.a.allOf).toHaveLength(12);
+    expect(JSON.stringify(inlined)).not.toContain('x/x/');
+  });
+
+  it("tools past the server's total schema budget are left out, each named", () => {
+    const bigSchema = (i: number) => ({
+      type: 'object',
+      properties: Object.fromEntries(
+        Array.from({ length: 600 }, (_, k) => [
+          `p${i}_${k}`,
+          { type: 'string', description: 'x'.repeat(40) },
+        ]),
+      ),
+    });
+    const raw = Array.from({ length: 64 }, (_, i) => ({
+      name: `t${i}`,
+      inputSchema: bigSchema(i),
+    }));
+    const { tools, problems } = readTools(raw);
+    const size = JSON.stringify(bigSchema(0)).length + 4; // and no output schema: null
+    expect(tools.length).toBe(Math.floor(SERVER_SCHEMA_BYTES / size));
+    expect(problems).toHaveLength(64 - tools.length);
+    expect(problems[0]!.problem).toMatch(/schemas pass \d+ bytes in all with this tool/);
   });
 });
