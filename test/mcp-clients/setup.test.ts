@@ -236,13 +236,13 @@ describe('one-click setup on real files', () => {
   it('sets up a UTF-8 config that starts with a BOM, keeping the BOM and its non-ASCII text', async () => {
     await mkdir(claudeDir(), { recursive: true });
     const before =
-      '\uFEFF{"mcpServers": {"notes": {"command": "node", "args": ["/home/José/notes.js"]}}}';
+      '\uFEFF{"mcpServers": {"notes": {"command": "node", "args": ["José/notes.js"]}}}';
     await writeFile(claudeFile(), before);
     await setup.apply((await setup.preview('claude')).id);
     const after = await readFile(claudeFile(), 'utf8');
     expect(after.startsWith('\uFEFF{')).toBe(true);
     expect(JSON.parse(after.replace(/^\uFEFF/, '')).mcpServers).toEqual({
-      notes: { command: 'node', args: ['/home/José/notes.js'] },
+      notes: { command: 'node', args: ['José/notes.js'] },
       'advent-agent': ours,
     });
   });

@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PendingPrompt, PromptResolution } from '../../app/contract/policy.js';
 import { seededIds } from '../../app/ids.js';
@@ -21,7 +23,7 @@ const request: PromptRequest = {
   grantKey: 'create_file',
   params: { filename: 'a.txt' },
   summary: 'Create file a.txt',
-  resolvedPaths: ['/home/me/Documents/Advent Agent/a.txt'],
+  resolvedPaths: [path.join(os.tmpdir(), 'Advent Agent', 'a.txt')],
 };
 
 /** An asker (the caller's own UI) that answers every question with `answer`. */

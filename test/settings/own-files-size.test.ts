@@ -34,7 +34,7 @@ describe("the agent's own files, grown huge", () => {
   it('settings: set aside unread, defaults in use, and the warning says why', async () => {
     const store = await SettingsStore.open(
       await oversized('settings.json'),
-      defaultSettings('/home/me/Documents/Advent Agent'),
+      defaultSettings(path.join(dir, 'files')),
     );
     expect(store.warnings).toEqual([
       expect.stringMatching(/is too large to be settings \(\d+ bytes\)/),
