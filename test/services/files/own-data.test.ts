@@ -3,9 +3,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../../app/agent.js';
 import { createFilesSandbox, type FilesSandbox } from '../../../app/services/files/sandbox.js';
-import { ServiceFailure } from '../../../app/services/service.js';
 import { MemorySecretStore } from '../../../app/settings/secrets.js';
-import { tempDirs } from '../helpers.js';
+import { refusal, tempDirs } from '../helpers.js';
 
 // The home folder is a common allowed folder, and the agent's data folder lives inside it
 // (~/.config/advent-agent): a prompt-injected server must not read the keys, rewrite the
@@ -25,16 +24,6 @@ beforeEach(async () => {
 });
 
 afterEach(() => dirs.cleanup());
-
-async function refusal(promise: Promise<unknown>): Promise<ServiceFailure> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof ServiceFailure) return err;
-    throw err;
-  }
-  throw new Error('expected a ServiceFailure, got success');
-}
 
 describe.each(['anchored', 'checked'] as const)("the agent's own data folder (%s)", (holdMode) => {
   let files: FilesSandbox;
