@@ -154,7 +154,9 @@ export function serveBridgeSocket(
 const MAX_CLOSE_REASON_BYTES = 123;
 
 export function closeReason(text: string): string {
-  let out = text;
+  // Every character is at least a byte: cut to that many first, so the loop below is short
+  // however long the text (a page's message type can be a megabyte).
+  let out = text.slice(0, MAX_CLOSE_REASON_BYTES);
   while (Buffer.byteLength(out) > MAX_CLOSE_REASON_BYTES) out = out.slice(0, -1);
   return out;
 }

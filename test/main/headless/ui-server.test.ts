@@ -240,6 +240,9 @@ describe('UI server: calls and events over the bridge', () => {
     const a = await page();
     a.ws.send(JSON.stringify({ t: 'é'.repeat(100) }));
     expect(await a.closedWith()).toMatchObject({ code: 1003 });
+    const long = await page();
+    long.ws.send(JSON.stringify({ t: '字'.repeat(300_000) }));
+    expect(await long.closedWith()).toMatchObject({ code: 1003 });
     // A method name nested 100 000 deep: quoting it back overflowed the stack outside the
     // server's try, and the rejected call was never caught.
     const b = await page();
