@@ -125,29 +125,44 @@ export function frameOpusPackets(
  * length) across frames, so what is incomplete is carried to the next `push`.
  */
 export class OpusUnframer {
-  private carry: Buffer = Buffer.alloc(0);
+  // What is carried, kept as the pieces it came in: a packet arriving a byte at a time is joined
+  // once, when it is whole, not re-copied with every push (quadratic in the packet's length).
+  private parts: Buffer[] = [];
+  private carried = 0;
+  /** Bytes the carried packet needs in all, its prefix included (2 while the prefix is short). */
+  private needed = 2;
 
   constructor(readonly byteOrder: ByteOrder = 'be') {}
 
   push(bytes: Uint8Array): Buffer[] {
-    let data = this.carry.length
-      ? Buffer.concat([this.carry, bytes])
-      : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const incoming = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (this.carried > 0 && this.carried + incoming.length < this.needed) {
+      // Copied: the input may be a view into a socket chunk.
+      this.parts.push(Buffer.from(incoming));
+      this.carried += incoming.length;
+      return [];
+    }
+    let data = this.carried ? Buffer.concat([...this.parts, incoming]) : incoming;
     const out: Buffer[] = [];
     while (data.length >= 2) {
-      const len = this.byteOrder === 'be' ? data.readUInt16BE(0) : data.readUInt16LE(0);
+      const len = this.lengthAt(data);
       if (data.length < 2 + len) break;
-      // Copied: the input may be a view into a socket chunk.
       out.push(Buffer.from(data.subarray(2, 2 + len)));
       data = data.subarray(2 + len);
     }
-    this.carry = Buffer.from(data);
+    this.parts = data.length ? [Buffer.from(data)] : [];
+    this.carried = data.length;
+    this.needed = data.length >= 2 ? 2 + this.lengthAt(data) : 2;
     return out;
   }
 
   /** Bytes still waiting for the rest of their packet. */
   get pendingBytes(): number {
-    return this.carry.length;
+    return this.carried;
+  }
+
+  private lengthAt(data: Buffer): number {
+    return this.byteOrder === 'be' ? data.readUInt16BE(0) : data.readUInt16LE(0);
   }
 }
 

@@ -94,4 +94,20 @@ describe('Opus framing', () => {
       expect(got).toEqual(packets);
     }
   });
+
+  it('keeps the bytes it carries when the socket reuses the chunk it read them from', () => {
+    const big = Buffer.alloc(3000, 0x5a);
+    const bytes = frameOpusPackets([big, packets[0]!]);
+    const u = new OpusUnframer();
+    const got: Buffer[] = [];
+    // A reused read buffer: every piece is written into the same memory, pushed, then overwritten.
+    const chunk = Buffer.alloc(7);
+    for (let at = 0; at < bytes.length; at += chunk.length) {
+      const n = bytes.copy(chunk, 0, at, at + chunk.length);
+      got.push(...u.push(chunk.subarray(0, n)));
+      chunk.fill(0xff);
+    }
+    expect(got).toEqual([big, packets[0]]);
+    expect(u.pendingBytes).toBe(0);
+  });
 });
