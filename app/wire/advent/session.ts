@@ -40,6 +40,7 @@ import {
   type ToolEntry,
   notReady,
 } from '../session.js';
+import { AudioBudget, overBudgetMessage } from '../kit/audio-budget.js';
 import { SessionBase } from '../kit/session-base.js';
 import { MAX_STATUS_CHARS } from '../kit/bounds.js';
 import { endVoiceUpload, sendVoiceChunk } from '../kit/voice-upload.js';
@@ -75,9 +76,11 @@ export class AdventSession extends SessionBase implements LiveSession {
   private upload: VoiceUpload | undefined;
   /** Opus reply decoders per task, freed when the reply ends or is dropped. */
   private readonly replyDecoders = new Map<string, ReplyAudio>();
+  private readonly audioBudget: AudioBudget;
 
   constructor(private readonly options: AdventSessionOptions) {
     super(options);
+    this.audioBudget = new AudioBudget(options.clock ?? systemClock);
     const ids = options.ids ?? cryptoIds;
     this.connection = new AdventLink({
       ...options,
@@ -291,10 +294,15 @@ export class AdventSession extends SessionBase implements LiveSession {
     }
     let decoder = this.replyDecoders.get(a.taskId);
     if (!decoder) {
-      decoder = new ReplyAudio(this.voice.opusLengthOrder, this.voice.opusDownlinkRate);
+      decoder = new ReplyAudio(
+        this.voice.opusLengthOrder,
+        this.voice.opusDownlinkRate,
+        this.audioBudget,
+      );
       this.replyDecoders.set(a.taskId, decoder);
     }
-    const { pcm, bad } = decoder.push(a.data);
+    const { pcm, bad, over } = decoder.push(a.data);
+    if (over) this.events.emit('log', { level: 'warn', message: overBudgetMessage(a.taskId) });
     if (bad)
       this.events.emit('log', {
         level: 'warn',

@@ -12,6 +12,7 @@ import {
   OpusUnframer,
   frameOpusPackets,
 } from '../../audio/opus.js';
+import type { AudioBudget } from '../kit/audio-budget.js';
 import { MAX_REPLY_AUDIO_MS_PER_FRAME, MIN_OPUS_PACKET_BYTES } from '../kit/bounds.js';
 import type { UploadClosed } from '../kit/voice-upload.js';
 import { nudgePcmMarkers } from './frame.js';
@@ -118,10 +119,14 @@ export class ReplyAudio {
   private readonly decoder: OpusDecoder;
   /** Whether packets of this reply were dropped already (and so reported). */
   private droppedBefore = false;
+  /** Whether the session's audio budget has dropped packets of this reply already (and so said). */
+  private overBefore = false;
 
   constructor(
     byteOrder: ByteOrder,
     readonly rate: OpusRate,
+    /** The session's: shared by its replies. */
+    private readonly budget: AudioBudget,
   ) {
     this.unframer = new OpusUnframer(byteOrder);
     this.decoder = new OpusDecoder(rate);
@@ -130,23 +135,32 @@ export class ReplyAudio {
   /**
    * PCM for every whole packet in this payload; a packet cut across frames waits for its rest.
    * At most `MAX_REPLY_AUDIO_MS_PER_FRAME` of it, and none from packets too short to hold audio:
-   * those are dropped (see bounds.ts). `bad` counts packets that gave no PCM; dropped ones only the
-   * first time this reply drops any, so a flood of them is one warning, not one per frame.
+   * those are dropped (see bounds.ts), and none past the session's budget (audio-budget.ts). `bad`
+   * counts packets that gave no PCM; dropped ones only the first time this reply drops any, so a
+   * flood of them is one warning, not one per frame. `over` is true the first time the budget
+   * drops packets of this reply.
    */
-  push(payload: Uint8Array): { pcm: Buffer; bad: number } {
+  push(payload: Uint8Array): { pcm: Buffer; bad: number; over: boolean } {
     const out: Buffer[] = [];
     const maxBytes = ((this.rate * MAX_REPLY_AUDIO_MS_PER_FRAME) / 1000) * 2;
     let bytes = 0;
     let bad = 0;
     let dropped = 0;
+    let over = false;
     for (const packet of this.unframer.push(payload)) {
       // Checked before decoding: the last packet kept may pass the cap by its own ≤ 120 ms.
       if (packet.length < MIN_OPUS_PACKET_BYTES || bytes >= maxBytes) {
         dropped += 1;
         continue;
       }
+      if (!this.budget.open) {
+        over ||= !this.overBefore;
+        this.overBefore = true;
+        continue;
+      }
       try {
         const pcm = this.decoder.decodePacket(packet);
+        this.budget.spend(pcm.length, this.rate);
         bytes += pcm.length;
         out.push(pcm);
       } catch {
@@ -158,7 +172,7 @@ export class ReplyAudio {
       this.droppedBefore = true;
       bad += dropped;
     }
-    return { pcm: Buffer.concat(out), bad };
+    return { pcm: Buffer.concat(out), bad, over };
   }
 
   close(): void {

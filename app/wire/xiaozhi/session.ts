@@ -17,6 +17,7 @@
 import { type Clock, systemClock } from '../../clock.js';
 import type { ConnectionState } from '../../contract/connection.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
+import { AudioBudget } from '../kit/audio-budget.js';
 import { classify, preview } from '../kit/jsonrpc.js';
 import { type Channel, ReconnectingLink } from '../kit/link.js';
 import { DEFAULT_SERVER_INFO, type Listing, McpToolServer } from '../kit/mcp-server.js';
@@ -105,6 +106,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
   private rate = downlinkRate(undefined).rate;
   private upload: VoiceUpload | undefined;
   private replyAudio: ReplyAudio | undefined;
+  private readonly audioBudget: AudioBudget;
   /** The token read for the connect now in progress (url() reads it, headers() uses it). */
   private dialToken: string | undefined;
   /** `hello`: the server's hello is due; `keepAlive`: the next idle ping. */
@@ -116,6 +118,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
     super(options);
     this.clock = options.clock ?? systemClock;
     this.timers = this.store.add(new NamedTimers(this.clock));
+    this.audioBudget = new AudioBudget(this.clock);
     this.ids = options.ids ?? cryptoIds;
     this.version = options.protocolVersion ?? 1;
     this.helloTimeoutMs =
@@ -456,7 +459,7 @@ export class XiaozhiSession extends SessionBase implements LiveSession {
     if (taskId === undefined) return;
     if (this.replyAudio?.taskId !== taskId) {
       this.replyAudio?.close();
-      this.replyAudio = new ReplyAudio(taskId, this.rate);
+      this.replyAudio = new ReplyAudio(taskId, this.rate, this.audioBudget);
     }
     const audio = this.replyAudio;
     const decoded = audio.decode(unwrapped.payload);

@@ -4,6 +4,7 @@
  * version; down, the server's packets are decoded at the rate its hello named.
  */
 import { OpusDecoder, OpusEncoder, type OpusRate, isOpusRate } from '../../audio/opus.js';
+import { type AudioBudget, overBudgetMessage } from '../kit/audio-budget.js';
 import { MIN_OPUS_PACKET_BYTES } from '../kit/bounds.js';
 import type { UploadClosed as AnyUploadClosed } from '../kit/voice-upload.js';
 import { type ProtocolVersion, encodeAudioFrame } from './binary.js';
@@ -73,10 +74,14 @@ export class ReplyAudio {
   seq = 0;
   /** Whether a packet of this reply was dropped already (and so reported). */
   private droppedBefore = false;
+  /** Whether the session's audio budget has dropped a packet of this reply already (and so said). */
+  private overBefore = false;
 
   constructor(
     readonly taskId: string,
     readonly rate: OpusRate,
+    /** The session's: shared by its replies. */
+    private readonly budget: AudioBudget,
   ) {}
 
   decode(packet: Buffer): { ok: true; pcm: Buffer } | { ok: false; message: string } {
@@ -90,9 +95,17 @@ export class ReplyAudio {
         message: `reply '${this.taskId}' has Opus packets shorter than ${MIN_OPUS_PACKET_BYTES} bytes, which hold no audio; they are dropped`,
       };
     }
+    // Past the session's budget: dropped, said once per reply (a flood again).
+    if (!this.budget.open) {
+      if (this.overBefore) return { ok: true, pcm: Buffer.alloc(0) };
+      this.overBefore = true;
+      return { ok: false, message: overBudgetMessage(this.taskId) };
+    }
     try {
       this.decoder ??= new OpusDecoder(this.rate);
-      return { ok: true, pcm: this.decoder.decodePacket(packet) };
+      const pcm = this.decoder.decodePacket(packet);
+      this.budget.spend(pcm.length, this.rate);
+      return { ok: true, pcm };
     } catch (err) {
       // A corrupt packet costs 60 ms, not the reply.
       return {

@@ -5,6 +5,8 @@ import type { ConnectionState } from '../../../app/contract/connection.js';
 import type { SessionEvents } from '../../../app/wire/session.js';
 import { Turns } from '../../../app/wire/xiaozhi/turns.js';
 import { encodeAudioFrame } from '../../../app/wire/xiaozhi/binary.js';
+import { OpusEncoder } from '../../../app/audio/opus.js';
+import { REPLY_AUDIO_BURST_MS, REPLY_AUDIO_PACE } from '../../../app/wire/kit/audio-budget.js';
 import { correlation, samples, voiceLike } from '../../audio/correlation.js';
 import { nextEvent, until } from '../../helpers/wait.js';
 import { recordEvents } from '../../helpers/ws-agent.js';
@@ -470,6 +472,32 @@ describe('XiaoZhi device: what a server sends is bounded', () => {
     await until(() => pcmOf(audio).length >= 300 * 32, 'the real audio');
     expect(pcmOf(audio).length).toBe(300 * 32); // 5 packets of 60 ms, nothing more
     expect(p.logs.filter((l) => /shorter than \d+ bytes/.test(l))).toHaveLength(1);
+  });
+
+  it('decodes no more reply audio than a long answer at once plus a few times real time, and says so once', async () => {
+    // 150 s of real 60 ms packets sent as fast as the socket goes: a server flooding audio.
+    const p = await open({ sim: { downlinkRate: 16_000 } });
+    await p.sim.waitForTools(1);
+    const sent = p.session.sendText('hi');
+    if (!sent.ok) throw new Error(sent.message);
+    await p.sim.waitUntil(() => p.sim.turns[0], 'the typed turn');
+    const encoder = new OpusEncoder(16_000);
+    const [packet] = encoder.encodePcm(voiceLike(60, 16_000));
+    encoder.close();
+    const audio = recordEvents(p.session, 'audio');
+    const conn = p.sim.conn();
+    const started = performance.now();
+    conn.ttsStart();
+    for (let i = 0; i < 2500; i++) conn.sendBinary(encodeAudioFrame(1, packet!));
+    const done = nextEvent(p.session.events, 'replyDone');
+    conn.ttsStop();
+    await done;
+    const elapsedMs = performance.now() - started;
+    const playedMs = pcmOf(audio).length / 32;
+    expect(playedMs).toBeGreaterThanOrEqual(REPLY_AUDIO_BURST_MS);
+    expect(playedMs).toBeLessThanOrEqual(REPLY_AUDIO_BURST_MS + REPLY_AUDIO_PACE * elapsedMs + 120);
+    expect(playedMs).toBeLessThan(2500 * 60);
+    expect(p.logs.filter((l) => /faster than it can be played/.test(l))).toHaveLength(1);
   });
 });
 
