@@ -64,7 +64,9 @@ export function readClipboardCommands(
       ];
     case 'linux': {
       const out: Command[] = [];
-      if (env.WAYLAND_DISPLAY) out.push({ cmd: 'wl-paste', args: ['--no-newline'] });
+      // Text only: with an image copied, wl-paste would hand over its bytes as the "text".
+      if (env.WAYLAND_DISPLAY)
+        out.push({ cmd: 'wl-paste', args: ['--no-newline', '--type', 'text'] });
       if (env.DISPLAY)
         out.push(
           { cmd: 'xclip', args: ['-selection', 'clipboard', '-out'] },

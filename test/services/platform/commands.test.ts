@@ -34,7 +34,7 @@ describe('the exact command lines per platform', () => {
   it('read and write the clipboard: wl-clipboard on Wayland, xclip then xsel on X11, none without a display', () => {
     expect(readClipboardCommands('linux', { WAYLAND_DISPLAY: 'wayland-0', DISPLAY: ':0' })).toEqual(
       [
-        { cmd: 'wl-paste', args: ['--no-newline'] },
+        { cmd: 'wl-paste', args: ['--no-newline', '--type', 'text'] },
         { cmd: 'xclip', args: ['-selection', 'clipboard', '-out'] },
         { cmd: 'xsel', args: ['--clipboard', '--output'] },
       ],
