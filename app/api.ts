@@ -781,6 +781,8 @@ export class CoreApi implements AgentApi {
     // Client sessions end first: their waiting calls are withdrawn and recorded as such.
     await this.mcpServe.close();
     await this.agent.close();
+    // After the agent: what it reports while closing (an interrupted reply) still joins the chat.
+    this.timeline.dispose();
     await this.demo?.sim.stop();
     this.demo = undefined;
   }

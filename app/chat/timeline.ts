@@ -5,55 +5,74 @@
  */
 import type { AgentEvents } from '../agent.js';
 import { redactParams } from '../audit/redact.js';
-import type { Clock } from '../clock.js';
-import type { ChatItem, ToolItem } from '../contract/chat.js';
+import type { Clock, TimerHandle } from '../clock.js';
+import type { AssistantItem, ChatItem, ToolItem } from '../contract/chat.js';
 import type { ReminderView } from '../contract/reminders.js';
 import { Emitter } from '../events.js';
+import { type Disposable, DisposableStore } from '../lifecycle.js';
 
 /** Oldest items are dropped past this; the audit log keeps the durable record of calls. */
 export const TIMELINE_LIMIT = 500;
 
+/**
+ * A streamed item is sent to the UIs at most once per this window. Every emission carries the
+ * whole item and each UI bridge serialises it, so sending one per delta is quadratic in the reply's
+ * length (64 K one-character deltas came to ~2 GB serialised); 50 ms still reads as live typing.
+ */
+export const STREAM_EMIT_MS = 50;
+
 /** The server's answer to LISTEN start ("开始监听", listening started). */
 const LISTEN_ACK = /^\s*开始监听\s*$/;
 
-export class Timeline {
+/** An item whose streamed updates are being held back; `dirty` when one waits to be sent. */
+interface StreamWindow {
+  timer: TimerHandle;
+  dirty: boolean;
+}
+
+export class Timeline implements Disposable {
   readonly events = new Emitter<{ chat: ChatItem }>();
   private readonly items = new Map<string, ChatItem>();
+  private readonly windows = new Map<string, StreamWindow>();
+  private readonly subscriptions = new DisposableStore();
+  private disposed = false;
   private seq = 0;
 
   constructor(
     agentEvents: Pick<Emitter<AgentEvents>, 'on'>,
     private readonly clock: Clock,
   ) {
-    agentEvents.on('replyDelta', ({ id, taskId, text }) => {
+    const on: typeof agentEvents.on = (event, listener) =>
+      this.subscriptions.add(agentEvents.on(event, listener));
+    on('replyDelta', ({ id, taskId, text }) => {
       const item = this.assistant(id, taskId);
-      this.put({ ...item, text: item.text + text });
+      this.append({ ...item, text: item.text + text });
     });
-    agentEvents.on('replyDone', ({ id, taskId, text }) => {
+    on('replyDone', ({ id, taskId, text }) => {
       const item = this.assistant(id, taskId);
       this.put({ ...item, text: text || item.text, state: 'done' });
     });
-    agentEvents.on('replyInterrupted', ({ id, taskId, text }) => {
+    on('replyInterrupted', ({ id, taskId, text }) => {
       const existing = this.items.get(`a:${id}:${taskId}`);
       // A turn cut off before any reply leaves nothing to show.
       if (!existing && !text) return;
       const item = this.assistant(id, taskId);
       this.put({ ...item, text: text || item.text, state: 'interrupted' });
     });
-    agentEvents.on('thought', ({ id, taskId, text }) => {
+    on('thought', ({ id, taskId, text }) => {
       const item = this.assistant(id, taskId);
-      this.put({ ...item, thought: (item.thought ?? '') + text });
+      this.append({ ...item, thought: (item.thought ?? '') + text });
     });
     // What the server heard: the voice bubble ("voice message, 3.2 s") shows these words instead.
-    agentEvents.on('transcript', ({ id, taskId, text }) => {
+    on('transcript', ({ id, taskId, text }) => {
       const existing = this.items.get(`u:${id}:${taskId}`);
       if (existing?.kind === 'user') this.put({ ...existing, text });
       else this.user(id, taskId, text);
     });
-    agentEvents.on('mood', ({ id, taskId, emoji }) => {
+    on('mood', ({ id, taskId, emoji }) => {
       this.put({ ...this.assistant(id, taskId), mood: emoji });
     });
-    agentEvents.on('callStarted', (e) => {
+    on('callStarted', (e) => {
       this.put({
         kind: 'tool',
         id: `t:${e.key}`,
@@ -67,11 +86,11 @@ export class Timeline {
         state: 'running',
       });
     });
-    agentEvents.on('callWaiting', (e) => {
+    on('callWaiting', (e) => {
       const item = this.items.get(`t:${e.key}`);
       if (item?.kind === 'tool') this.put({ ...item, state: 'waiting', summary: e.summary });
     });
-    agentEvents.on('callFinished', (e) => {
+    on('callFinished', (e) => {
       const item = this.items.get(`t:${e.key}`);
       if (item?.kind !== 'tool') return;
       const done: ToolItem = {
@@ -89,7 +108,7 @@ export class Timeline {
     });
     // What the server says on STATUS goes into the conversation quietly (not as a toast). The VAD
     // "listening started" acknowledgement is left out: the mic button already shows it.
-    agentEvents.on('status', ({ id, text }) => {
+    on('status', ({ id, text }) => {
       if (LISTEN_ACK.test(text)) return;
       this.put({
         kind: 'notice',
@@ -101,7 +120,7 @@ export class Timeline {
         from: 'server',
       });
     });
-    agentEvents.on('notice', ({ level, message, connection, kind }) => {
+    on('notice', ({ level, message, connection, kind }) => {
       this.put({
         kind: 'notice',
         id: `n:${++this.seq}`,
@@ -149,7 +168,18 @@ export class Timeline {
     return [...this.items.values()];
   }
 
-  private assistant(connection: string, taskId: string): Extract<ChatItem, { kind: 'assistant' }> {
+  /**
+   * Stops listening and drops held-back updates: whoever still asks has `list()`, which is always
+   * current, and no timer may fire into a timeline that has ended.
+   */
+  dispose(): void {
+    this.disposed = true;
+    this.subscriptions.dispose();
+    for (const window of this.windows.values()) this.clock.clearTimeout(window.timer);
+    this.windows.clear();
+  }
+
+  private assistant(connection: string, taskId: string): AssistantItem {
     const id = `a:${connection}:${taskId}`;
     const item = this.items.get(id);
     if (item?.kind === 'assistant') return item;
@@ -164,12 +194,73 @@ export class Timeline {
     };
   }
 
+  /** Any change but streamed text: sent at once, so no UI sees it late or out of order. */
   private put(item: ChatItem): void {
+    this.store(item);
+    const window = this.windows.get(item.id);
+    if (window) {
+      // What was held back is part of the state sent now. A reply still streaming keeps its window,
+      // so a mood between deltas does not let the next delta through; a finished one ends it, so a
+      // stale timer cannot send 'streaming' after 'done'.
+      if (item.kind === 'assistant' && item.state === 'streaming') window.dirty = false;
+      else this.endWindow(item.id);
+    }
+    this.events.emit('chat', item);
+  }
+
+  /**
+   * Streamed text (reply or thought): stored at once, so a snapshot is current, but sent at most
+   * once per STREAM_EMIT_MS. The first update after a quiet spell goes out at once (the first words
+   * show without delay) and opens a window; what comes within it is sent, newest only, when it
+   * ends. Text arriving after the reply ended is held back the same way: the server decides how
+   * much it sends, and the window only ever sends the newest state, so order cannot suffer.
+   */
+  private append(item: AssistantItem): void {
+    this.store(item);
+    const window = this.windows.get(item.id);
+    if (window) {
+      window.dirty = true;
+      return;
+    }
+    // Opened before emitting, so a listener that changes the item meanwhile finds the window.
+    this.openWindow(item.id);
+    this.events.emit('chat', item);
+  }
+
+  private openWindow(id: string): void {
+    if (this.disposed) return;
+    const window: StreamWindow = {
+      timer: this.clock.setTimeout(() => this.windowEnded(id, window), STREAM_EMIT_MS),
+      dirty: false,
+    };
+    this.windows.set(id, window);
+  }
+
+  private windowEnded(id: string, window: StreamWindow): void {
+    if (this.windows.get(id) !== window) return;
+    this.windows.delete(id);
+    const item = this.items.get(id);
+    if (!window.dirty || !item) return;
+    // Still streaming: the next window starts now, so deltas keep being held back.
+    this.openWindow(id);
+    this.events.emit('chat', item);
+  }
+
+  private endWindow(id: string): void {
+    const window = this.windows.get(id);
+    if (!window) return;
+    this.clock.clearTimeout(window.timer);
+    this.windows.delete(id);
+  }
+
+  private store(item: ChatItem): void {
     this.items.set(item.id, item);
     if (this.items.size > TIMELINE_LIMIT) {
       const oldest = this.items.keys().next().value;
-      if (oldest !== undefined) this.items.delete(oldest);
+      if (oldest === undefined) return;
+      this.items.delete(oldest);
+      // A dropped item is gone from every UI's next snapshot: a held-back update must not revive it.
+      this.endWindow(oldest);
     }
-    this.events.emit('chat', item);
   }
 }

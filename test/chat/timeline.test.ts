@@ -1,16 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvents } from '../../app/agent.js';
-import { Timeline } from '../../app/chat/timeline.js';
+import { STREAM_EMIT_MS, TIMELINE_LIMIT, Timeline } from '../../app/chat/timeline.js';
 import type { ChatItem } from '../../app/contract/chat.js';
 import { Emitter } from '../../app/events.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
 function setup() {
   const events = new Emitter<AgentEvents>();
-  const timeline = new Timeline(events, new FakeClock(1000));
+  const clock = new FakeClock(1000);
+  const timeline = new Timeline(events, clock);
   const item = (id: string): ChatItem | undefined => timeline.list().find((i) => i.id === id);
-  return { events, timeline, item };
+  const sent: ChatItem[] = [];
+  timeline.events.on('chat', (i) => sent.push(i));
+  const sentFor = (id: string): ChatItem[] => sent.filter((i) => i.id === id);
+  return { events, clock, timeline, item, sent, sentFor };
 }
+
+const delta = (id: string, taskId: string, text: string) => ({ id, taskId, text });
 
 describe('the conversation timeline', () => {
   it('replaces a voice bubble label with what the server heard, keeping its length', () => {
@@ -88,5 +94,115 @@ describe('the conversation timeline', () => {
     const notices = timeline.list().filter((i) => i.kind === 'notice');
     expect(notices[0]).toMatchObject({ technical: true, connection: 'xz' });
     expect(notices[1]).not.toHaveProperty('technical');
+  });
+
+  describe('a streamed reply', () => {
+    it('sends 65 536 one-character deltas as a bounded number of updates, the text whole in a snapshot', () => {
+      const { events, clock, item, sentFor } = setup();
+      for (let i = 0; i < 65_536; i++) events.emit('replyDelta', delta('xz', 't1', 'x'));
+      expect(sentFor('a:xz:t1').length).toBeLessThanOrEqual(2);
+      expect(item('a:xz:t1')).toMatchObject({ text: 'x'.repeat(65_536), state: 'streaming' });
+
+      const before = sentFor('a:xz:t1').length;
+      clock.advance(STREAM_EMIT_MS);
+      const after = sentFor('a:xz:t1');
+      expect(after).toHaveLength(before + 1);
+      expect(after.at(-1)).toMatchObject({ text: 'x'.repeat(65_536), state: 'streaming' });
+      // Quiet since: the window closes without sending anything more or leaving a timer behind.
+      clock.advance(10 * STREAM_EMIT_MS);
+      expect(sentFor('a:xz:t1')).toHaveLength(before + 1);
+      expect(clock.pendingTimers()).toBe(0);
+    });
+
+    it('shows the first words at once, then the newest text at most once per window', () => {
+      const { events, clock, sentFor } = setup();
+      events.emit('replyDelta', delta('xz', 't1', 'Hel'));
+      expect(sentFor('a:xz:t1')).toMatchObject([{ text: 'Hel' }]);
+      events.emit('replyDelta', delta('xz', 't1', 'lo'));
+      events.emit('thought', delta('xz', 't1', 'greet'));
+      clock.advance(STREAM_EMIT_MS - 1);
+      expect(sentFor('a:xz:t1')).toHaveLength(1);
+      clock.advance(1);
+      expect(sentFor('a:xz:t1')).toMatchObject([
+        { text: 'Hel' },
+        { text: 'Hello', thought: 'greet' },
+      ]);
+    });
+
+    it("never sends 'streaming' after 'done', even when the window ends later", () => {
+      const { events, clock, sentFor } = setup();
+      events.emit('replyDelta', delta('xz', 't1', 'It is '));
+      events.emit('replyDelta', delta('xz', 't1', 'noon'));
+      events.emit('mood', { id: 'xz', taskId: 't1', emoji: '🙂' });
+      events.emit('replyDelta', delta('xz', 't1', '.'));
+      events.emit('replyDone', delta('xz', 't1', ''));
+      clock.advance(10 * STREAM_EMIT_MS);
+      const seen = sentFor('a:xz:t1');
+      expect(seen.at(-1)).toMatchObject({ text: 'It is noon.', state: 'done', mood: '🙂' });
+      const done = seen.findIndex((i) => i.kind === 'assistant' && i.state === 'done');
+      expect(done).toBe(seen.length - 1);
+      // The mood went out at once with the text so far; the delta after it waited for the window.
+      expect(seen).toMatchObject([
+        { text: 'It is ' },
+        { text: 'It is noon', mood: '🙂' },
+        { text: 'It is noon.', state: 'done' },
+      ]);
+      expect(clock.pendingTimers()).toBe(0);
+    });
+
+    it('keeps a separate window for each of two interleaved replies', () => {
+      const { events, clock, sentFor } = setup();
+      events.emit('replyDelta', delta('xz', 'a', 'A1'));
+      clock.advance(20);
+      events.emit('replyDelta', delta('rb', 'b', 'B1'));
+      events.emit('replyDelta', delta('xz', 'a', 'A2'));
+      events.emit('replyDelta', delta('rb', 'b', 'B2'));
+      // Each reply's first words show at once, whatever the other is doing.
+      expect(sentFor('a:xz:a')).toMatchObject([{ text: 'A1' }]);
+      expect(sentFor('a:rb:b')).toMatchObject([{ text: 'B1' }]);
+
+      clock.advance(STREAM_EMIT_MS - 20);
+      expect(sentFor('a:xz:a')).toMatchObject([{ text: 'A1' }, { text: 'A1A2' }]);
+      expect(sentFor('a:rb:b')).toHaveLength(1);
+
+      events.emit('replyDelta', delta('xz', 'a', 'A3'));
+      clock.advance(20);
+      expect(sentFor('a:rb:b')).toMatchObject([{ text: 'B1' }, { text: 'B1B2' }]);
+      expect(sentFor('a:xz:a')).toHaveLength(2);
+      clock.advance(STREAM_EMIT_MS);
+      expect(sentFor('a:xz:a').at(-1)).toMatchObject({ text: 'A1A2A3' });
+      expect(sentFor('a:xz:a')).toHaveLength(3);
+    });
+
+    it('does not revive a reply dropped from the timeline when its window ends', () => {
+      const { events, clock, timeline, sentFor } = setup();
+      events.emit('replyDelta', delta('xz', 't1', 'first'));
+      events.emit('replyDelta', delta('xz', 't1', ' and held back'));
+      for (let i = 0; i < TIMELINE_LIMIT; i++)
+        events.emit('notice', { level: 'info', message: `notice ${i}` });
+      expect(timeline.list().some((i) => i.id === 'a:xz:t1')).toBe(false);
+      // Its window went with it, not left to fire.
+      expect(clock.pendingTimers()).toBe(0);
+
+      clock.advance(10 * STREAM_EMIT_MS);
+      expect(sentFor('a:xz:t1')).toMatchObject([{ text: 'first' }]);
+      expect(clock.pendingTimers()).toBe(0);
+    });
+
+    it('leaves no timer and no listener behind once disposed', () => {
+      const events = new Emitter<AgentEvents>();
+      const clock = new FakeClock(1000);
+      const timeline = new Timeline(events, clock);
+      const sent: ChatItem[] = [];
+      timeline.events.on('chat', (i) => sent.push(i));
+      events.emit('replyDelta', delta('xz', 't1', 'a'));
+      events.emit('replyDelta', delta('xz', 't1', 'b'));
+      timeline.dispose();
+      expect(clock.pendingTimers()).toBe(0);
+      expect(events.totalListeners).toBe(0);
+      clock.advance(10 * STREAM_EMIT_MS);
+      expect(sent).toHaveLength(1);
+      expect(timeline.list()).toMatchObject([{ text: 'ab' }]);
+    });
   });
 });
