@@ -42,7 +42,11 @@ import {
 } from '../session.js';
 import { AudioBudget, overBudgetMessage } from '../kit/audio-budget.js';
 import { SessionBase } from '../kit/session-base.js';
-import { MAX_STATUS_CHARS } from '../kit/bounds.js';
+import {
+  MAX_REPLY_AUDIO_MS_PER_FRAME,
+  MAX_STATUS_CHARS,
+  MIN_OPUS_PACKET_BYTES,
+} from '../kit/bounds.js';
 import { endVoiceUpload, sendVoiceChunk } from '../kit/voice-upload.js';
 
 export interface AdventSessionOptions extends Omit<AdventLinkOptions, 'clock' | 'ids'> {
@@ -301,8 +305,13 @@ export class AdventSession extends SessionBase implements LiveSession {
       );
       this.replyDecoders.set(a.taskId, decoder);
     }
-    const { pcm, bad, over } = decoder.push(a.data);
+    const { pcm, bad, dropped, over } = decoder.push(a.data);
     if (over) this.events.emit('log', { level: 'warn', message: overBudgetMessage(a.taskId) });
+    if (dropped)
+      this.events.emit('log', {
+        level: 'warn',
+        message: `${dropped} Opus packet(s) of task '${a.taskId}' were dropped: shorter than ${MIN_OPUS_PACKET_BYTES} bytes (no audio fits), or past the ${MAX_REPLY_AUDIO_MS_PER_FRAME / 1000} s one frame may hold; later ones are dropped without a word`,
+      });
     if (bad)
       this.events.emit('log', {
         level: 'warn',

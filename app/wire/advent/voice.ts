@@ -136,11 +136,11 @@ export class ReplyAudio {
    * PCM for every whole packet in this payload; a packet cut across frames waits for its rest.
    * At most `MAX_REPLY_AUDIO_MS_PER_FRAME` of it, and none from packets too short to hold audio:
    * those are dropped (see bounds.ts), and none past the session's budget (audio-budget.ts). `bad`
-   * counts packets that gave no PCM; dropped ones only the first time this reply drops any, so a
-   * flood of them is one warning, not one per frame. `over` is true the first time the budget
-   * drops packets of this reply.
+   * counts packets that could not be decoded. `dropped` counts the packets left out for their size
+   * the first time this reply drops any, so a flood of them is one warning, not one per frame;
+   * `over` is true the first time the budget drops packets of this reply.
    */
-  push(payload: Uint8Array): { pcm: Buffer; bad: number; over: boolean } {
+  push(payload: Uint8Array): { pcm: Buffer; bad: number; dropped: number; over: boolean } {
     const out: Buffer[] = [];
     const maxBytes = ((this.rate * MAX_REPLY_AUDIO_MS_PER_FRAME) / 1000) * 2;
     let bytes = 0;
@@ -168,11 +168,9 @@ export class ReplyAudio {
         bad += 1;
       }
     }
-    if (dropped && !this.droppedBefore) {
-      this.droppedBefore = true;
-      bad += dropped;
-    }
-    return { pcm: Buffer.concat(out), bad, over };
+    if (dropped && this.droppedBefore) dropped = 0;
+    else if (dropped) this.droppedBefore = true;
+    return { pcm: Buffer.concat(out), bad, dropped, over };
   }
 
   close(): void {

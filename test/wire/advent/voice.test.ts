@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { OpusUnframer } from '../../../app/audio/opus.js';
+import { OpusEncoder, OpusUnframer, frameOpusPackets } from '../../../app/audio/opus.js';
 import type { Turn } from '../../../sim/advent/records.js';
 import { LISTENING_STATUS } from '../../../sim/advent/conn.js';
 import { FrameType, taskKey } from '../../../app/wire/advent/frame.js';
 import { PCM_BYTES_PER_MS } from '../../../app/wire/advent/voice.js';
 import { MAX_REPLY_AUDIO_MS_PER_FRAME } from '../../../app/wire/kit/bounds.js';
+import { REPLY_AUDIO_BURST_MS, REPLY_AUDIO_PACE } from '../../../app/wire/kit/audio-budget.js';
 import { correlation, samples, voiceLike } from '../../audio/correlation.js';
 import { type Harness, startHarness } from '../../helpers/agent-harness.js';
 import { nextEvent, until } from '../../helpers/wait.js';
@@ -210,8 +211,39 @@ describe('Advent voice: reply audio', () => {
     const msPerFrame = MAX_REPLY_AUDIO_MS_PER_FRAME + 120; // the last packet kept may pass it
     expect(pcm.length).toBeGreaterThanOrEqual(15 * 1920); // the 900 ms of speech
     expect(pcm.length).toBeLessThanOrEqual(15 * 1920 + 2 * msPerFrame * PCM_BYTES_PER_MS);
-    expect(warnings.filter((w) => w.includes(sent.taskId))).toHaveLength(1);
+    expect(warnings.filter((w) => w.includes(sent.taskId))).toEqual([
+      expect.stringMatching(/dropped: shorter than 3 bytes/),
+    ]);
     expect(h.session.state.status).toBe('ready');
+  });
+
+  it('decodes no more reply audio than a long answer at once plus a few times real time, and says so once', async () => {
+    // 150 s of real 60 ms packets, 6 s to a frame, sent as fast as the socket goes.
+    h = await startHarness({ profile: { format: 'opus' } });
+    const turns = turnsOf(h);
+    const sent = h.session.sendText('talk to me');
+    if (!sent.ok) throw new Error(sent.message);
+    await until(() => turns.length === 1, 'the text turn');
+    const audio: Buffer[] = [];
+    h.agent.events.on('audio', (a) => audio.push(a.data));
+    const warnings: string[] = [];
+    h.session.events.on('log', (l) => l.level === 'warn' && warnings.push(l.message));
+    const encoder = new OpusEncoder(16_000);
+    const [packet] = encoder.encodePcm(voiceLike(60, 16_000));
+    encoder.close();
+    const frame = frameOpusPackets(Array.from({ length: 100 }, () => packet!));
+    const peer = h.sim.peer();
+    const started = performance.now();
+    for (let i = 0; i < 25; i++) await peer.frame(FrameType.AUDIO, sent.taskId, frame);
+    const done = nextEvent(h.agent.events, 'replyDone');
+    await peer.end(sent.taskId);
+    await done;
+    const elapsedMs = performance.now() - started;
+    const playedMs = Buffer.concat(audio).length / PCM_BYTES_PER_MS;
+    expect(playedMs).toBeGreaterThanOrEqual(REPLY_AUDIO_BURST_MS);
+    expect(playedMs).toBeLessThanOrEqual(REPLY_AUDIO_BURST_MS + REPLY_AUDIO_PACE * elapsedMs + 120);
+    expect(playedMs).toBeLessThan(150_000);
+    expect(warnings.filter((w) => /faster than it can be played/.test(w))).toHaveLength(1);
   });
 
   it('PCM reply audio comes with its sample rate', async () => {
