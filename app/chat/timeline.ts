@@ -197,6 +197,7 @@ export class Timeline implements Disposable {
   /** Any change but streamed text: sent at once, so no UI sees it late or out of order. */
   private put(item: ChatItem): void {
     this.store(item);
+    this.sendHeld(item.id);
     const window = this.windows.get(item.id);
     if (window) {
       // What was held back is part of the state sent now. A reply still streaming keeps its window,
@@ -225,6 +226,20 @@ export class Timeline implements Disposable {
     // Opened before emitting, so a listener that changes the item meanwhile finds the window.
     this.openWindow(item.id);
     this.events.emit('chat', item);
+  }
+
+  /**
+   * Text other items hold back goes out before this change: the server said it first, and a
+   * terminal prints in order. Their windows stay open, so this costs at most one update per item
+   * the server adds, never one per delta.
+   */
+  private sendHeld(except: string): void {
+    for (const [id, window] of this.windows) {
+      if (id === except || !window.dirty) continue;
+      window.dirty = false;
+      const held = this.items.get(id);
+      if (held) this.events.emit('chat', held);
+    }
   }
 
   private openWindow(id: string): void {

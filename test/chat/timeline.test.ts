@@ -129,6 +129,18 @@ describe('the conversation timeline', () => {
       ]);
     });
 
+    it('sends what a reply holds back before a later item, in the order the server said them', () => {
+      // A terminal prints in order: a call the server made after these words must follow them.
+      const { events, sent } = setup();
+      events.emit('replyDelta', delta('xz', 't1', 'line one'));
+      events.emit('replyDelta', delta('xz', 't1', '\nbefore'));
+      events.emit('status', { id: 'xz', name: 'XZ', text: 'busy' });
+      events.emit('status', { id: 'xz', name: 'XZ', text: 'still busy' });
+      expect(
+        sent.map((i) => (i.kind === 'notice' ? i.text : i.kind === 'assistant' ? i.text : i.kind)),
+      ).toEqual(['line one', 'line one\nbefore', 'busy', 'still busy']);
+    });
+
     it("never sends 'streaming' after 'done', even when the window ends later", () => {
       const { events, clock, sentFor } = setup();
       events.emit('replyDelta', delta('xz', 't1', 'It is '));
@@ -177,9 +189,11 @@ describe('the conversation timeline', () => {
     it('does not revive a reply dropped from the timeline when its window ends', () => {
       const { events, clock, timeline, sentFor } = setup();
       events.emit('replyDelta', delta('xz', 't1', 'first'));
-      events.emit('replyDelta', delta('xz', 't1', ' and held back'));
-      for (let i = 0; i < TIMELINE_LIMIT; i++)
+      for (let i = 0; i < TIMELINE_LIMIT - 1; i++)
         events.emit('notice', { level: 'info', message: `notice ${i}` });
+      // Held back while the reply is the oldest item; the next item pushes it out.
+      events.emit('replyDelta', delta('xz', 't1', ' and held back'));
+      events.emit('notice', { level: 'info', message: 'one too many' });
       expect(timeline.list().some((i) => i.id === 'a:xz:t1')).toBe(false);
       // Its window went with it, not left to fire.
       expect(clock.pendingTimers()).toBe(0);
