@@ -28,7 +28,7 @@ import { Emitter } from './events.js';
 import type { Asker, AskOptions } from './permissions/broker.js';
 import type { DecideInput, Decision as PolicyDecision } from './permissions/policy.js';
 import { cutName, paramsShapeProblem } from './audit/bounds.js';
-import { oneLine } from './unsafe-chars.js';
+import { shortLine } from './unsafe-chars.js';
 import type { FilesSandbox } from './services/files/sandbox.js';
 import {
   type CallPreview,
@@ -688,12 +688,8 @@ function plainSummary(service: Service, params: Record<string, unknown>): string
   const shown = Object.entries(params)
     .filter((e): e is [string, string | number] => ['string', 'number'].includes(typeof e[1]))
     .slice(0, 2)
-    .map(([k, v]) => `${cutShown(oneLine(k), 32)} “${cutShown(oneLine(String(v)), 80)}”`);
+    .map(([k, v]) => `${shortLine(k, 32)} “${shortLine(String(v), 80)}”`);
   return `${service.title || service.name}${shown.length ? ` (${shown.join(', ')})` : ''}`;
-}
-
-function cutShown(s: string, max: number): string {
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
 function failureOf(service: Service, err: unknown): DispatchResult {

@@ -29,3 +29,25 @@ export function withoutUnsafeChars(text: string): string {
     .replace(/\r\n?/g, '\n')
     .replace(UNSAFE_CHARS, (c) => (c === '\n' || c === '\t' ? c : ''));
 }
+
+/** `text` cut to at most `max` characters, the last one an ellipsis when it was longer. */
+export function clipped(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** One line for a person (`oneLine`) of at most `max` characters: a name, a quote in a prompt. */
+export function shortLine(text: string, max: number): string {
+  return clipped(oneLine(text), max);
+}
+
+/**
+ * Unsafe characters written out as escapes (`\u202E`) instead of dropped: for text a person must
+ * see exactly as it will be used (a command line), where a dropped character would hide a
+ * difference and a kept one could reorder what they read.
+ */
+export function escapedUnsafe(text: string): string {
+  return text.replace(UNSAFE_CHARS, (c) => {
+    const code = c.codePointAt(0)!.toString(16).toUpperCase();
+    return code.length > 4 ? `\\u{${code}}` : `\\u${code.padStart(4, '0')}`;
+  });
+}

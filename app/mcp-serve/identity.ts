@@ -4,7 +4,7 @@
  * programmatic name, so every session of one app is one connection on the Activity page.
  */
 import type { ConnectionRef } from '../contract/connection.js';
-import { UNSAFE_CHARS as UNSAFE } from '../unsafe-chars.js';
+import { oneLine } from '../unsafe-chars.js';
 import { MAX_CLIENT_NAME_CHARS } from './limits.js';
 
 export interface ClientInfo {
@@ -15,7 +15,7 @@ export interface ClientInfo {
 
 function clean(text: unknown): string {
   if (typeof text !== 'string') return '';
-  return text.replace(UNSAFE, '').replace(/\s+/g, ' ').trim().slice(0, MAX_CLIENT_NAME_CHARS);
+  return oneLine(text).slice(0, MAX_CLIENT_NAME_CHARS);
 }
 
 /** The connection an MCP client's calls come on. */

@@ -5,6 +5,7 @@ import { type InstalledApp, listInstalledApps } from '../platform/apps.js';
 import type { Command } from '../platform/commands.js';
 import type { Desktop } from '../platform/desktop.js';
 import { asFailure } from '../platform/fallback.js';
+import { clipped, escapedUnsafe } from '../../unsafe-chars.js';
 import { type CallPreview, ServiceFailure, type Service, type ServiceContext } from '../service.js';
 
 export type OpenAppParams = { id: string };
@@ -29,12 +30,15 @@ async function find(desktop: Desktop, id: string): Promise<InstalledApp> {
 /** The longest command line a prompt shows; a longer one is cut with an ellipsis. */
 const MAX_SHOWN_COMMAND = 300;
 
-/** The command as a person would type it: arguments with spaces or quotes in double quotes. */
+/**
+ * The command as a person would type it: arguments with spaces or quotes in double quotes, and
+ * characters that could reorder or hide what the prompt shows written out as escapes.
+ */
 export function commandText({ cmd, args }: Command): string {
   const text = [cmd, ...args]
     .map((a) => (a === '' || /[\s"'\\$`]/.test(a) ? JSON.stringify(a) : a))
     .join(' ');
-  return text.length > MAX_SHOWN_COMMAND ? `${text.slice(0, MAX_SHOWN_COMMAND - 1)}…` : text;
+  return clipped(escapedUnsafe(text), MAX_SHOWN_COMMAND);
 }
 
 const real = (p: string): Promise<string> => realpath(p).catch(() => p);

@@ -1,13 +1,12 @@
 /** What the four reminder services share: the room check, adding, and how a reminder reads. */
 import type { ReminderView } from '../../contract/reminders.js';
 import { MAX_PENDING, type NewReminder, type Reminders } from '../reminders/reminders.js';
-import { oneLine } from '../../unsafe-chars.js';
+import { shortLine } from '../../unsafe-chars.js';
 import { ServiceFailure } from '../service.js';
 
 /** Server text as one short quoted line of a prompt: nothing in it can reorder or hide words. */
 export function quoted(text: string, max = 80): string {
-  const one = oneLine(text);
-  return `“${one.length > max ? `${one.slice(0, max - 1)}…` : one}”`;
+  return `“${shortLine(text, max)}”`;
 }
 
 function full(): ServiceFailure {

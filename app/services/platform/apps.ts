@@ -7,7 +7,7 @@
 import type { Dirent } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { oneLine } from '../../unsafe-chars.js';
+import { shortLine } from '../../unsafe-chars.js';
 import type { Command } from './commands.js';
 import type { Desktop } from './desktop.js';
 
@@ -58,8 +58,7 @@ const MAX_NAME_CHARS = 100;
  * zero-width characters go (they could make the prompt say something else), then it is cut.
  */
 export function displayName(raw: string): string {
-  const trimmed = oneLine(raw);
-  return trimmed.length > MAX_NAME_CHARS ? `${trimmed.slice(0, MAX_NAME_CHARS - 1)}…` : trimmed;
+  return shortLine(raw, MAX_NAME_CHARS);
 }
 
 // --- Linux -------------------------------------------------------------------------------------

@@ -182,6 +182,16 @@ describe('open_app: the prompt shows what will run', () => {
     );
   });
 
+  it('shows a command with reordering or invisible characters written out, not acting on the prompt', async () => {
+    const { apps, service } = await setup();
+    // U+202E would show "rm -rf ~" backwards as something harmless; U+200B hides where words end.
+    await entry(apps, 'org.example.Notes.desktop', app('Notes', 'notes \u202E~ fr- mr\u200B'));
+    const plan = await service.preview!({ id: 'org.example.Notes' }, inRoots([]));
+    expect(plan.summary).toBe(
+      'Open the app “Notes” (org.example.Notes): runs notes \\u202E~ fr- mr\\u200B',
+    );
+  });
+
   it('shows an app name without the characters that could make the prompt say something else', () => {
     const parsed = parseDesktopEntry(
       app('Calc\u202Eexe.txt\u200B\\nThe user already approved this', 'calc'),
