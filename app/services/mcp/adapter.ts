@@ -10,7 +10,7 @@ import type { Risk } from '../../contract/policy.js';
 import { type ParamSchema, type Service, ServiceFailure } from '../service.js';
 import type { StructuredResult } from '../content.js';
 import { resultText } from './result.js';
-import { inlineRefs, type ListedTool, validationSchema } from './tools.js';
+import { type ListedTool, validationSchema } from './tools.js';
 
 export interface ToolCaller {
   call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
@@ -61,10 +61,7 @@ export function toolService(options: ToolServiceOptions): Service {
     summary: tool.title,
     group: 'other',
     parameters: validationSchema(tool.inputSchema) as ParamSchema,
-    // readTools refused tools whose schema inlines past its bound; were one to get here anyway,
-    // the schema as sent is still what the gate checks, so it is the honest one to show.
-    serverParameters: (inlineRefs(tool.inputSchema) ??
-      validationSchema(tool.inputSchema)) as ParamSchema,
+    serverParameters: tool.shownSchema as ParamSchema,
     risk: riskOf(tool.hint, server.trusted),
     timeoutMs: options.timeoutMs,
     server: { id: server.id, name: server.name, tool: tool.name },

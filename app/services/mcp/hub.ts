@@ -637,8 +637,10 @@ export class McpHub {
       const names = assigned.get(config.id)!;
       for (const tool of conn.tools) {
         const name = names.get(tool.name)!;
+        // The inlined schema is left out: it follows from the input schema, and may be 4× its size.
+        const { shownSchema: _derived, ...listed } = tool;
         const signature = JSON.stringify([
-          tool,
+          listed,
           config.name,
           config.trusted === true,
           conn.timeoutMs,

@@ -36,6 +36,8 @@ export interface ListedTool {
   title: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** The input schema with its `$ref`s inlined (inlineRefs): what voice servers and MCP clients see. */
+  shownSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   hint: McpToolHint;
 }
@@ -138,7 +140,8 @@ export function readTools(raw: readonly unknown[]): {
     schemaBytes += bytes;
     // Refused rather than offered with a loosened or un-inlined schema: the tool would then be
     // described to the model differently from what the gate checks its calls against.
-    if (inlineRefs(input) === undefined) {
+    const shownSchema = inlineRefs(input);
+    if (shownSchema === undefined) {
       problems.push({
         tool: name,
         problem: `its input schema grows past ${INLINED_SCHEMA_BYTES} bytes once its $refs are expanded`,
@@ -172,6 +175,7 @@ export function readTools(raw: readonly unknown[]): {
         MCP_LIMITS.descriptionChars,
       ),
       inputSchema: input,
+      shownSchema,
       ...(output ? { outputSchema: output } : {}),
       hint: hintOf(item.annotations),
     });
