@@ -113,11 +113,14 @@ export function errorText(err: unknown): string {
  */
 export const MAX_OWN_FILE_BYTES = 4 * 1024 * 1024;
 
+/** A file's text, or its size when that is past the bound (then nothing was read). */
+export type BoundedText = { text: string } | { tooLarge: number };
+
 /** The file's text, or its size when that is past `max` (then nothing is read). */
 export async function readBoundedText(
   file: string,
   max = MAX_OWN_FILE_BYTES,
-): Promise<{ text: string } | { tooLarge: number }> {
+): Promise<BoundedText> {
   const { size } = await stat(file);
   if (size > max) return { tooLarge: size };
   const text = await readFile(file, 'utf8');

@@ -2,7 +2,13 @@ import { chmod, stat } from 'node:fs/promises';
 import { inspect } from 'node:util';
 import { systemClock, type Clock } from '../clock.js';
 import { cryptoIds, type IdSource } from '../ids.js';
-import { errorText, keepAside, readBoundedText, writeFileAtomic } from './atomic.js';
+import {
+  errorText,
+  keepAside,
+  readBoundedText,
+  type BoundedText,
+  writeFileAtomic,
+} from './atomic.js';
 
 /**
  * Where tokens live (never in settings.json). Electron backs it with safeStorage; the terminal host
@@ -137,7 +143,7 @@ export class FileSecretStore implements SecretStore {
       );
     }
 
-    let read: Awaited<ReturnType<typeof readBoundedText>>;
+    let read: BoundedText;
     try {
       read = await readBoundedText(file);
     } catch (err) {

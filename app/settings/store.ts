@@ -1,7 +1,13 @@
 import { systemClock, type Clock } from '../clock.js';
 import { Emitter, type Listener } from '../events.js';
 import { cryptoIds, type IdSource } from '../ids.js';
-import { errorText, keepAside, readBoundedText, writeFileAtomic } from './atomic.js';
+import {
+  errorText,
+  keepAside,
+  readBoundedText,
+  type BoundedText,
+  writeFileAtomic,
+} from './atomic.js';
 import type { Settings } from './schema.js';
 import { type ProfileChecker, type SettingsCheck, validateSettings } from './validate.js';
 
@@ -67,7 +73,7 @@ export class SettingsStore {
     const fresh = (warnings: string[] = []): SettingsStore =>
       new SettingsStore(file, structuredClone(checkedDefaults.value), warnings, ids, validate);
 
-    let read: Awaited<ReturnType<typeof readBoundedText>>;
+    let read: BoundedText;
     try {
       read = await readBoundedText(file);
     } catch (err) {

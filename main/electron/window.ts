@@ -14,6 +14,7 @@ import {
   type WindowOpenHandlerResponse,
   shell,
 } from 'electron';
+import { escapeHtml } from '../headless/html.js';
 import { APP_ENTRY, isOwnOrigin } from './origin.js';
 
 export interface WindowLook {
@@ -63,13 +64,6 @@ export function windowOptions(
 
 /** Chromium's net::ERR_ABORTED: a load replaced by another one, not a failure. */
 const ERR_ABORTED = -3;
-
-function escapeHtml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
-}
 
 /**
  * What the window shows when our page cannot load: a self-contained page (a data: URL, because

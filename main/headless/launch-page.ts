@@ -7,10 +7,9 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeFileAtomic } from '../../app/settings/atomic.js';
+import { escapeHtml } from './html.js';
 
 export const LAUNCH_PAGE = 'open-ui.html';
-
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Writes the page for `url` (written anew on each start: the token changes) and returns its address. */
 export async function writeLaunchPage(dataDir: string, url: string): Promise<string> {

@@ -12,7 +12,13 @@ import type { ConnectionRef } from '../../contract/connection.js';
 import type { ReminderKind, ReminderState, ReminderView } from '../../contract/reminders.js';
 import { Emitter } from '../../events.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
-import { errorText, keepAside, readBoundedText, writeFileAtomic } from '../../settings/atomic.js';
+import {
+  errorText,
+  keepAside,
+  readBoundedText,
+  type BoundedText,
+  writeFileAtomic,
+} from '../../settings/atomic.js';
 
 export const MAX_PENDING = 50;
 export const MAX_TEXT = 200;
@@ -148,7 +154,7 @@ export class Reminders {
 
   private async load(): Promise<void> {
     const { file, clock } = this.options;
-    let read: Awaited<ReturnType<typeof readBoundedText>>;
+    let read: BoundedText;
     try {
       read = await readBoundedText(file);
     } catch (err) {
