@@ -4,11 +4,14 @@
  * a temp folder with fast restart timing.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, type AgentOptions } from '../../../app/agent.js';
+import type { PendingPrompt, PromptAnswer } from '../../../app/contract/policy.js';
 import type { McpServerInput, McpServerView } from '../../../app/contract/mcp.js';
 import { MemorySecretStore } from '../../../app/settings/secrets.js';
 import type { McpTiming } from '../../../app/services/mcp/server.js';
@@ -123,5 +126,48 @@ export function inputOf(v: McpServerView, patch: Partial<McpServerInput> = {}): 
     trusted: v.trusted,
     timeoutSec: v.timeoutSec,
     ...patch,
+  };
+}
+
+/** The voice server the calls below come from. */
+export const VOICE_SERVER = { id: 'srv-1', name: 'Voice server' };
+let calls = 0;
+
+/** A call as a voice server makes it (not a user run): decided by the policy, asked if needed. */
+export function serverCall(agent: Agent, service: string, params: Record<string, unknown>) {
+  return agent.dispatch({
+    connection: VOICE_SERVER,
+    dialect: 'advent',
+    callId: `c${++calls}`,
+    service,
+    params,
+  });
+}
+
+/** Answer every prompt with `answer`, keeping what was asked. */
+export function answerAll(agent: Agent, answer: PromptAnswer): PendingPrompt[] {
+  const asked: PendingPrompt[] = [];
+  agent.broker.attach({ name: 'test' });
+  agent.events.on('prompt', (p) => {
+    asked.push(p);
+    agent.answerPrompt(p.id, answer);
+  });
+  return asked;
+}
+
+/** `server` listening on loopback: its address with `path`, and a close that ends every connection. */
+export async function listenLoopback(
+  server: HttpServer,
+  path: string,
+): Promise<{ url: string; close(): Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${path}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

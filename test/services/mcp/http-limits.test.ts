@@ -4,14 +4,20 @@
  * send an endless SSE event or JSON body. The connection fails saying why; the agent stays usable.
  */
 import { type ServerResponse, type Server as HttpServer, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sseMeter } from '../../../app/services/mcp/bounded-fetch.js';
 import { MCP_LIMITS } from '../../../app/services/mcp/limits.js';
-import { type McpAgent, importConfig, openMcpAgent, ready, serverState } from './helpers.js';
+import {
+  type McpAgent,
+  importConfig,
+  listenLoopback,
+  openMcpAgent,
+  ready,
+  serverState,
+} from './helpers.js';
 
 const LIMIT = MCP_LIMITS.messageBytes;
 const MB = 1024 * 1024;
@@ -26,17 +32,7 @@ interface Running {
 }
 
 async function listen(http: HttpServer, path: string, sent: () => number): Promise<Running> {
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}${path}`,
-    sent,
-    close: () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
+  return { ...(await listenLoopback(http, path)), sent };
 }
 
 /** Write `chunk` again and again until `limit` bytes are out or the client hangs up. */

@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server as HttpServer, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -14,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   type McpAgent,
   importConfig,
+  listenLoopback,
   openMcpAgent,
   ready,
   serverState,
@@ -58,17 +58,7 @@ interface Running {
 }
 
 async function listen(server: HttpServer, path: string, requests: string[]): Promise<Running> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}${path}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenLoopback(server, path)), requests };
 }
 
 /** Streamable HTTP with sessions, the current transport. */

@@ -9,18 +9,19 @@ import { readFileSync } from 'node:fs';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Agent } from '../../../app/agent.js';
-import type { PendingPrompt, PromptAnswer } from '../../../app/contract/policy.js';
 import { ALL_BUILTIN_NAMES } from '../../helpers/builtins.js';
 import type { RegistryChange } from '../../../app/services/registry.js';
 import { nextEvent, until } from '../../helpers/wait.js';
 import {
   type McpAgent,
+  VOICE_SERVER,
+  answerAll,
   fixtureEntry,
   importConfig,
   inputOf,
   openMcpAgent,
   ready,
+  serverCall,
   serverState,
   settingsText,
 } from './helpers.js';
@@ -30,31 +31,6 @@ afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-
-const SERVER = { id: 'srv-1', name: 'Voice server' };
-let calls = 0;
-
-/** A call as a voice server makes it (not a user run): decided by the policy, asked if needed. */
-function serverCall(agent: Agent, service: string, params: Record<string, unknown>) {
-  return agent.dispatch({
-    connection: SERVER,
-    dialect: 'advent',
-    callId: `c${++calls}`,
-    service,
-    params,
-  });
-}
-
-/** Answer every prompt with `answer`, keeping what was asked. */
-function answerAll(agent: Agent, answer: PromptAnswer): PendingPrompt[] {
-  const asked: PendingPrompt[] = [];
-  agent.broker.attach({ name: 'test' });
-  agent.events.on('prompt', (p) => {
-    asked.push(p);
-    agent.answerPrompt(p.id, answer);
-  });
-  return asked;
-}
 
 async function auditText(dataDir: string): Promise<string> {
   const dir = path.join(dataDir, 'audit');
@@ -165,7 +141,7 @@ describe('calls to imported tools go through the gate', () => {
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatchObject({
       service: 'fixture_echo',
-      connection: SERVER,
+      connection: VOICE_SERVER,
       summary: 'Run "Echo" of the MCP server "fixture"',
       hint: { server: 'fixture', trusted: false, readOnly: true, destructive: false },
     });

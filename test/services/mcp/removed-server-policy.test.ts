@@ -4,14 +4,14 @@
  * of the same names) asks again instead of running unasked.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Agent } from '../../../app/agent.js';
-import type { PendingPrompt } from '../../../app/contract/policy.js';
 import {
   type McpAgent,
+  answerAll,
   fixtureEntry,
   importConfig,
   openMcpAgent,
   ready,
+  serverCall,
   serverState,
   settingsText,
 } from './helpers.js';
@@ -21,28 +21,6 @@ afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-
-let calls = 0;
-function serverCall(agent: Agent, service: string, params: Record<string, unknown>) {
-  return agent.dispatch({
-    connection: { id: 'srv-1', name: 'Voice server' },
-    dialect: 'advent',
-    callId: `c${++calls}`,
-    service,
-    params,
-  });
-}
-
-/** Deny every prompt, keeping which service asked. */
-function denyAll(agent: Agent): PendingPrompt[] {
-  const asked: PendingPrompt[] = [];
-  agent.broker.attach({ name: 'test' });
-  agent.events.on('prompt', (p) => {
-    asked.push(p);
-    agent.answerPrompt(p.id, 'deny');
-  });
-  return asked;
-}
 
 describe('removing an MCP server', () => {
   it.each([
@@ -62,7 +40,7 @@ describe('removing an MCP server', () => {
       await agent.setServicePolicy('set_add', 'allow');
       await agent.setServicePolicy('other_add', 'allow');
       await agent.setServicePolicy('set_volume', 'deny');
-      const asked = denyAll(agent);
+      const asked = answerAll(agent, 'deny');
       expect(await serverCall(agent, 'set_add', { a: 1, b: 2 })).toMatchObject({ ok: true });
 
       if (switchOff) await agent.mcp.setEnabled(first!.id, false);
