@@ -156,24 +156,46 @@ describe('Advent voice: a lost link', () => {
   });
 });
 
+/**
+ * A typed turn on an Opus connection, its reply's audio events and the session's warnings
+ * recorded; `finish` ends the reply and waits until the agent has it all.
+ */
+async function opusReply() {
+  h = await startHarness({ profile: { format: 'opus' } });
+  const harness = h;
+  const turns = turnsOf(harness);
+  const sent = harness.session.sendText('talk to me');
+  if (!sent.ok) throw new Error(sent.message);
+  await until(() => turns.length === 1, 'the text turn');
+  const audio: { data: Buffer; sampleRate?: number }[] = [];
+  harness.agent.events.on('audio', (a) => audio.push(a));
+  const warnings: string[] = [];
+  harness.session.events.on('log', (l) => l.level === 'warn' && warnings.push(l.message));
+  const peer = harness.sim.peer();
+  return {
+    harness,
+    taskId: sent.taskId,
+    audio,
+    pcm: () => Buffer.concat(audio.map((a) => a.data)),
+    warnings,
+    peer,
+    async finish() {
+      const done = nextEvent(harness.agent.events, 'replyDone');
+      await peer.end(sent.taskId);
+      await done;
+    },
+  };
+}
+
 describe('Advent voice: reply audio', () => {
   it('decodes Opus reply audio to PCM events at the decoder rate', async () => {
-    h = await startHarness({ profile: { format: 'opus' } });
-    const turns = turnsOf(h);
-    const sent = h.session.sendText('talk to me');
-    if (!sent.ok) throw new Error(sent.message);
-    await until(() => turns.length === 1, 'the text turn');
-    const audio: { data: Buffer; sampleRate?: number }[] = [];
-    h.agent.events.on('audio', (a) => audio.push(a));
+    const { taskId, audio, pcm: played, peer, finish } = await opusReply();
     const spoken = voiceLike(900);
-    const peer = h.sim.peer();
-    await peer.speech(sent.taskId, spoken);
-    const done = nextEvent(h.agent.events, 'replyDone');
-    await peer.end(sent.taskId);
-    await done;
+    await peer.speech(taskId, spoken);
+    await finish();
     expect(audio.length).toBeGreaterThan(0);
     expect(audio.every((a) => a.sampleRate === 16_000)).toBe(true);
-    const pcm = Buffer.concat(audio.map((a) => a.data));
+    const pcm = played();
     expect(pcm.length).toBe(15 * 1920); // 900 ms: 15 packets of 60 ms
     expect(correlation(samples(spoken), samples(pcm), 400).value).toBeGreaterThanOrEqual(0.8);
   });
@@ -181,18 +203,9 @@ describe('Advent voice: reply audio', () => {
   it('a reply frame of empty Opus packets plays at most its bounded length, with one warning', async () => {
     // Opus lets a 2-byte packet stand for 120 ms: 16 Ki of them (64 KiB) were half an hour of
     // PCM from one frame, and 1 MiB froze the agent for seconds building ~1 GiB of it.
-    h = await startHarness({ profile: { format: 'opus' } });
-    const turns = turnsOf(h);
-    const sent = h.session.sendText('talk to me');
-    if (!sent.ok) throw new Error(sent.message);
-    await until(() => turns.length === 1, 'the text turn');
-    const audio: Buffer[] = [];
-    h.agent.events.on('audio', (a) => audio.push(a.data));
-    const warnings: string[] = [];
-    h.session.events.on('log', (l) => l.level === 'warn' && warnings.push(l.message));
-    const peer = h.sim.peer();
+    const { harness, taskId, pcm: played, warnings, peer, finish } = await opusReply();
     // Real speech first: it plays in full.
-    await peer.speech(sent.taskId, voiceLike(900));
+    await peer.speech(taskId, voiceLike(900));
     const bomb = Buffer.alloc(64 * 1024);
     for (let at = 0; at < bomb.length; at += 4) {
       bomb.writeUInt16BE(2, at);
@@ -201,45 +214,32 @@ describe('Advent voice: reply audio', () => {
     }
     // …and a 1-byte packet, which holds no audio at all.
     const tiny = Buffer.from([0, 1, 31 << 3]);
-    await peer.frame(FrameType.AUDIO, sent.taskId, bomb);
-    await peer.frame(FrameType.AUDIO, sent.taskId, bomb);
-    await peer.frame(FrameType.AUDIO, sent.taskId, tiny);
-    const done = nextEvent(h.agent.events, 'replyDone');
-    await peer.end(sent.taskId);
-    await done;
-    const pcm = Buffer.concat(audio);
+    await peer.frame(FrameType.AUDIO, taskId, bomb);
+    await peer.frame(FrameType.AUDIO, taskId, bomb);
+    await peer.frame(FrameType.AUDIO, taskId, tiny);
+    await finish();
+    const pcm = played();
     const msPerFrame = MAX_REPLY_AUDIO_MS_PER_FRAME + 120; // the last packet kept may pass it
     expect(pcm.length).toBeGreaterThanOrEqual(15 * 1920); // the 900 ms of speech
     expect(pcm.length).toBeLessThanOrEqual(15 * 1920 + 2 * msPerFrame * PCM_BYTES_PER_MS);
-    expect(warnings.filter((w) => w.includes(sent.taskId))).toEqual([
+    expect(warnings.filter((w) => w.includes(taskId))).toEqual([
       expect.stringMatching(/dropped: shorter than 3 bytes/),
     ]);
-    expect(h.session.state.status).toBe('ready');
+    expect(harness.session.state.status).toBe('ready');
   });
 
   it('decodes no more reply audio than a long answer at once plus a few times real time, and says so once', async () => {
     // 150 s of real 60 ms packets, 6 s to a frame, sent as fast as the socket goes.
-    h = await startHarness({ profile: { format: 'opus' } });
-    const turns = turnsOf(h);
-    const sent = h.session.sendText('talk to me');
-    if (!sent.ok) throw new Error(sent.message);
-    await until(() => turns.length === 1, 'the text turn');
-    const audio: Buffer[] = [];
-    h.agent.events.on('audio', (a) => audio.push(a.data));
-    const warnings: string[] = [];
-    h.session.events.on('log', (l) => l.level === 'warn' && warnings.push(l.message));
+    const { taskId, pcm: played, warnings, peer, finish } = await opusReply();
     const encoder = new OpusEncoder(16_000);
     const [packet] = encoder.encodePcm(voiceLike(60, 16_000));
     encoder.close();
     const frame = frameOpusPackets(Array.from({ length: 100 }, () => packet!));
-    const peer = h.sim.peer();
     const started = performance.now();
-    for (let i = 0; i < 25; i++) await peer.frame(FrameType.AUDIO, sent.taskId, frame);
-    const done = nextEvent(h.agent.events, 'replyDone');
-    await peer.end(sent.taskId);
-    await done;
+    for (let i = 0; i < 25; i++) await peer.frame(FrameType.AUDIO, taskId, frame);
+    await finish();
     const elapsedMs = performance.now() - started;
-    const playedMs = Buffer.concat(audio).length / PCM_BYTES_PER_MS;
+    const playedMs = played().length / PCM_BYTES_PER_MS;
     expect(playedMs).toBeGreaterThanOrEqual(REPLY_AUDIO_BURST_MS);
     expect(playedMs).toBeLessThanOrEqual(REPLY_AUDIO_BURST_MS + REPLY_AUDIO_PACE * elapsedMs + 120);
     expect(playedMs).toBeLessThan(150_000);

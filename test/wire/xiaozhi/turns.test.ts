@@ -453,8 +453,8 @@ describe('XiaoZhi device: what a server sends is bounded', () => {
     expect(message.length).toBeLessThan(MAX_NAME_CHARS + 300);
   });
 
-  it('plays no Opus packet too short to hold audio, says so once, and plays the real ones', async () => {
-    // Such a packet (2 bytes) decoded to up to 120 ms of sound, ~1000 times its size.
+  /** A typed turn whose reply the test sends itself; `finish` ends it and waits for the agent. */
+  async function replyByHand() {
     const p = await open({ sim: { downlinkRate: 16_000 } });
     await p.sim.waitForTools(1);
     const sent = p.session.sendText('hi');
@@ -462,13 +462,26 @@ describe('XiaoZhi device: what a server sends is bounded', () => {
     await p.sim.waitUntil(() => p.sim.turns[0], 'the typed turn');
     const audio = recordEvents(p.session, 'audio');
     const conn = p.sim.conn();
+    return {
+      p,
+      audio,
+      conn,
+      async finish() {
+        const done = nextEvent(p.session.events, 'replyDone');
+        conn.ttsStop();
+        await done;
+      },
+    };
+  }
+
+  it('plays no Opus packet too short to hold audio, says so once, and plays the real ones', async () => {
+    // Such a packet (2 bytes) decoded to up to 120 ms of sound, ~1000 times its size.
+    const { p, audio, conn, finish } = await replyByHand();
     conn.ttsStart();
     for (let i = 0; i < 50; i++)
       conn.sendBinary(encodeAudioFrame(1, Buffer.from([(31 << 3) | 3, 6])));
     conn.audio(voiceLike(300, 16_000));
-    const done = nextEvent(p.session.events, 'replyDone');
-    conn.ttsStop();
-    await done;
+    await finish();
     await until(() => pcmOf(audio).length >= 300 * 32, 'the real audio');
     expect(pcmOf(audio).length).toBe(300 * 32); // 5 packets of 60 ms, nothing more
     expect(p.logs.filter((l) => /shorter than \d+ bytes/.test(l))).toHaveLength(1);
@@ -476,22 +489,14 @@ describe('XiaoZhi device: what a server sends is bounded', () => {
 
   it('decodes no more reply audio than a long answer at once plus a few times real time, and says so once', async () => {
     // 150 s of real 60 ms packets sent as fast as the socket goes: a server flooding audio.
-    const p = await open({ sim: { downlinkRate: 16_000 } });
-    await p.sim.waitForTools(1);
-    const sent = p.session.sendText('hi');
-    if (!sent.ok) throw new Error(sent.message);
-    await p.sim.waitUntil(() => p.sim.turns[0], 'the typed turn');
+    const { p, audio, conn, finish } = await replyByHand();
     const encoder = new OpusEncoder(16_000);
     const [packet] = encoder.encodePcm(voiceLike(60, 16_000));
     encoder.close();
-    const audio = recordEvents(p.session, 'audio');
-    const conn = p.sim.conn();
     const started = performance.now();
     conn.ttsStart();
     for (let i = 0; i < 2500; i++) conn.sendBinary(encodeAudioFrame(1, packet!));
-    const done = nextEvent(p.session.events, 'replyDone');
-    conn.ttsStop();
-    await done;
+    await finish();
     const elapsedMs = performance.now() - started;
     const playedMs = pcmOf(audio).length / 32;
     expect(playedMs).toBeGreaterThanOrEqual(REPLY_AUDIO_BURST_MS);
