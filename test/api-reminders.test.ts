@@ -47,6 +47,20 @@ async function openApi(over: Partial<CoreApiOptions> = {}): Promise<CoreApi> {
   return api;
 }
 
+/** An Advent simulator that `api` has connected to, ready, and the connection's id. */
+async function connectAdvent(api: CoreApi): Promise<{ sim: AdventSim; id: string }> {
+  const sim = await AdventSim.start({ demo: false, disconnectCloseMs: 10 });
+  stops.push(() => sim.stop());
+  const p = await api.saveConnection(
+    { kind: 'advent', name: 'Advent', host: '127.0.0.1', port: sim.port },
+    'token',
+  );
+  const ready = nextEvent(api.events, 'connection', (c) => c.state.status === 'ready');
+  await api.connect(p.id);
+  await ready;
+  return { sim, id: p.id };
+}
+
 const who = { id: 'local', name: 'local' };
 
 describe('reminders through the core API', () => {
@@ -77,22 +91,9 @@ describe('reminders through the core API', () => {
   });
 
   it('is spoken by the active Advent connection with SPEAK (verbatim), in the app language', async () => {
-    const sim = await AdventSim.start({ demo: false, disconnectCloseMs: 10 });
-    stops.push(() => sim.stop());
     const api = await openApi();
     await api.saveSettings({ language: 'zh-CN' });
-    const p = await api.saveConnection(
-      {
-        kind: 'advent',
-        name: 'Advent',
-        host: '127.0.0.1',
-        port: sim.port,
-      },
-      'token',
-    );
-    const ready = nextEvent(api.events, 'connection', (c) => c.state.status === 'ready');
-    await api.connect(p.id);
-    await ready;
+    const { sim } = await connectAdvent(api);
     const fired = nextEvent(api.events, 'reminder');
     await api.agent.reminders.add({
       kind: 'timer',
@@ -106,16 +107,8 @@ describe('reminders through the core API', () => {
   });
 
   it("a server's reminder is never spoken by another server's voice", async () => {
-    const sim = await AdventSim.start({ demo: false, disconnectCloseMs: 10 });
-    stops.push(() => sim.stop());
     const api = await openApi();
-    const p = await api.saveConnection(
-      { kind: 'advent', name: 'Advent', host: '127.0.0.1', port: sim.port },
-      'token',
-    );
-    const ready = nextEvent(api.events, 'connection', (c) => c.state.status === 'ready');
-    await api.connect(p.id);
-    await ready;
+    const { sim } = await connectAdvent(api);
     // Set by another server (not connected now): its words must not reach Advent's conversation.
     const fired = nextEvent(api.events, 'reminder');
     await api.agent.reminders.add({
@@ -173,24 +166,11 @@ describe('reminders through the core API', () => {
   });
 
   it('a server sets a timer through the gate (the user is asked first) and it rings', async () => {
-    const sim = await AdventSim.start({ demo: false, disconnectCloseMs: 10 });
-    stops.push(() => sim.stop());
     const api = await openApi();
     api.attachUi('test');
     api.events.on('prompt', (prompt) => void api.answerPrompt(prompt.id, 'once'));
     const prompt = nextEvent(api.events, 'prompt');
-    const p = await api.saveConnection(
-      {
-        kind: 'advent',
-        name: 'Advent',
-        host: '127.0.0.1',
-        port: sim.port,
-      },
-      'token',
-    );
-    const ready = nextEvent(api.events, 'connection', (c) => c.state.status === 'ready');
-    await api.connect(p.id);
-    await ready;
+    const { sim, id } = await connectAdvent(api);
     const list = nextEvent(api.events, 'reminders');
     const result = await sim.peer().call('set_timer', { duration_seconds: 1, label: 'stretch' });
     expect((await prompt).summary).toBe('Set a timer for 1 second: “stretch”');
@@ -200,7 +180,7 @@ describe('reminders through the core API', () => {
         kind: 'timer',
         text: 'stretch',
         state: 'pending',
-        connection: { id: p.id, name: 'Advent' },
+        connection: { id, name: 'Advent' },
       },
     ]);
     const fired = await nextEvent(api.events, 'reminder', () => true, 5000);
