@@ -25,6 +25,25 @@ async function lines(file: string): Promise<string[]> {
   return (await readFile(file, 'utf8')).split('\n').filter(Boolean);
 }
 
+/**
+ * What a forger without the key can do: drop every MAC, change the service of the record at
+ * `edit`, and recompute each hash from `prevHash` on, so the chain itself holds.
+ */
+function rechain(
+  records: readonly AuditRecord[],
+  prevHash: string,
+  service: string,
+  edit = 0,
+): AuditRecord[] {
+  let prev = prevHash;
+  return records.map((r, k) => {
+    const { hash: _h, mac: _m, ...rest } = { ...r, prevHash: prev };
+    const edited = k === edit ? { ...rest, service } : rest;
+    prev = recordHash(edited as AuditRecord);
+    return { ...edited, hash: prev } as AuditRecord;
+  });
+}
+
 describe('verify against the durable head', () => {
   it('reports an untouched keyed log intact, keyed check done', async () => {
     const { dir } = await written();
@@ -78,21 +97,7 @@ describe('verify against the durable head', () => {
     const { dir, file } = await written();
     // Edit record 2 and recompute every hash after it, head included, as a careful forger would.
     const records = (await lines(file)).map((l) => JSON.parse(l) as AuditRecord);
-    let prev = (records[0] as AuditRecord).hash;
-    const forged = records.map((r, k) => {
-      if (k === 0) return r;
-      const {
-        hash: _h,
-        mac: _m,
-        ...rest
-      } = { ...r, prevHash: prev } as AuditRecord & {
-        mac?: string;
-      };
-      const edited = k === 1 ? { ...rest, service: 'forged' } : rest;
-      const hash = recordHash(edited as AuditRecord);
-      prev = hash;
-      return { ...edited, hash };
-    });
+    const forged = [records[0]!, ...rechain(records.slice(1), records[0]!.hash, 'forged')];
     await writeFile(file, `${forged.map((r) => JSON.stringify(r)).join('\n')}\n`);
     const last = forged[forged.length - 1] as AuditRecord;
     // The head's own checksum needs no key either: the forger recomputes it too.
@@ -110,21 +115,9 @@ describe('verify against the durable head', () => {
     const { dir, file } = await written();
     // The forger drops every MAC (from record 1 on) and the head's, so no record "starts" them.
     const records = (await lines(file)).map((l) => JSON.parse(l) as AuditRecord);
-    let prev = '0'.repeat(64);
-    const forged = records.map((r, k) => {
-      const {
-        hash: _h,
-        mac: _m,
-        ...rest
-      } = { ...r, prevHash: prev } as AuditRecord & {
-        mac?: string;
-      };
-      const edited = k === 1 ? { ...rest, service: 'get_current_time' } : rest;
-      prev = recordHash(edited as AuditRecord);
-      return { ...edited, hash: prev };
-    });
+    const forged = rechain(records, '0'.repeat(64), 'get_current_time', 1);
     await writeFile(file, `${forged.map((r) => JSON.stringify(r)).join('\n')}\n`);
-    const slot = formatHeadSlot({ seq: 4, hash: prev });
+    const slot = formatHeadSlot({ seq: 4, hash: forged.at(-1)!.hash });
     await writeFile(join(dir, 'head'), slot + slot);
 
     // Without knowing when the MACs began, this looks like a log that never had a key.
