@@ -8,6 +8,7 @@ import path from 'node:path';
 import { type Clock, systemClock } from './clock.js';
 import type { AuditPage, AuditQuery, AuditRecord, AuditVerifyResult } from './contract/audit.js';
 import type { ServiceView } from './contract/commands.js';
+import type { AgentNotice, NoticeWords } from './contract/notice.js';
 import {
   type ConnectionRef,
   type ConnectionState,
@@ -19,6 +20,7 @@ export type { ServiceView };
 import type { Policy, PromptAnswer } from './contract/policy.js';
 import { type Offer, offerAllows, offerKeyOf } from './contract/offer.js';
 import { type CallRequest, type DispatchResult, Dispatcher, type GateEvents } from './dispatch.js';
+import { CallPace, type CallPaceLimits } from './call-pace.js';
 import type { AuditIo } from './audit/append.js';
 import {
   AUDIT_KEYED_FROM_SECRET,
@@ -73,6 +75,11 @@ export interface AgentOptions {
     promptTimeoutSec?: number;
     policies?: Record<string, Policy>;
     disabled?: string[];
+    /**
+     * How fast each connection's calls may start (default `DEFAULT_CALL_PACE`): `--calls-per-second`,
+     * and the tests and bench that push thousands of calls through one connection on purpose.
+     */
+    callPace?: CallPaceLimits;
   };
   /** Extra services (tests, plugins); the built-ins are always there. */
   services?: Service[];
@@ -131,6 +138,7 @@ export type AgentEvents = {
     message: string;
     connection?: ConnectionRef;
     kind?: 'protocol';
+    words?: NoticeWords;
   };
   /**
    * The services offered under a selection key changed (a connection's id, or `mcp-clients`):
@@ -160,13 +168,19 @@ async function auditKey(secrets: SecretStore): Promise<string | undefined> {
   }
 }
 
-function interruptedNotice(records: readonly AuditRecord[]): string {
+function interruptedNotice(records: readonly AuditRecord[]): AgentNotice {
   const shown = records
     .slice(0, 5)
     .map((r) => `${r.service} (#${r.seq})`)
     .join(', ');
   const more = records.length > 5 ? ` and ${records.length - 5} more` : '';
-  return `${records.length} call(s) were interrupted when the agent last stopped, so whether they finished is unknown: ${shown}${more}. See Activity.`;
+  return {
+    message: `${records.length} call(s) were interrupted when the agent last stopped, so whether they finished is unknown: ${shown}${more}. See Activity.`,
+    words: {
+      key: 'notice.interrupted',
+      params: { count: records.length, calls: `${shown}${records.length > 5 ? ', …' : ''}` },
+    },
+  };
 }
 
 export class Agent {
@@ -194,7 +208,7 @@ export class Agent {
    * made private, calls interrupted by a crash). Also emitted as notices, but a host attaches its
    * listeners only after open, so it shows these itself.
    */
-  readonly startupNotices: string[] = [];
+  readonly startupNotices: AgentNotice[] = [];
   /** The calls this start recorded as interrupted (the previous run stopped while they ran). */
   interruptedAtStart: readonly AuditRecord[] = [];
   readonly clockSource: Clock;
@@ -287,6 +301,7 @@ export class Agent {
       audit,
       files,
       clock: this.clockSource,
+      pace: new CallPace(this.clockSource, options.overrides?.callPace),
     });
 
     this.broker.on('prompt', (p) => this.events.emit('prompt', p));
@@ -298,6 +313,18 @@ export class Agent {
       this.events.emit('notice', {
         level: 'error',
         message: `the audit log cannot be written: ${message}`,
+        words: { key: 'notice.auditUnwritable', params: { reason: message } },
+      }),
+    );
+    this.gate.events.on('callsPaced', ({ connection, burst, perSecond }) =>
+      this.events.emit('notice', {
+        level: 'warn',
+        connection,
+        message: `'${connection.name}' is calling services faster than ${perSecond} a second (after ${burst} at once), so its calls now wait their turn; each is still asked about and recorded`,
+        words: {
+          key: 'notice.callsPaced',
+          params: { server: connection.name, burst, perSecond },
+        },
       }),
     );
     audit.onAppend((record) => this.events.emit('audit', record));
@@ -362,7 +389,10 @@ export class Agent {
         .set(AUDIT_KEYED_FROM_SECRET, String(audit.keyedFrom))
         .catch(() => undefined);
     const modeWarning = await makeDataDirPrivate(options.dataDir);
-    const notices = [...settings.warnings, ...(modeWarning ? [modeWarning] : [])];
+    const notices: AgentNotice[] = [
+      ...settings.warnings,
+      ...(modeWarning ? [modeWarning] : []),
+    ].map((message) => ({ message }));
     const made: { agent?: Agent } = {};
     const reminders = await Reminders.open({
       file: path.join(options.dataDir, 'reminders.json'),
@@ -371,7 +401,7 @@ export class Agent {
       warn: (message) =>
         made.agent
           ? made.agent.events.emit('notice', { level: 'warn', message })
-          : notices.push(message),
+          : notices.push({ message }),
     });
     const agent = new Agent(options, settings, audit, dialects, reminders);
     made.agent = agent;
@@ -382,9 +412,9 @@ export class Agent {
     agent.knownAuditSeq = knownSeq;
     await agent.noteAuditSeq();
     if (interrupted.length > 0) notices.push(interruptedNotice(interrupted));
-    for (const warning of notices) {
-      agent.startupNotices.push(warning);
-      agent.events.emit('notice', { level: 'warn', message: warning });
+    for (const notice of notices) {
+      agent.startupNotices.push(notice);
+      agent.events.emit('notice', { level: 'warn', ...notice });
     }
     // Imported servers start once the log has settled what the last run left unfinished.
     agent.mcp.start();
@@ -632,6 +662,7 @@ export class Agent {
         level: 'warn',
         connection: ref,
         message: `the token for '${name}' expires at ${new Date(expiresAt).toISOString()}; get a new one to stay connected`,
+        words: { key: 'notice.tokenExpiring', params: { server: name, at: expiresAt } },
       }),
     );
     return store;
@@ -723,6 +754,7 @@ export class Agent {
       this.events.emit('notice', {
         level: 'warn',
         message: `"Always allow" could not be saved (${(err as Error).message}); it holds until the app quits`,
+        words: { key: 'notice.alwaysNotSaved', params: { reason: (err as Error).message } },
       });
     }
   }

@@ -216,7 +216,7 @@ export class CoreApi implements AgentApi {
     agent.mcp.events.on('removed', (p) => this.events.emit('mcpServerRemoved', p));
     // What the agent found while opening (before anyone listened): a settings file set aside,
     // calls a crash interrupted. Told again now, so the timeline and every UI have them.
-    for (const message of agent.startupNotices) e.emit('notice', { level: 'warn', message });
+    for (const notice of agent.startupNotices) e.emit('notice', { level: 'warn', ...notice });
     e.on('reminders', (list) => this.events.emit('reminders', list));
     e.on('reminderFired', (r) => this.announce(r));
     // Missed while the app was closed: in the conversation from the first snapshot on.

@@ -25,6 +25,7 @@ import type { ConnectionRef } from './contract/connection.js';
 import type { ErrorCode } from './contract/errors.js';
 import type { PendingPrompt, PromptResolution } from './contract/policy.js';
 import { Emitter } from './events.js';
+import { type CallPace, type CallPaceLimits, paceWait } from './call-pace.js';
 import type { Asker, AskOptions } from './permissions/broker.js';
 import type { DecideInput, Decision as PolicyDecision } from './permissions/policy.js';
 import { cutName, paramsShapeProblem } from './audit/bounds.js';
@@ -120,6 +121,8 @@ export interface GateDeps {
   audit: GateAudit;
   files: FilesSandbox;
   clock: Clock;
+  /** How fast each connection's calls may start (call-pace.ts); absent: unpaced. */
+  pace?: CallPace;
 }
 
 /** Live view of a call for the timeline (tool cards) and the terminal. */
@@ -157,6 +160,8 @@ export type GateEvents = {
   callFinished: CallFinished;
   /** The audit log failed to record a call: shown to the user; calls stay refused until it works. */
   auditError: { message: string };
+  /** A connection calls faster than its pace: its calls now wait their turn (once per streak). */
+  callsPaced: { connection: ConnectionRef } & CallPaceLimits;
 };
 
 interface Verdict {
@@ -194,7 +199,7 @@ export class Dispatcher {
   private readonly inFlight = new Set<Promise<DispatchResult>>();
 
   dispatch(call: CallRequest): Promise<DispatchResult> {
-    const running = this.handle(call);
+    const running = this.inTurn(call);
     this.inFlight.add(running);
     void running.finally(() => this.inFlight.delete(running));
     return running;
@@ -203,6 +208,22 @@ export class Dispatcher {
   /** Resolves when every call in progress has finished (each is bounded by its timeouts). */
   async drain(): Promise<void> {
     while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
+   * A server's call starts in its connection's turn (call-pace.ts): past the pace it waits, before
+   * anything is shown or recorded, so a flood costs a timer per call and nothing more. A call
+   * that need not wait starts at once, with no extra turn of the event loop.
+   */
+  private inTurn(call: CallRequest): Promise<DispatchResult> {
+    const { pace } = this.deps;
+    if (!pace || call.userRun) return this.handle(call);
+    const turn = pace.take(call.connection.id);
+    if (turn.startsStreak)
+      this.events.emit('callsPaced', { connection: call.connection, ...pace.limits });
+    if (turn.waitMs === 0) return this.handle(call);
+    // A call whose server stops waiting goes on at once, and is recorded as cancelled.
+    return paceWait(this.deps.clock, turn.waitMs, call.signal).then(() => this.handle(call));
   }
 
   private async handle(call: CallRequest): Promise<DispatchResult> {

@@ -120,7 +120,7 @@ export class Timeline implements Disposable {
         from: 'server',
       });
     });
-    on('notice', ({ level, message, connection, kind }) => {
+    on('notice', ({ level, message, connection, kind, words }) => {
       this.put({
         kind: 'notice',
         id: `n:${++this.seq}`,
@@ -129,6 +129,7 @@ export class Timeline implements Disposable {
         level,
         text: message,
         ...(kind === 'protocol' && { technical: true as const }),
+        ...(words && { words }),
       });
     });
   }

@@ -1,5 +1,6 @@
 import type { Decision, Outcome } from './audit.js';
 import type { ErrorCode } from './errors.js';
+import type { NoticeWords } from './notice.js';
 import type { ReminderKind } from './reminders.js';
 
 /** One entry of the conversation timeline (DESIGN §2 chat/). Sent whole on every change (upsert by id). */
@@ -53,6 +54,8 @@ export interface NoticeItem extends Base {
   technical?: true;
   /** Said by the server itself (its STATUS text), not by the agent. */
   from?: 'server';
+  /** The agent's own notice in words for people: shown translated instead of `text`. */
+  words?: NoticeWords;
 }
 
 /** A reminder or timer rang, or was found missed at start (it fell due while the app was closed). */

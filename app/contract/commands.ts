@@ -13,6 +13,7 @@ import {
   OUTCOMES,
 } from './audit.js';
 import type { ChatItem } from './chat.js';
+import type { NoticeWords } from './notice.js';
 import type {
   ConnectionCapabilities,
   ConnectionRef,
@@ -372,6 +373,8 @@ export type EventPayloads = {
      * folds this text into details; a terminal may print it as is.
      */
     kind?: 'protocol';
+    /** The agent's own notice in words for people, which a UI shows translated instead. */
+    words?: NoticeWords;
   };
   settings: SettingsView;
   /** The whole reminder list, after any change. */

@@ -3,6 +3,7 @@ export * from './audit.js';
 export * from './policy.js';
 export * from './connection.js';
 export * from './chat.js';
+export * from './notice.js';
 export * from './commands.js';
 export * from './bridge.js';
 export * from './mcp.js';

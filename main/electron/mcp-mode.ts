@@ -96,7 +96,7 @@ export async function runMcp(rest: readonly string[]): Promise<number> {
     return 1;
   }
   const notices = api.events.on('notice', (n) => say(`${n.level}: ${n.message}`));
-  for (const message of api.agent.startupNotices) say(`warn: ${message}`);
+  for (const { message } of api.agent.startupNotices) say(`warn: ${message}`);
   try {
     await api.mcpServe.serveStdio(process.stdin, process.stdout);
   } finally {

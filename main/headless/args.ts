@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { type CallPaceLimits, DEFAULT_CALL_PACE } from '../../app/call-pace.js';
 import { MCP_CLIENT_APPS, type McpClientApp } from '../../app/contract/mcp-clients.js';
 import type { Policy } from '../../app/contract/policy.js';
 import { PROFILE_KIND_SPECS, type ProfileKindSpec } from '../../app/contract/profiles/index.js';
@@ -25,13 +26,14 @@ export function usage(
   const runSynopsis = `  advent-agent run ${synopsis.join('\n                   ')}
                    [--files DIR]... [--allow NAME]... [--deny NAME]... [--disable NAME]...
                    [--mcp-config FILE]... [--mcp-http [PORT] [--mcp-new-token]]
-                   [--data-dir DIR] [--prompt-timeout SECONDS] [--no-chat]
+                   [--data-dir DIR] [--prompt-timeout SECONDS] [--calls-per-second N]
+                   [--no-chat]
 `;
   const uiSynopsis = `  advent-agent ui [--port N] [--open] [run's flags]
 `;
   const auditSynopsis = `  advent-agent audit [--data-dir DIR] [--service NAME] [--json] [--verify]
 `;
-  const mcpSynopsis = `  advent-agent mcp [--data-dir DIR]
+  const mcpSynopsis = `  advent-agent mcp [--data-dir DIR] [--calls-per-second N]
 `;
   const mcpSetupSynopsis = `  advent-agent mcp-setup [${MCP_CLIENT_APPS.join('|')} [--yes]] [--data-dir DIR]
 `;
@@ -46,6 +48,7 @@ export function usage(
   --disable NAME            do not offer NAME to the server (this run only)
   --data-dir DIR            settings and audit log (default: the platform's data folder)
   --prompt-timeout SECONDS  how long a permission question waits (default 60)
+${CALLS_PER_SECOND_USAGE}
   --mcp-http [PORT]         also serve the services to MCP apps at http://127.0.0.1:PORT/mcp
                             (default port: the saved one, else 8931); clients need its
                             bearer token, shown once when it is made (here or in Settings)
@@ -87,6 +90,7 @@ ${sessionFlags}  --no-chat                 ignore stdin; run until Ctrl-C or SIG
          open Advent Agent or set a policy. Only MCP goes to stdout; notes go to stderr.
          To add it to those apps' config files, see mcp-setup.
   --data-dir DIR            the data folder (default: the platform's)
+${CALLS_PER_SECOND_USAGE}
 `;
   const mcpSetup = `mcp-setup
          Set up Claude Desktop, Cursor or VS Code to run this agent's services (the mcp
@@ -126,6 +130,12 @@ ${mcpSetup}`;
   }
 }
 
+const CALLS_PER_SECOND_USAGE = `  --calls-per-second N      how many calls a second each server or app may start once it has
+                            made ${DEFAULT_CALL_PACE.burst} at once (default ${DEFAULT_CALL_PACE.perSecond}); faster ones wait their turn`;
+
+/** The highest `--calls-per-second`: past this the pace is no bound at all. */
+const MAX_CALLS_PER_SECOND = 100_000;
+
 /** What `run` and `ui` share: the servers to add for this run and this run's overrides. */
 export interface SessionFlags {
   /** The servers the flags name, in the kinds' order (the first that chats gets typed lines). */
@@ -137,6 +147,8 @@ export interface SessionFlags {
   disabled: string[];
   dataDir?: string;
   promptTimeoutSec?: number;
+  /** `--calls-per-second N`: how fast each connection's calls may start, this run only. */
+  callsPerSecond?: number;
   /** `--mcp-http [PORT]`: serve MCP over HTTP for this run. */
   mcpHttp?: { port?: number };
   /** `--mcp-new-token`: make (and show once) a new bearer token for it. */
@@ -166,6 +178,7 @@ export interface AuditArgs {
 export interface McpArgs {
   command: 'mcp';
   dataDir?: string;
+  callsPerSecond?: number;
 }
 
 export interface McpSetupArgs {
@@ -219,6 +232,7 @@ const SESSION_OPTIONS = {
   disable: { type: 'string', multiple: true },
   'data-dir': { type: 'string' },
   'prompt-timeout': { type: 'string' },
+  'calls-per-second': { type: 'string' },
   'no-chat': { type: 'boolean' },
   'mcp-config': { type: 'string', multiple: true },
   'mcp-new-token': { type: 'boolean' },
@@ -307,8 +321,12 @@ function sessionFlags(values: Values, kinds: readonly ProfileKindSpec[]): Sessio
     }
   }
 
+  const callsPerSecond = callsPerSecondOf(values);
+  if (callsPerSecond instanceof Error) return callsPerSecond;
+
   return {
     servers,
+    ...(callsPerSecond !== undefined && { callsPerSecond }),
     files: list('files'),
     mcpConfigs: list('mcp-config'),
     policies,
@@ -407,11 +425,36 @@ function parseMcp(argv: string[]): ParseResult {
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      'data-dir': { type: 'string' },
+      'calls-per-second': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) return { ok: true, args: { command: 'help', topic: 'mcp' } };
   if (positionals.length) return fail(`unexpected argument '${positionals[0]}'`);
-  return { ok: true, args: { command: 'mcp', dataDir: values['data-dir'] } };
+  const callsPerSecond = callsPerSecondOf(values);
+  if (callsPerSecond instanceof Error) return fail(callsPerSecond.message);
+  return {
+    ok: true,
+    args: {
+      command: 'mcp',
+      dataDir: values['data-dir'],
+      ...(callsPerSecond !== undefined && { callsPerSecond }),
+    },
+  };
+}
+
+/** `--calls-per-second N`, checked: a whole number from 1 to MAX_CALLS_PER_SECOND. */
+function callsPerSecondOf(values: Values): number | undefined | Error {
+  const text = values['calls-per-second'];
+  if (typeof text !== 'string') return undefined;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > MAX_CALLS_PER_SECOND)
+    return new Error(
+      `--calls-per-second must be a whole number from 1 to ${MAX_CALLS_PER_SECOND} (got '${text}')`,
+    );
+  return n;
 }
 
 function parseMcpSetup(argv: string[]): ParseResult {
@@ -448,17 +491,23 @@ function parseMcpSetup(argv: string[]): ParseResult {
 
 /** The run-only overrides both `run` and `ui` pass to the agent (never saved). */
 export function overridesOf(
-  args: Pick<RunArgs, 'files' | 'promptTimeoutSec' | 'policies' | 'disabled'>,
+  args: Pick<RunArgs, 'files' | 'promptTimeoutSec' | 'policies' | 'disabled' | 'callsPerSecond'>,
 ): {
   filesRoots?: string[];
   promptTimeoutSec?: number;
   policies: Record<string, Policy>;
   disabled: string[];
+  callPace?: CallPaceLimits;
 } {
+  const n = args.callsPerSecond;
   return {
     filesRoots: args.files.length ? args.files.map((f) => path.resolve(f)) : undefined,
     promptTimeoutSec: args.promptTimeoutSec,
     policies: args.policies,
     disabled: args.disabled,
+    // A faster pace keeps at least as large a burst: one second of it, or the default's.
+    ...(n !== undefined && {
+      callPace: { burst: Math.max(DEFAULT_CALL_PACE.burst, n), perSecond: n },
+    }),
   };
 }

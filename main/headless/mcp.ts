@@ -19,6 +19,8 @@ export async function mcpCommand(args: McpArgs, io: CliIo): Promise<number> {
   const socket = await connectToAgent(dataDir);
   if (socket) {
     say(`relaying to the Advent Agent that holds ${dataDir}`);
+    if (args.callsPerSecond !== undefined)
+      say('--calls-per-second is not used: calls are paced as that agent paces them');
     await relay(socket, io.stdin, io.stdout);
     return 0;
   }
@@ -26,7 +28,15 @@ export async function mcpCommand(args: McpArgs, io: CliIo): Promise<number> {
   let core: CliCore;
   try {
     core = await CliCore.open(
-      { servers: [], files: [], mcpConfigs: [], policies: {}, disabled: [], dataDir },
+      {
+        servers: [],
+        files: [],
+        mcpConfigs: [],
+        policies: {},
+        disabled: [],
+        dataDir,
+        ...(args.callsPerSecond !== undefined && { callsPerSecond: args.callsPerSecond }),
+      },
       io,
       { host: 'terminal', autoConnect: false },
     );
@@ -36,7 +46,7 @@ export async function mcpCommand(args: McpArgs, io: CliIo): Promise<number> {
   }
   const { api } = core;
   const notices = api.events.on('notice', (n) => say(`${n.level}: ${n.message}`));
-  for (const message of api.agent.startupNotices) say(`warn: ${message}`);
+  for (const { message } of api.agent.startupNotices) say(`warn: ${message}`);
 
   let signalled!: () => void;
   const signal = new Promise<void>((resolve) => (signalled = resolve));

@@ -5,6 +5,7 @@
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { type Toast, useToasts } from '../store/toasts.js';
+import { noticeText } from '../lib/labels.js';
 import { CloseIcon } from './Icons.js';
 
 const LIFETIME: Record<Toast['level'], number> = {
@@ -15,7 +16,7 @@ const LIFETIME: Record<Toast['level'], number> = {
 };
 
 function ToastItem({ toast }: { toast: Toast }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const dismiss = useToasts((s) => s.dismiss);
   useEffect(() => {
     const timer = setTimeout(() => dismiss(toast.id), LIFETIME[toast.level]);
@@ -25,7 +26,11 @@ function ToastItem({ toast }: { toast: Toast }) {
     <div className={`toast toast-${toast.level}`} data-testid="toast" data-level={toast.level}>
       <span className="toast-dot" aria-hidden="true" />
       <span className="toast-text">
-        {toast.words ? t(toast.words.key, toast.words.params) : toast.message}
+        {toast.words?.key === 'chat.protocolToast'
+          ? t(toast.words.key, toast.words.params)
+          : toast.words
+            ? noticeText(t, toast.words, i18n.language)
+            : toast.message}
       </span>
       <button
         type="button"

@@ -226,6 +226,18 @@ export const en = {
     technicalDetails: 'Technical details',
     thought: 'Reasoning',
   },
+  notice: {
+    callsPaced:
+      '{{server}} is calling services faster than {{perSecond}} a second (after {{burst}} at once), so its calls now wait their turn. Each is still asked about and recorded.',
+    auditUnwritable:
+      'The activity log cannot be written ({{reason}}). Calls are refused until it can be.',
+    tokenExpiring: 'The token for {{server}} expires {{at}}. Get a new one to stay connected.',
+    interrupted_one:
+      'A call was interrupted when the app last stopped, so whether it finished is unknown: {{calls}}. See Activity.',
+    interrupted_other:
+      '{{count}} calls were interrupted when the app last stopped, so whether they finished is unknown: {{calls}}. See Activity.',
+    alwaysNotSaved: '“Always allow” could not be saved ({{reason}}). It holds until the app quits.',
+  },
   tool: {
     label: 'Service call: {{service}}',
     running: 'Running…',

@@ -225,6 +225,17 @@ export const zhCN: Messages = {
     technicalDetails: '技术细节',
     thought: '思考过程',
   },
+  notice: {
+    callsPaced:
+      '{{server}} 调用服务过快（一次 {{burst}} 个之后，每秒超过 {{perSecond}} 个），它的调用现在需排队等候。每个调用仍会照常征求同意并记录在案。',
+    auditUnwritable: '无法写入活动记录（{{reason}}）。在恢复之前，调用都会被拒绝。',
+    tokenExpiring: '{{server}} 的令牌将于 {{at}} 过期。请获取新令牌以保持连接。',
+    interrupted_one:
+      '应用上次停止时有 {{count}} 个调用被中断，无法确定它是否完成：{{calls}}。请查看“活动记录”。',
+    interrupted_other:
+      '应用上次停止时有 {{count}} 个调用被中断，无法确定它们是否完成：{{calls}}。请查看“活动记录”。',
+    alwaysNotSaved: '无法保存“始终允许”（{{reason}}）。它在应用退出前仍然有效。',
+  },
   tool: {
     label: '服务调用：{{service}}',
     running: '运行中…',

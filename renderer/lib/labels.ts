@@ -6,10 +6,11 @@ import {
   type ConnectionState,
   ERROR_CODES,
   type ErrorCode,
+  type NoticeWords,
   type RegistrationState,
 } from '../../app/contract/index.js';
 import { BridgeError } from '../bridge/types.js';
-import { formatTime, secondsUntil } from './format.js';
+import { formatDateTime, formatTime, secondsUntil } from './format.js';
 
 /** The sentence for a failed command: bridge problems translated, the core's message as is. */
 export function errorText(t: TFunction, err: unknown): string {
@@ -30,6 +31,13 @@ export function errorText(t: TFunction, err: unknown): string {
   if (err && typeof err === 'object' && typeof (err as { message?: unknown }).message === 'string')
     return (err as { message: string }).message;
   return String(err);
+}
+
+/** The agent's own notice in the reader's language (a time in the reader's date format). */
+export function noticeText(t: TFunction, words: NoticeWords, lang: string): string {
+  if (words.key === 'notice.tokenExpiring')
+    return t(words.key, { ...words.params, at: formatDateTime(words.params.at, lang) });
+  return t(words.key, words.params);
 }
 
 function isCommandRefusal(code: string): code is CommandRefusalCode {

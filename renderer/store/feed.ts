@@ -65,9 +65,11 @@ export function attachFeed(bridge: Bridge): () => void {
       useAudit.getState().live(record);
       if (grantsStale) refreshServices();
     }),
-    bridge.on('notice', ({ level, message, connection, kind }) => {
+    bridge.on('notice', ({ level, message, connection, kind, words }) => {
       if (kind !== 'protocol')
-        return void useToasts.getState().push({ level, message, connection: connection?.name });
+        return void useToasts
+          .getState()
+          .push({ level, message, connection: connection?.name, ...(words && { words }) });
       // A protocol line is the dialect's words: the conversation keeps it, folded under a human
       // line. Only a warning interrupts with a toast, and that in words for people.
       if (level === 'info') return;

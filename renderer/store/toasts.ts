@@ -1,4 +1,5 @@
 import { create } from 'zustand';
+import type { NoticeWords } from '../../app/contract/index.js';
 
 export type ToastLevel = 'info' | 'warn' | 'error' | 'success';
 
@@ -12,7 +13,7 @@ export interface Toast {
    * Words to show instead of `message`, translated when shown (`message` stays the technical
    * line: it is what repeats are recognised by).
    */
-  words?: { key: 'chat.protocolToast'; params: { server: string } };
+  words?: { key: 'chat.protocolToast'; params: { server: string } } | NoticeWords;
 }
 
 interface ToastStore {

@@ -16,6 +16,7 @@ import { AdventSim } from '../../sim/advent/server.js';
 import type { SimPeer } from '../../sim/advent/peer.js';
 import {
   type Call,
+  BENCH_PACE,
   METHOD,
   type Medium,
   PARAMS,
@@ -367,7 +368,7 @@ async function componentsOn(medium: Medium, n: number): Promise<Component[]> {
       defaultFilesRoot: path.join(dir, 'files'),
       secrets: new MemorySecretStore(),
       services: [benchWriteService],
-      overrides: { policies: { [benchWriteService.name]: 'allow' } },
+      overrides: { policies: { [benchWriteService.name]: 'allow' }, callPace: BENCH_PACE },
     });
     const dispatch = (i: number) =>
       agent.dispatch({

@@ -96,6 +96,28 @@ describe('the conversation timeline', () => {
     expect(notices[1]).not.toHaveProperty('technical');
   });
 
+  it("keeps the agent's own notice in words a window translates, beside its English line", () => {
+    const { events, timeline } = setup();
+    const words = {
+      key: 'notice.callsPaced',
+      params: { server: 'Advent', burst: 60, perSecond: 10 },
+    } as const;
+    events.emit('notice', {
+      level: 'warn',
+      message: "'Advent' is calling services faster than 10 a second",
+      connection: { id: 'adv', name: 'Advent' },
+      words,
+    });
+    events.emit('notice', { level: 'info', message: 'reconnected' });
+    const notices = timeline.list().filter((i) => i.kind === 'notice');
+    expect(notices[0]).toMatchObject({ connection: 'adv', level: 'warn', words });
+    expect(notices[0]).toHaveProperty(
+      'text',
+      "'Advent' is calling services faster than 10 a second",
+    );
+    expect(notices[1]).not.toHaveProperty('words');
+  });
+
   describe('a streamed reply', () => {
     it('sends 65 536 one-character deltas as a bounded number of updates, the text whole in a snapshot', () => {
       const { events, clock, item, sentFor } = setup();

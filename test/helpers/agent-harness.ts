@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, type AgentOptions } from '../../app/agent.js';
+import type { CallPaceLimits } from '../../app/call-pace.js';
 import type { ConnectionState } from '../../app/contract/connection.js';
 import { MemorySecretStore } from '../../app/settings/secrets.js';
 import type { AdventProfile } from '../../app/settings/schema.js';
@@ -20,6 +21,12 @@ export const FAST: Partial<Timing> = {
   disconnectWaitMs: 500,
   connectTimeoutMs: 2000,
 };
+
+/**
+ * A call pace no test reaches: for tests that push hundreds of calls through one connection on
+ * purpose (the pace itself is tested in test/call-pace.test.ts and test/hostile/call-flood.test.ts).
+ */
+export const UNPACED: CallPaceLimits = { burst: 1_000_000, perSecond: 1_000_000 };
 
 export interface Harness {
   dir: string;

@@ -155,7 +155,8 @@ describe('SIGKILL at random points while a caller creates files through the gate
     const secrets = await FileSecretStore.open(path.join(dataDir, 'secrets.json'));
     const agent = await Agent.open({ dataDir, defaultFilesRoot: filesRoot, secrets });
     const last = agent.interruptedAtStart.map((r) => r.callId);
-    if (last.length > 0) expect(agent.startupNotices.join('\n')).toMatch(/interrupted/);
+    if (last.length > 0)
+      expect(agent.startupNotices.map((n) => n.message).join('\n')).toMatch(/interrupted/);
     await agent.close();
     expect(last.sort()).toEqual([...expectInterrupted].sort());
 

@@ -15,7 +15,7 @@ import {
   WRITE_HIGH_WATER_BYTES,
   WRITE_MAX_BUFFERED_BYTES,
 } from '../../app/wire/kit/bounds.js';
-import { FAST } from '../helpers/agent-harness.js';
+import { FAST, UNPACED } from '../helpers/agent-harness.js';
 import { type TempAgent, openTempAgent } from '../helpers/ws-agent.js';
 import { HostileAdvent, MiB, sleep, waitFor } from './wire-peers.js';
 
@@ -58,7 +58,12 @@ describe('hostile Advent server: a server that never reads', () => {
     process.on('warning', onWarning);
     onTestFinished(() => void process.off('warning', onWarning));
     server = await HostileAdvent.start();
-    temp = await openTempAgent('advent-hostile-bp-', { services: [bigResult], timing: FAST });
+    // The calls in flight are bounded by the socket, not by the pace (call-flood.test.ts).
+    temp = await openTempAgent('advent-hostile-bp-', {
+      services: [bigResult],
+      timing: FAST,
+      overrides: { callPace: UNPACED },
+    });
     const agent: Agent = temp.agent;
     let runs = 0;
     agent.events.on('callFinished', () => (runs += 1));

@@ -9,6 +9,7 @@ import {
   type ConnectionView,
   ERROR_CODES,
   LOCAL_CONNECTION,
+  type NoticeWords,
   SERVICE_GROUPS,
   type ServiceView,
 } from '../../app/contract/index.js';
@@ -19,7 +20,7 @@ import {
   serviceSummary,
   serviceTitle,
 } from '../../renderer/i18n/service-text.js';
-import { errorCodeText, grantText } from '../../renderer/lib/labels.js';
+import { errorCodeText, grantText, noticeText } from '../../renderer/lib/labels.js';
 import { connectionLabel } from '../../renderer/lib/names.js';
 import { useLanguage } from './i18n-helper.js';
 
@@ -48,6 +49,51 @@ describe('refusal lines', () => {
     expect(errorCodeText(i18next.t, 'prompt_timeout')).toBe('Timed out waiting for you');
     // A code from a newer core still reads as a failure, with the code to look up.
     expect(errorCodeText(i18next.t, 'not_found_yet')).toBe('Failed (not_found_yet)');
+  });
+});
+
+describe("the agent's own notices", () => {
+  // One of each: a key added to NoticeWords without a sample here does not compile.
+  const samples: { [K in NoticeWords['key']]: Extract<NoticeWords, { key: K }> } = {
+    'notice.callsPaced': {
+      key: 'notice.callsPaced',
+      params: { server: 'Kitchen', burst: 60, perSecond: 10 },
+    },
+    'notice.auditUnwritable': { key: 'notice.auditUnwritable', params: { reason: 'ENOSPC' } },
+    'notice.tokenExpiring': {
+      key: 'notice.tokenExpiring',
+      params: { server: 'Kitchen', at: Date.UTC(2026, 10, 24, 9, 30) },
+    },
+    'notice.interrupted': {
+      key: 'notice.interrupted',
+      params: { count: 2, calls: 'create_file (#12), open_url (#14)' },
+    },
+    'notice.alwaysNotSaved': { key: 'notice.alwaysNotSaved', params: { reason: 'EACCES' } },
+  };
+
+  it('each reads whole in English and in Chinese, with what it names kept as it is', async () => {
+    for (const lang of ['en', 'zh-CN'] as const) {
+      await useLanguage(lang);
+      for (const words of Object.values(samples)) {
+        const line = noticeText(i18next.t, words, lang);
+        expect(line, words.key).not.toBe(words.key);
+        expect(line, words.key).not.toMatch(/\{\{|undefined/);
+        for (const value of Object.values(words.params))
+          if (typeof value === 'string') expect(line, words.key).toContain(value);
+        if (lang === 'zh-CN') expect(line, words.key).toMatch(HAN);
+        else expect(line, words.key).not.toMatch(HAN);
+      }
+    }
+    await useLanguage('en');
+    expect(noticeText(i18next.t, samples['notice.callsPaced'], 'en')).toMatch(
+      /^Kitchen is calling services faster than 10 a second \(after 60 at once\)/,
+    );
+    // One call or several, in English.
+    const one = { key: 'notice.interrupted', params: { count: 1, calls: 'x (#1)' } } as const;
+    expect(noticeText(i18next.t, one, 'en')).toMatch(/^A call was interrupted/);
+    expect(noticeText(i18next.t, samples['notice.interrupted'], 'en')).toMatch(/^2 calls were/);
+    // The time in the reader's own format, never the epoch number.
+    expect(noticeText(i18next.t, samples['notice.tokenExpiring'], 'en')).not.toMatch(/\d{10}/);
   });
 });
 

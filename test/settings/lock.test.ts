@@ -95,7 +95,7 @@ describe('data folder mode', () => {
       });
       try {
         expect((await stat(data)).mode & 0o777).toBe(0o700);
-        expect(agent.startupNotices.join('\n')).toMatch(/0755.*0700/);
+        expect(agent.startupNotices.map((n) => n.message).join('\n')).toMatch(/0755.*0700/);
       } finally {
         await agent.close();
       }

@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import type { ChatItem } from '../../../app/contract/index.js';
 import { DownIcon, MicSmallIcon } from '../../components/Icons.js';
 import { formatTime } from '../../lib/format.js';
+import { noticeText } from '../../lib/labels.js';
 import { ReminderCard } from '../reminders/ReminderCard.js';
 import { ToolCard } from './ToolCard.js';
 
@@ -114,7 +115,7 @@ const Item = memo(function Item({
               </details>
             </span>
           ) : (
-            <span>{item.text}</span>
+            <span>{item.words ? noticeText(t, item.words, i18n.language) : item.text}</span>
           )}
           <time className="muted" dateTime={new Date(item.at).toISOString()}>
             {time}

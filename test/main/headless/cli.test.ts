@@ -14,6 +14,8 @@ import { FrameType } from '../../../app/wire/advent/frame.js';
 import { CoreApi } from '../../../app/api.js';
 import { FileSecretStore } from '../../../app/settings/secrets.js';
 import { main } from '../../../main/headless/cli.js';
+import { overridesOf, parseCliArgs } from '../../../main/headless/args.js';
+import { DEFAULT_CALL_PACE } from '../../../app/call-pace.js';
 import type { CliIo } from '../../../main/headless/io.js';
 import { FAST } from '../../helpers/agent-harness.js';
 import { until } from '../../helpers/wait.js';
@@ -155,12 +157,32 @@ describe('advent-agent command line', () => {
       /--prompt-timeout must be/,
     ],
     [['run', '--server', 'h:1', '--token', 't', '--voice-id', 'a##b'], /cannot contain “##”/],
+    [
+      ['run', '--server', 'h:1', '--token', 't', '--calls-per-second', '0'],
+      /--calls-per-second must be a whole number from 1 to 100000 \(got '0'\)/,
+    ],
+    [['mcp', '--calls-per-second', '2.5'], /--calls-per-second must be a whole number/],
     [['frobnicate'], /unknown command 'frobnicate'/],
     [['run', '--bogus'], /Unknown option '--bogus'/],
   ])('refuses bad arguments %j with a clear message and exit 2', async (argv, message) => {
     const r = start(argv as string[]);
     expect(await r.exit).toBe(2);
     expect(r.stderr.text).toMatch(message as RegExp);
+  });
+
+  it('paces calls as --calls-per-second says, this run only, keeping at least the default burst', () => {
+    const paceOf = (argv: string[]) => {
+      const parsed = parseCliArgs(argv);
+      if (!parsed.ok || (parsed.args.command !== 'run' && parsed.args.command !== 'mcp'))
+        throw new Error(JSON.stringify(parsed));
+      return overridesOf({ files: [], policies: {}, disabled: [], ...parsed.args }).callPace;
+    };
+    expect(paceOf(['run', '--server', 'h:1', '--token', 't'])).toBeUndefined();
+    expect(paceOf(['run', '--server', 'h:1', '--token', 't', '--calls-per-second', '5'])).toEqual({
+      burst: DEFAULT_CALL_PACE.burst,
+      perSecond: 5,
+    });
+    expect(paceOf(['mcp', '--calls-per-second', '500'])).toEqual({ burst: 500, perSecond: 500 });
   });
 
   it('refuses an unknown service name in --allow', async () => {

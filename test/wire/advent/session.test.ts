@@ -10,7 +10,7 @@ import {
   MAX_STATUS_CHARS,
 } from '../../../app/wire/kit/bounds.js';
 import { FrameType, taskKey } from '../../../app/wire/advent/frame.js';
-import { FAST, type Harness, startHarness } from '../../helpers/agent-harness.js';
+import { FAST, type Harness, UNPACED, startHarness } from '../../helpers/agent-harness.js';
 import { fakeJwt, nextEvent, until } from '../../helpers/wait.js';
 import { BUILTIN_NAMES, builtinsWithout } from '../../helpers/builtins.js';
 
@@ -672,7 +672,8 @@ describe('Advent session: the calls of one connection', () => {
       timeoutMs: 1000,
       run: async () => ++runs,
     };
-    h = await startHarness({ agent: { services: [counter] } });
+    // 300 calls at once on purpose: the memory of ids is what is tested, not the pace.
+    h = await startHarness({ agent: { services: [counter], overrides: { callPace: UNPACED } } });
     const peer = h.sim.peer();
     const calls = Array.from({ length: 300 }, (_, i) => ({
       method: 'bump_counter',

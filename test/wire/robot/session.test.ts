@@ -16,6 +16,7 @@ import { FakeClock } from '../../helpers/fake-clock.js';
 import { nextEvent, until } from '../../helpers/wait.js';
 import { FAST_WS, openTempAgent, recordEvents, startSession } from '../../helpers/ws-agent.js';
 import { BUILTIN_NAMES, builtinsWithout } from '../../helpers/builtins.js';
+import { UNPACED } from '../../helpers/agent-harness.js';
 
 const FAST: Partial<WsTiming> = { ...FAST_WS, connectTimeoutMs: 2000 };
 
@@ -273,7 +274,8 @@ describe('Robot session: tool calls', () => {
     const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
     process.on('warning', onWarning);
     onTestFinished(() => void process.off('warning', onWarning));
-    h = await start();
+    // 300 executes (600 with their twins) as fast as they go: what one leaves behind is tested.
+    h = await start({ agent: { overrides: { callPace: UNPACED } } });
     await registered(h);
     for (let i = 0; i < 300; i++) {
       const out = await h.sim.execute('get_current_time', { format: 'simple' });

@@ -1,0 +1,20 @@
+/**
+ * A notice the agent itself gives (not a protocol line, not a server's words) in words for people.
+ * The notice's `message` stays the English sentence a terminal prints and a log keeps; a window
+ * shows these words instead, translated. Values a person would not translate (a server's name, a
+ * system error) are params, shown as they are.
+ */
+export type NoticeWords =
+  | { key: 'notice.callsPaced'; params: { server: string; burst: number; perSecond: number } }
+  | { key: 'notice.auditUnwritable'; params: { reason: string } }
+  /** `at`: epoch ms, shown in the reader's own date format. */
+  | { key: 'notice.tokenExpiring'; params: { server: string; at: number } }
+  /** `calls`: the first few interrupted calls, `service (#seq)`, comma separated. */
+  | { key: 'notice.interrupted'; params: { count: number; calls: string } }
+  | { key: 'notice.alwaysNotSaved'; params: { reason: string } };
+
+/** A notice as the agent keeps it to tell again (one found while opening, before anyone listened). */
+export interface AgentNotice {
+  message: string;
+  words?: NoticeWords;
+}
