@@ -3,7 +3,7 @@
  * shell, so nothing a server sends can become shell syntax. Injected (Desktop.runner), so tests
  * record the exact commands built for macOS and Windows and run Linux's for real.
  */
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 
 export interface RunOptions {
   /** Killed after this long (default 10 s). */
@@ -66,41 +66,57 @@ function lastLines(text: string): string {
   return trimmed.length > STDERR_CHARS ? `…${trimmed.slice(-STDERR_CHARS)}` : trimmed;
 }
 
+/**
+ * On POSIX a program runs as the leader of a process group of its own, so that ending it (out of
+ * time, or the call withdrawn) ends whatever it started too: a helper it forked would otherwise
+ * run on after the call was answered, holding its output pipe. A program that ends by itself is
+ * never touched, and neither is what it leaves running (xclip serving the selection). Windows has
+ * no process groups; there the program alone is ended.
+ */
+const OWN_GROUP = process.platform !== 'win32';
+
+function endTree(child: ChildProcess): void {
+  if (OWN_GROUP && child.pid !== undefined)
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+      return;
+    } catch {
+      // Already gone, or the group could not be signalled: end the program itself.
+    }
+  child.kill('SIGKILL');
+}
+
+/**
+ * Ends `child` and everything it started once `timeoutMs` pass or `signal` aborts; `ended()` says
+ * whether it did. `clear()` when the program ended by itself.
+ */
+function deadline(
+  child: ChildProcess,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): { ended(): boolean; clear(): void } {
+  let ended = false;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    endTree(child);
+  };
+  const timer = setTimeout(end, timeoutMs);
+  if (signal?.aborted) end();
+  else signal?.addEventListener('abort', end, { once: true });
+  return {
+    ended: () => ended,
+    clear() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', end);
+    },
+  };
+}
+
 export const execRunner: Runner = {
   run(cmd, args, options = {}) {
     if (options.output === 'ignore') return runIgnoringOutput(cmd, args, options);
-    return new Promise((resolve, reject) => {
-      const child = execFile(
-        cmd,
-        [...args],
-        {
-          encoding: 'utf8',
-          timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-          maxBuffer: options.maxBytes ?? DEFAULT_MAX_BYTES,
-          windowsHide: true,
-          signal: options.signal,
-          // Out of time or cancelled, it ends now: a program that ignores SIGTERM would otherwise
-          // run on (and the call wait for it) past its deadline.
-          killSignal: 'SIGKILL',
-        },
-        (err, stdout, stderr) => {
-          if (!err) return resolve({ stdout, stderr });
-          const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: unknown };
-          if (e.code === 'ENOENT')
-            return reject(new RunError('not_found', `${cmd} is not installed`));
-          if (e.killed || e.code === 'ABORT_ERR')
-            return reject(new RunError('timeout', `${cmd} did not finish in time`, stderr));
-          if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER')
-            return reject(new RunError('failed', `${cmd} printed more than expected`, ''));
-          const why = lastLines(stderr) || `exit code ${String(e.code)}`;
-          reject(new RunError('failed', `${cmd} failed: ${why}`, stderr));
-        },
-      );
-      // A program that does not read its stdin must not fail the run with EPIPE.
-      child.stdin?.on('error', () => undefined);
-      if (options.input !== undefined) child.stdin?.end(options.input);
-      else child.stdin?.end();
-    });
+    return runCapturing(cmd, args, options);
   },
 
   launch(cmd, args, options = {}) {
@@ -146,19 +162,95 @@ export const execRunner: Runner = {
   },
 };
 
+/**
+ * Run to the end and keep its output (at most `maxBytes` of stdout and of stderr: past that the
+ * program is ended and the run fails). Spawned rather than execFile'd: execFile cannot start a
+ * program in a process group of its own.
+ */
+function runCapturing(
+  cmd: string,
+  args: readonly string[],
+  options: RunOptions,
+): Promise<RunOutput> {
+  return new Promise((resolve, reject) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(cmd, [...args], {
+        stdio: 'pipe',
+        windowsHide: true,
+        detached: OWN_GROUP,
+      });
+    } catch (err) {
+      return reject(new RunError('failed', `${cmd} could not start: ${(err as Error).message}`));
+    }
+    const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let outBytes = 0;
+    let errBytes = 0;
+    let tooMuch = false;
+    const collect = (into: Buffer[], chunk: Buffer, stream: 'out' | 'err'): void => {
+      const total = stream === 'out' ? (outBytes += chunk.length) : (errBytes += chunk.length);
+      if (total > maxBytes) {
+        if (!tooMuch) endTree(child);
+        tooMuch = true;
+        return;
+      }
+      into.push(chunk);
+    };
+    child.stdout!.on('data', (chunk: Buffer) => collect(out, chunk, 'out'));
+    child.stderr!.on('data', (chunk: Buffer) => collect(err, chunk, 'err'));
+    let done = false;
+    const finish = (fn: () => void): void => {
+      if (done) return;
+      done = true;
+      limit.clear();
+      fn();
+    };
+    const limit = deadline(child, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.signal);
+    child.on('error', (e: NodeJS.ErrnoException) =>
+      finish(() =>
+        reject(
+          e.code === 'ENOENT'
+            ? new RunError('not_found', `${cmd} is not installed`)
+            : new RunError('failed', `${cmd} could not start: ${e.message}`),
+        ),
+      ),
+    );
+    // 'close': the program ended and its output pipes are drained (what it left running, if it
+    // ended by itself, may keep them open: that is waited for, bounded by the deadline).
+    child.on('close', (code, signal) =>
+      finish(() => {
+        const stdout = Buffer.concat(out).toString('utf8');
+        const stderr = Buffer.concat(err).toString('utf8');
+        if (limit.ended())
+          return reject(new RunError('timeout', `${cmd} did not finish in time`, stderr));
+        if (tooMuch) return reject(new RunError('failed', `${cmd} printed more than expected`));
+        if (code === 0) return resolve({ stdout, stderr });
+        const why =
+          lastLines(stderr) ||
+          (code === null ? `signal ${String(signal)}` : `exit code ${String(code)}`);
+        reject(new RunError('failed', `${cmd} failed: ${why}`, stderr));
+      }),
+    );
+    // A program that does not read its stdin must not fail the run with EPIPE.
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.end(options.input ?? '');
+  });
+}
+
 function runIgnoringOutput(
   cmd: string,
   args: readonly string[],
   options: RunOptions,
 ): Promise<RunOutput> {
   return new Promise((resolve, reject) => {
-    let child;
+    let child: ChildProcess;
     try {
       child = spawn(cmd, [...args], {
         stdio: ['pipe', 'ignore', 'ignore'],
         windowsHide: true,
-        signal: options.signal,
-        killSignal: 'SIGKILL',
+        detached: OWN_GROUP,
       });
     } catch (err) {
       return reject(new RunError('failed', `${cmd} could not start: ${(err as Error).message}`));
@@ -167,34 +259,31 @@ function runIgnoringOutput(
     const finish = (fn: () => void): void => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      limit.clear();
       fn();
     };
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      finish(() => reject(new RunError('timeout', `${cmd} did not finish in time`)));
-    }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const limit = deadline(child, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.signal);
     child.on('error', (err: NodeJS.ErrnoException) =>
       finish(() =>
         reject(
           err.code === 'ENOENT'
             ? new RunError('not_found', `${cmd} is not installed`)
-            : err.code === 'ABORT_ERR'
-              ? new RunError('timeout', `${cmd} did not finish in time`)
-              : new RunError('failed', `${cmd} could not start: ${err.message}`),
+            : new RunError('failed', `${cmd} could not start: ${err.message}`),
         ),
       ),
     );
     child.on('exit', (code, signal) =>
       finish(() =>
-        code === 0
-          ? resolve({ stdout: '', stderr: '' })
-          : reject(
-              new RunError(
-                'failed',
-                `${cmd} failed (${code === null ? `signal ${String(signal)}` : `exit code ${code}`})`,
+        limit.ended()
+          ? reject(new RunError('timeout', `${cmd} did not finish in time`))
+          : code === 0
+            ? resolve({ stdout: '', stderr: '' })
+            : reject(
+                new RunError(
+                  'failed',
+                  `${cmd} failed (${code === null ? `signal ${String(signal)}` : `exit code ${code}`})`,
+                ),
               ),
-            ),
       ),
     );
     child.stdin?.on('error', () => undefined);

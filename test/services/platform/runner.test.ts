@@ -9,6 +9,20 @@ const node = process.execPath;
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
 
+/** Whether `pid` still runs (a zombie nobody has reaped yet has ended: a container's init may never). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
 async function rejection(p: Promise<unknown>): Promise<RunError> {
   const err = await p.then(
     () => new Error('expected a failure'),
@@ -64,6 +78,45 @@ describe('the command runner (real child processes, no shell)', () => {
     ).toBe('timeout');
     const ignoring = execRunner.run(node, ['-e', stubborn], { timeoutMs: 300, output: 'ignore' });
     expect((await rejection(ignoring)).reason).toBe('timeout');
+  });
+
+  it.each(['capture', 'ignore'] as const)(
+    'out of time, ends what the program started too, not only the program (output %s)',
+    async (output) => {
+      // A program that starts a helper and hangs: ended at its deadline, its helper must not run
+      // on (doing whatever it was asked after the call was answered).
+      const dir = await dirs.make();
+      const pidFile = path.join(dir, 'helper.pid');
+      const helper = `require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setTimeout(() => {}, 60000)`;
+      const script = `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(helper)}], { stdio: 'ignore' }); setTimeout(() => {}, 60000)`;
+      const run = execRunner.run(node, ['-e', script], { timeoutMs: 1500, output });
+      await until(() => existsSync(pidFile), 'the helper started');
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      try {
+        expect((await rejection(run)).reason).toBe('timeout');
+        await until(() => !alive(pid), 'the helper to be ended with the program');
+      } finally {
+        if (alive(pid)) process.kill(pid, 'SIGKILL');
+      }
+    },
+  );
+
+  it('a withdrawn call ends the program and what it started', async () => {
+    const dir = await dirs.make();
+    const pidFile = path.join(dir, 'helper.pid');
+    const helper = `require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setTimeout(() => {}, 60000)`;
+    const script = `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(helper)}], { stdio: 'ignore' }); setTimeout(() => {}, 60000)`;
+    const stop = new AbortController();
+    const run = execRunner.run(node, ['-e', script], { timeoutMs: 60_000, signal: stop.signal });
+    await until(() => existsSync(pidFile), 'the helper started');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    try {
+      stop.abort();
+      expect((await rejection(run)).reason).toBe('timeout');
+      await until(() => !alive(pid), 'the helper to be ended with the program');
+    } finally {
+      if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
   });
 
   it('refuses more output than allowed', async () => {
