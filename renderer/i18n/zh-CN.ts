@@ -231,7 +231,7 @@ export const zhCN: Messages = {
     auditUnwritable: '无法写入活动记录（{{reason}}）。在恢复之前，调用都会被拒绝。',
     tokenExpiring: '{{server}} 的令牌将于 {{at}} 过期。请获取新令牌以保持连接。',
     interrupted_one:
-      '应用上次停止时有 {{count}} 个调用被中断，无法确定它是否完成：{{calls}}。请查看“活动记录”。',
+      '应用上次停止时有一个调用被中断，无法确定它是否完成：{{calls}}。请查看“活动记录”。',
     interrupted_other:
       '应用上次停止时有 {{count}} 个调用被中断，无法确定它们是否完成：{{calls}}。请查看“活动记录”。',
     alwaysNotSaved: '无法保存“始终允许”（{{reason}}）。它在应用退出前仍然有效。',
