@@ -114,10 +114,7 @@ function deadline(
 }
 
 export const execRunner: Runner = {
-  run(cmd, args, options = {}) {
-    if (options.output === 'ignore') return runIgnoringOutput(cmd, args, options);
-    return runCapturing(cmd, args, options);
-  },
+  run: (cmd, args, options = {}) => runToEnd(cmd, args, options),
 
   launch(cmd, args, options = {}) {
     return new Promise((resolve, reject) => {
@@ -163,20 +160,19 @@ export const execRunner: Runner = {
 };
 
 /**
- * Run to the end and keep its output (at most `maxBytes` of stdout and of stderr: past that the
- * program is ended and the run fails). Spawned rather than execFile'd: execFile cannot start a
- * program in a process group of its own.
+ * Run to the end. Spawned rather than execFile'd: execFile cannot start a program in a process
+ * group of its own. Capturing, it keeps at most `maxBytes` of stdout and of stderr (past that the
+ * program is ended and the run fails) and ends at 'close', once the pipes are drained (what the
+ * program left running may keep them open: that is waited for, bounded by the deadline). With
+ * output 'ignore' it ends at 'exit', whatever the program left running.
  */
-function runCapturing(
-  cmd: string,
-  args: readonly string[],
-  options: RunOptions,
-): Promise<RunOutput> {
+function runToEnd(cmd: string, args: readonly string[], options: RunOptions): Promise<RunOutput> {
+  const capture = options.output !== 'ignore';
   return new Promise((resolve, reject) => {
     let child: ChildProcess;
     try {
       child = spawn(cmd, [...args], {
-        stdio: 'pipe',
+        stdio: capture ? 'pipe' : ['pipe', 'ignore', 'ignore'],
         windowsHide: true,
         detached: OWN_GROUP,
       });
@@ -184,22 +180,20 @@ function runCapturing(
       return reject(new RunError('failed', `${cmd} could not start: ${(err as Error).message}`));
     }
     const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let outBytes = 0;
-    let errBytes = 0;
+    const streams = [child.stdout, child.stderr].map((stream) => {
+      const kept = { chunks: [] as Buffer[], bytes: 0 };
+      stream?.on('data', (chunk: Buffer) => {
+        kept.bytes += chunk.length;
+        if (kept.bytes <= maxBytes) kept.chunks.push(chunk);
+        else if (!tooMuch) {
+          tooMuch = true;
+          endTree(child);
+        }
+      });
+      return kept;
+    });
+    const text = (i: number): string => Buffer.concat(streams[i]!.chunks).toString('utf8');
     let tooMuch = false;
-    const collect = (into: Buffer[], chunk: Buffer, stream: 'out' | 'err'): void => {
-      const total = stream === 'out' ? (outBytes += chunk.length) : (errBytes += chunk.length);
-      if (total > maxBytes) {
-        if (!tooMuch) endTree(child);
-        tooMuch = true;
-        return;
-      }
-      into.push(chunk);
-    };
-    child.stdout!.on('data', (chunk: Buffer) => collect(out, chunk, 'out'));
-    child.stderr!.on('data', (chunk: Buffer) => collect(err, chunk, 'err'));
     let done = false;
     const finish = (fn: () => void): void => {
       if (done) return;
@@ -217,12 +211,10 @@ function runCapturing(
         ),
       ),
     );
-    // 'close': the program ended and its output pipes are drained (what it left running, if it
-    // ended by itself, may keep them open: that is waited for, bounded by the deadline).
-    child.on('close', (code, signal) =>
+    child.on(capture ? 'close' : 'exit', (code: number | null, signal: NodeJS.Signals | null) =>
       finish(() => {
-        const stdout = Buffer.concat(out).toString('utf8');
-        const stderr = Buffer.concat(err).toString('utf8');
+        const stdout = text(0);
+        const stderr = text(1);
         if (limit.ended())
           return reject(new RunError('timeout', `${cmd} did not finish in time`, stderr));
         if (tooMuch) return reject(new RunError('failed', `${cmd} printed more than expected`));
@@ -234,58 +226,6 @@ function runCapturing(
       }),
     );
     // A program that does not read its stdin must not fail the run with EPIPE.
-    child.stdin!.on('error', () => undefined);
-    child.stdin!.end(options.input ?? '');
-  });
-}
-
-function runIgnoringOutput(
-  cmd: string,
-  args: readonly string[],
-  options: RunOptions,
-): Promise<RunOutput> {
-  return new Promise((resolve, reject) => {
-    let child: ChildProcess;
-    try {
-      child = spawn(cmd, [...args], {
-        stdio: ['pipe', 'ignore', 'ignore'],
-        windowsHide: true,
-        detached: OWN_GROUP,
-      });
-    } catch (err) {
-      return reject(new RunError('failed', `${cmd} could not start: ${(err as Error).message}`));
-    }
-    let done = false;
-    const finish = (fn: () => void): void => {
-      if (done) return;
-      done = true;
-      limit.clear();
-      fn();
-    };
-    const limit = deadline(child, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.signal);
-    child.on('error', (err: NodeJS.ErrnoException) =>
-      finish(() =>
-        reject(
-          err.code === 'ENOENT'
-            ? new RunError('not_found', `${cmd} is not installed`)
-            : new RunError('failed', `${cmd} could not start: ${err.message}`),
-        ),
-      ),
-    );
-    child.on('exit', (code, signal) =>
-      finish(() =>
-        limit.ended()
-          ? reject(new RunError('timeout', `${cmd} did not finish in time`))
-          : code === 0
-            ? resolve({ stdout: '', stderr: '' })
-            : reject(
-                new RunError(
-                  'failed',
-                  `${cmd} failed (${code === null ? `signal ${String(signal)}` : `exit code ${code}`})`,
-                ),
-              ),
-      ),
-    );
     child.stdin?.on('error', () => undefined);
     child.stdin?.end(options.input ?? '');
   });
