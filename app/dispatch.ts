@@ -57,6 +57,12 @@ export interface CallRequest {
    * each execute twice). It is recorded as `duplicate` and never run.
    */
   duplicateOf?: string;
+  /**
+   * This call is the one copy of a call that already took its connection's turn (a robot
+   * execute's twin, sent with and without an id): it takes no turn of its own, so a server that
+   * sends every call twice is paced like one that sends it once. Only ever with `duplicateOf`.
+   */
+  twinOfPaced?: boolean;
   /** The server's vision service (XiaoZhi `capabilities.vision`), for take_screenshot. */
   vision?: VisionTarget;
   /**
@@ -217,7 +223,8 @@ export class Dispatcher {
    */
   private inTurn(call: CallRequest): Promise<DispatchResult> {
     const { pace } = this.deps;
-    if (!pace || call.userRun) return this.handle(call);
+    if (!pace || call.userRun || (call.twinOfPaced && call.duplicateOf !== undefined))
+      return this.handle(call);
     const turn = pace.take(call.connection.id);
     if (turn.startsStreak)
       this.events.emit('callsPaced', { connection: call.connection, ...pace.limits });

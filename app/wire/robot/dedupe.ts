@@ -49,7 +49,11 @@ export interface RecentCall {
 export type Verdict =
   | { action: 'run'; call: RecentCall }
   | { action: 'twin'; of: string; outcome: Promise<ToolOutcome> }
-  | { action: 'duplicate'; of: string }
+  /**
+   * `paired`: this copy is the one twin of a call with an id (the reference server sends each
+   * execute twice); a further copy of the same call is not paired.
+   */
+  | { action: 'duplicate'; of: string; paired: boolean }
   | { action: 'repeat'; of: string };
 
 interface Entry extends RecentCall {
@@ -114,8 +118,8 @@ export class RecentExecutes {
     }
 
     const withId = same?.withId.shift();
-    if (withId) return { action: 'duplicate', of: withId.callId };
-    if (same) return { action: 'duplicate', of: same.latest.callId };
+    if (withId) return { action: 'duplicate', of: withId.callId, paired: true };
+    if (same) return { action: 'duplicate', of: same.latest.callId, paired: false };
     return { action: 'run', call: this.add(key, now, freshCallId(), false) };
   }
 

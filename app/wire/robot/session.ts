@@ -459,7 +459,7 @@ export class RobotSession extends SessionBase implements LiveSession {
         const key = wireKey(id);
         const run = this.running.get(verdict.of);
         if (run) this.running.set(key, run);
-        void this.dispatch(String(id), tool, input, verdict.of);
+        void this.dispatch(String(id), tool, input, { of: verdict.of, paired: true });
         try {
           const outcome = await verdict.outcome;
           if (run) this.replyUnlessWithdrawn(channel, id, outcome, run);
@@ -472,11 +472,14 @@ export class RobotSession extends SessionBase implements LiveSession {
       // Awaited, so a copy counts against the socket's calls in flight (Channel.track) as long as
       // its record takes: a flood of copies pauses reading like a flood of calls does.
       case 'duplicate':
-        await this.dispatch(this.idlessCallId(), tool, input, verdict.of);
+        await this.dispatch(this.idlessCallId(), tool, input, {
+          of: verdict.of,
+          paired: verdict.paired,
+        });
         return;
       case 'repeat':
         this.log('warn', `call '${verdict.of}' arrived again; it runs and is answered once`);
-        await this.dispatch(verdict.of, tool, input, verdict.of);
+        await this.dispatch(verdict.of, tool, input, { of: verdict.of, paired: false });
     }
   }
 
@@ -532,7 +535,8 @@ export class RobotSession extends SessionBase implements LiveSession {
     callId: string,
     service: string,
     params: unknown,
-    duplicateOf?: string,
+    /** A copy of call `of`, recorded and not run; `paired`: its one twin, which takes no turn. */
+    copy?: { of: string; paired: boolean },
     withdrawn?: AbortController,
   ): Promise<ToolOutcome> {
     try {
@@ -542,7 +546,7 @@ export class RobotSession extends SessionBase implements LiveSession {
         callId,
         service,
         params,
-        ...(duplicateOf !== undefined ? { duplicateOf } : {}),
+        ...(copy ? { duplicateOf: copy.of, twinOfPaced: copy.paired } : {}),
         ...(withdrawn ? { signal: withdrawn.signal } : {}),
       });
       return result.ok

@@ -20,6 +20,7 @@ describe('RecentExecutes: the twin the server sends of every execute', () => {
     expect(arrive('create_file', { content: 'x', filename: 'a' })).toEqual({
       action: 'duplicate',
       of: 'call-1',
+      paired: true,
     });
   });
 
@@ -39,14 +40,14 @@ describe('RecentExecutes: the twin the server sends of every execute', () => {
     expect(arrive('bump', {}, 'a').action).toBe('run');
     expect(arrive('bump', {}).action).toBe('duplicate');
     expect(arrive('bump', {}, 'b').action).toBe('run');
-    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'b' });
+    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'b', paired: true });
   });
 
   it('pairs id-less-first pairs too, and never starts a second id-less run inside the window', () => {
     const { arrive } = setup();
     expect(arrive('bump', {}).action).toBe('run'); // idless-1
     expect(arrive('bump', {}, 'a')).toMatchObject({ action: 'twin', of: 'idless-1' });
-    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'idless-1' });
+    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'idless-1', paired: false });
     // …so the second call's copy with an id runs on its own and is answered.
     expect(arrive('bump', {}, 'b')).toMatchObject({ action: 'run', call: { callId: 'b' } });
   });
@@ -96,11 +97,11 @@ describe('RecentExecutes: the twin the server sends of every execute', () => {
       expect(arrive('bump', {}, id).action).toBe('run');
       clock.advance(1000);
     }
-    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'a' });
-    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'b' });
+    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'a', paired: true });
+    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'b', paired: true });
     // A fourth id-less copy finds no unpaired twin: a duplicate of the newest, not a second run.
-    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'c' });
-    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'c' });
+    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'c', paired: true });
+    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'c', paired: false });
     // 'a' and 'b' expire (paired), then 'c' and the id-less copies: a new copy runs again.
     clock.advance(5001);
     expect(arrive('bump', {}).action).toBe('run');
@@ -115,23 +116,35 @@ describe('RecentExecutes: the twin the server sends of every execute', () => {
     // One call repeated 4000 times 1 ms apart (a server looping on it), each a pair, id first.
     for (let i = 0; i < 4000; i++) {
       expect(arrive('get_current_time', {}, i).action).toBe('run');
-      expect(arrive('get_current_time', {})).toEqual({ action: 'duplicate', of: String(i) });
+      expect(arrive('get_current_time', {})).toEqual({
+        action: 'duplicate',
+        of: String(i),
+        paired: true,
+      });
       clock.advance(1);
     }
     // Now only the ids: each one is its own call; then their twins, oldest first.
     for (let i = 4000; i < 4003; i++) expect(arrive('get_current_time', {}, i).action).toBe('run');
-    expect(arrive('get_current_time', {})).toEqual({ action: 'duplicate', of: '4000' });
-    expect(arrive('get_current_time', {})).toEqual({ action: 'duplicate', of: '4001' });
+    expect(arrive('get_current_time', {})).toEqual({
+      action: 'duplicate',
+      of: '4000',
+      paired: true,
+    });
+    expect(arrive('get_current_time', {})).toEqual({
+      action: 'duplicate',
+      of: '4001',
+      paired: true,
+    });
   });
 
   it('remembers a bounded number of runs: a flood expires the oldest early', () => {
     const { arrive } = setup(5000, 3);
     for (const id of ['a', 'b', 'c', 'd', 'e']) expect(arrive('bump', {}, id).action).toBe('run');
     // Only the newest three are still held: the twins pair with them, oldest first.
-    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'c' });
-    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'd' });
+    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'c', paired: true });
+    expect(arrive('bump', {})).toEqual({ action: 'duplicate', of: 'd', paired: true });
     // A different call in a full window: it runs, and the oldest held one makes room.
     expect(arrive('other', {}, 'f').action).toBe('run');
-    expect(arrive('other', {})).toEqual({ action: 'duplicate', of: 'f' });
+    expect(arrive('other', {})).toEqual({ action: 'duplicate', of: 'f', paired: true });
   });
 });

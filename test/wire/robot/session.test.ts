@@ -347,6 +347,26 @@ describe('Robot session: tool calls', () => {
     expect(h.sim.violations).toEqual([]);
   });
 
+  it('paces a call sent in a pair as one call: its twin takes no turn of its own', async () => {
+    // Two turns at once, then one every ten seconds: a third turn would wait far past the test.
+    const pace = { burst: 2, perSecond: 0.1 };
+    h = await start({
+      agent: { overrides: { policies: { bump_counter: 'allow' }, callPace: pace } },
+    });
+    await registered(h);
+    const paced: unknown[] = [];
+    h.agent.gate.events.on('callsPaced', (e) => paced.push(e));
+    expect(await h.sim.execute('bump_counter', { by: 1 })).toEqual({ result: { count: 1 } });
+    expect(await h.sim.execute('bump_counter', { by: 2 })).toEqual({ result: { count: 2 } });
+    await until(() => h!.audit.length === 4, 'two runs and their two copies recorded');
+    expect(h.audit.filter((r) => r.decision === 'duplicate')).toHaveLength(2);
+    expect(paced).toEqual([]);
+    // The pace is on: a third call (even sent once) has to wait its turn, and the user is told.
+    void h.sim.execute('bump_counter', { by: 3 }, { duplicate: false }).catch(() => undefined);
+    await until(() => paced.length === 1, 'the third call is paced');
+    expect(h.runs).toHaveLength(2);
+  });
+
   it('runs an id-less execute twin-less once, and never answers it', async () => {
     h = await start({ agent: { overrides: { policies: { bump_counter: 'allow' } } } });
     await registered(h);
