@@ -11,7 +11,20 @@ export type NoticeWords =
   | { key: 'notice.tokenExpiring'; params: { server: string; at: number } }
   /** `calls`: the first few interrupted calls, `service (#seq)`, comma separated. */
   | { key: 'notice.interrupted'; params: { count: number; calls: string } }
-  | { key: 'notice.alwaysNotSaved'; params: { reason: string } };
+  | { key: 'notice.alwaysNotSaved'; params: { reason: string } }
+  /** The settings file set aside, defaults in use: `file` as it was, `keptAs` the copy. */
+  | { key: 'notice.settingsTooLarge'; params: { file: string; bytes: number; keptAs: string } }
+  | { key: 'notice.settingsNotJson'; params: { file: string; reason: string; keptAs: string } }
+  | { key: 'notice.settingsInvalid'; params: { file: string; reason: string; keptAs: string } }
+  /** `mode`: the folder's mode as it was, four octal digits (`0755`). */
+  | { key: 'notice.dataDirMadePrivate'; params: { dir: string; mode: string } }
+  | { key: 'notice.dataDirOpen'; params: { dir: string; mode: string; reason: string } }
+  | { key: 'notice.remindersSetAside'; params: { keptAs: string } }
+  | { key: 'notice.remindersNotSaved'; params: { reason: string } }
+  | { key: 'notice.mcpSessionFailed'; params: { reason: string } }
+  /** `bytes`: the answers a client on stdio left unread when it was cut off. */
+  | { key: 'notice.mcpClientCutOff'; params: { bytes: number } }
+  | { key: 'notice.mcpUnreachable'; params: { reason: string } };
 
 /** A notice as the agent keeps it to tell again (one found while opening, before anyone listened). */
 export interface AgentNotice {
