@@ -69,8 +69,13 @@ export class Timeline implements Disposable {
       if (existing?.kind === 'user') this.put({ ...existing, text });
       else this.user(id, taskId, text);
     });
+    // A mood is the reply's state like its text (the avatar has its own 'mood' event, at once):
+    // windowed the same way, so a server sending moods between deltas, or a flood of them, cannot
+    // make each one send the whole reply to every window.
     on('mood', ({ id, taskId, emoji }) => {
-      this.put({ ...this.assistant(id, taskId), mood: emoji });
+      const item = this.assistant(id, taskId);
+      if (item.mood === emoji && this.items.has(item.id)) return;
+      this.append({ ...item, mood: emoji });
     });
     on('callStarted', (e) => {
       this.put({
@@ -202,8 +207,8 @@ export class Timeline implements Disposable {
     const window = this.windows.get(item.id);
     if (window) {
       // What was held back is part of the state sent now. A reply still streaming keeps its window,
-      // so a mood between deltas does not let the next delta through; a finished one ends it, so a
-      // stale timer cannot send 'streaming' after 'done'.
+      // so a change between deltas does not let the next delta through; a finished one ends it, so
+      // a stale timer cannot send 'streaming' after 'done'.
       if (item.kind === 'assistant' && item.state === 'streaming') window.dirty = false;
       else this.endWindow(item.id);
     }

@@ -175,13 +175,40 @@ describe('the conversation timeline', () => {
       expect(seen.at(-1)).toMatchObject({ text: 'It is noon.', state: 'done', mood: '🙂' });
       const done = seen.findIndex((i) => i.kind === 'assistant' && i.state === 'done');
       expect(done).toBe(seen.length - 1);
-      // The mood went out at once with the text so far; the delta after it waited for the window.
+      // The mood waited in the window with the text after it; the end sent all of it at once.
       expect(seen).toMatchObject([
         { text: 'It is ' },
-        { text: 'It is noon', mood: '🙂' },
-        { text: 'It is noon.', state: 'done' },
+        { text: 'It is noon.', state: 'done', mood: '🙂' },
       ]);
       expect(clock.pendingTimers()).toBe(0);
+    });
+
+    it("sends a flood of moods between deltas as the reply's newest state, once per window", () => {
+      // A hostile server alternating moods and words: each used to send the whole reply.
+      const { events, clock, sentFor } = setup();
+      events.emit('replyDelta', delta('xz', 't1', 'x'.repeat(1000)));
+      for (let i = 0; i < 5000; i++) {
+        events.emit('mood', { id: 'xz', taskId: 't1', emoji: i % 2 ? '🙂' : '😐' });
+        events.emit('replyDelta', delta('xz', 't1', 'y'));
+      }
+      expect(sentFor('a:xz:t1')).toHaveLength(1);
+      clock.advance(STREAM_EMIT_MS);
+      const seen = sentFor('a:xz:t1');
+      expect(seen).toHaveLength(2);
+      expect(seen.at(-1)).toMatchObject({
+        text: `${'x'.repeat(1000)}${'y'.repeat(5000)}`,
+        mood: '🙂',
+      });
+    });
+
+    it('shows the first mood of a reply at once, and ignores the same mood again', () => {
+      const { events, clock, sentFor } = setup();
+      events.emit('mood', { id: 'xz', taskId: 't1', emoji: '🙂' });
+      expect(sentFor('a:xz:t1')).toMatchObject([{ text: '', mood: '🙂', state: 'streaming' }]);
+      clock.advance(10 * STREAM_EMIT_MS);
+      events.emit('mood', { id: 'xz', taskId: 't1', emoji: '🙂' });
+      clock.advance(10 * STREAM_EMIT_MS);
+      expect(sentFor('a:xz:t1')).toHaveLength(1);
     });
 
     it('keeps a separate window for each of two interleaved replies', () => {
