@@ -389,19 +389,16 @@ export class Agent {
         .set(AUDIT_KEYED_FROM_SECRET, String(audit.keyedFrom))
         .catch(() => undefined);
     const modeWarning = await makeDataDirPrivate(options.dataDir);
-    const notices: AgentNotice[] = [
-      ...settings.warnings,
-      ...(modeWarning ? [modeWarning] : []),
-    ].map((message) => ({ message }));
+    const notices: AgentNotice[] = [...settings.warnings, ...(modeWarning ? [modeWarning] : [])];
     const made: { agent?: Agent } = {};
     const reminders = await Reminders.open({
       file: path.join(options.dataDir, 'reminders.json'),
       clock,
       ids: options.ids,
-      warn: (message) =>
+      warn: (notice) =>
         made.agent
-          ? made.agent.events.emit('notice', { level: 'warn', message })
-          : notices.push({ message }),
+          ? made.agent.events.emit('notice', { level: 'warn', ...notice })
+          : notices.push(notice),
     });
     const agent = new Agent(options, settings, audit, dialects, reminders);
     made.agent = agent;

@@ -153,8 +153,9 @@ export class CoreApi implements AgentApi {
       dataDir: options.dataDir,
       version: options.version,
       // A client's protocol trouble is its own; what the user must know is a warning.
-      log: (level, message) => {
-        if (level === 'warn') agent.events.emit('notice', { level, message });
+      log: (level, message, words) => {
+        if (level === 'warn')
+          agent.events.emit('notice', { level, message, ...(words && { words }) });
       },
     });
     this.mcpServe.events.on('http', (state) => this.events.emit('mcpHttp', state));

@@ -11,6 +11,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Agent } from '../agent.js';
 import type { McpHttpSettings, McpHttpState } from '../contract/mcp-serve.js';
 import { DEFAULT_MCP_HTTP_PORT } from '../contract/mcp-serve.js';
+import type { NoticeWords } from '../contract/notice.js';
 import { Emitter } from '../events.js';
 import type { SecretStore } from '../settings/secrets.js';
 import { type McpHttpServer, startMcpHttp } from './http.js';
@@ -30,7 +31,11 @@ export interface McpServeOptions {
   offered?: Offered;
   /** Tools per `tools/list` page (tests make it small). */
   pageSize?: number;
-  log: (level: 'info' | 'warn', message: string) => void;
+  /**
+   * A line for the log; a warning the user must know also comes in words a window translates
+   * (`message` stays the English sentence a terminal prints).
+   */
+  log: (level: 'info' | 'warn', message: string, words?: NoticeWords) => void;
 }
 
 export type McpServeEvents = { http: McpHttpState };
@@ -52,7 +57,11 @@ export class McpServe {
   serve(transport: Transport): () => void {
     const session = this.newSession();
     session.server.connect(transport).catch((err: unknown) => {
-      this.options.log('warn', `an MCP client session could not start: ${(err as Error).message}`);
+      const reason = (err as Error).message;
+      this.options.log('warn', `an MCP client session could not start: ${reason}`, {
+        key: 'notice.mcpSessionFailed',
+        params: { reason },
+      });
       session.dispose();
     });
     return () => session.dispose();
@@ -72,6 +81,7 @@ export class McpServe {
         this.options.log(
           'warn',
           `an MCP client was cut off: ${queued} bytes of answers waited for it to read them`,
+          { key: 'notice.mcpClientCutOff', params: { bytes: queued } },
         );
         void transport.close();
       },
@@ -102,9 +112,11 @@ export class McpServe {
         (m) => this.options.log('info', m),
       );
     } catch (err) {
+      const reason = (err as Error).message;
       this.options.log(
         'warn',
-        `'advent-agent mcp' cannot reach this agent: ${(err as Error).message}. MCP apps started now run their own agent, which cannot open this data folder while the app holds it`,
+        `'advent-agent mcp' cannot reach this agent: ${reason}. MCP apps started now run their own agent, which cannot open this data folder while the app holds it`,
+        { key: 'notice.mcpUnreachable', params: { reason } },
       );
     }
   }

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import type { AgentNotice } from '../contract/notice.js';
 
 /**
  * Where the agent keeps its data and where file services write by default. Pure functions over
@@ -74,13 +75,13 @@ export const systemFilesRoot = (): string => defaultFilesRoot(systemPathInputs()
 /**
  * Makes an existing data folder private to its user (0700): it holds the audit log, settings and
  * possibly a secrets file, and a folder made earlier by hand (or by an older version) may be
- * readable by everyone. Returns a sentence for the user when it changed the mode or could not;
- * nothing on Windows, where ACLs, not mode bits, protect the profile folder.
+ * readable by everyone. Returns a notice for the user (a sentence and its words) when it changed
+ * the mode or could not; nothing on Windows, where ACLs, not mode bits, protect the profile folder.
  */
 export async function makeDataDirPrivate(
   dir: string,
   platform: NodeJS.Platform = process.platform,
-): Promise<string | undefined> {
+): Promise<AgentNotice | undefined> {
   if (platform === 'win32') return undefined;
   const { chmod, stat } = await import('node:fs/promises');
   let mode: number;
@@ -93,8 +94,15 @@ export async function makeDataDirPrivate(
   const was = mode.toString(8).padStart(4, '0');
   try {
     await chmod(dir, 0o700);
-    return `the data folder ${dir} was open to other users (mode ${was}); it is now 0700`;
+    return {
+      message: `the data folder ${dir} was open to other users (mode ${was}); it is now 0700`,
+      words: { key: 'notice.dataDirMadePrivate', params: { dir, mode: was } },
+    };
   } catch (err) {
-    return `the data folder ${dir} is open to other users (mode ${was}) and could not be made private (${(err as Error).message}); change it with: chmod 700 "${dir}"`;
+    const reason = (err as Error).message;
+    return {
+      message: `the data folder ${dir} is open to other users (mode ${was}) and could not be made private (${reason}); change it with: chmod 700 "${dir}"`,
+      words: { key: 'notice.dataDirOpen', params: { dir, mode: was, reason } },
+    };
   }
 }

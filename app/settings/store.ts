@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from '../clock.js';
+import type { AgentNotice, NoticeWords } from '../contract/notice.js';
 import { Emitter, type Listener } from '../events.js';
 import { cryptoIds, type IdSource } from '../ids.js';
 import {
@@ -32,8 +33,11 @@ type SettingsEvents = { changed: Settings };
  */
 export class SettingsStore {
   readonly file: string;
-  /** One sentence per problem met on open (a corrupt file set aside); the host shows them. */
-  readonly warnings: readonly string[];
+  /**
+   * One notice per problem met on open (a corrupt file set aside): its English sentence and the
+   * words a window translates. The host shows them.
+   */
+  readonly warnings: readonly AgentNotice[];
   #current: Settings;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #events = new Emitter<SettingsEvents>();
@@ -44,7 +48,7 @@ export class SettingsStore {
   private constructor(
     file: string,
     current: Settings,
-    warnings: string[],
+    warnings: AgentNotice[],
     ids: IdSource,
     validate: (value: unknown) => SettingsCheck,
   ) {
@@ -70,7 +74,7 @@ export class SettingsStore {
     const checkedDefaults = validate(structuredClone(defaults));
     if (!checkedDefaults.ok)
       throw new Error(`Default settings are invalid: ${checkedDefaults.message}.`);
-    const fresh = (warnings: string[] = []): SettingsStore =>
+    const fresh = (warnings: AgentNotice[] = []): SettingsStore =>
       new SettingsStore(file, structuredClone(checkedDefaults.value), warnings, ids, validate);
 
     let read: BoundedText;
@@ -82,16 +86,25 @@ export class SettingsStore {
     }
 
     let problem: string;
-    if ('tooLarge' in read) problem = `is too large to be settings (${read.tooLarge} bytes)`;
-    else
+    // What the notice's words say of it, once the copy's name is known.
+    let words: (keptAs: string) => NoticeWords;
+    if ('tooLarge' in read) {
+      const bytes = read.tooLarge;
+      problem = `is too large to be settings (${bytes} bytes)`;
+      words = (keptAs) => ({ key: 'notice.settingsTooLarge', params: { file, bytes, keptAs } });
+    } else
       try {
         // A BOM is what Notepad leaves behind; it is not a reason to throw the user's settings away.
         const parsed: unknown = JSON.parse(read.text.replace(/^\uFEFF/, ''));
         const checked = validate(parsed);
         if (checked.ok) return new SettingsStore(file, checked.value, [], ids, validate);
-        problem = `is not valid (${checked.message})`;
+        const reason = checked.message;
+        problem = `is not valid (${reason})`;
+        words = (keptAs) => ({ key: 'notice.settingsInvalid', params: { file, reason, keptAs } });
       } catch (err) {
-        problem = `is not readable JSON (${errorText(err)})`;
+        const reason = errorText(err);
+        problem = `is not readable JSON (${reason})`;
+        words = (keptAs) => ({ key: 'notice.settingsNotJson', params: { file, reason, keptAs } });
       }
     let keptAs: string;
     try {
@@ -103,7 +116,10 @@ export class SettingsStore {
       );
     }
     return fresh([
-      `The settings file ${file} ${problem}, so default settings are in use; the old file is kept as ${keptAs}.`,
+      {
+        message: `The settings file ${file} ${problem}, so default settings are in use; the old file is kept as ${keptAs}.`,
+        words: words(keptAs),
+      },
     ]);
   }
 

@@ -237,6 +237,23 @@ export const en = {
     interrupted_other:
       '{{count}} calls were interrupted when the app last stopped, so whether they finished is unknown: {{calls}}. See Activity.',
     alwaysNotSaved: '“Always allow” could not be saved ({{reason}}). It holds until the app quits.',
+    settingsTooLarge:
+      'The settings file {{file}} is too large to be settings ({{bytes}}), so default settings are in use. The old file is kept as {{keptAs}}.',
+    settingsNotJson:
+      'The settings file {{file}} could not be read ({{reason}}), so default settings are in use. The old file is kept as {{keptAs}}.',
+    settingsInvalid:
+      'The settings file {{file}} holds settings that are not valid ({{reason}}), so default settings are in use. The old file is kept as {{keptAs}}.',
+    dataDirMadePrivate:
+      'The data folder {{dir}} was open to other users (mode {{mode}}). It is now private to you (0700).',
+    dataDirOpen:
+      'The data folder {{dir}} is open to other users (mode {{mode}}) and could not be made private ({{reason}}). Change it with: chmod 700 "{{dir}}"',
+    remindersSetAside:
+      'The reminders file was damaged, so it was moved aside to {{keptAs}} and your reminders start empty.',
+    remindersNotSaved: 'Reminders could not be saved ({{reason}}). They hold until the app quits.',
+    mcpSessionFailed: 'An MCP app could not start its session ({{reason}}).',
+    mcpClientCutOff: 'An MCP app was cut off: {{bytes}} of answers waited for it to read them.',
+    mcpUnreachable:
+      '“advent-agent mcp” cannot reach this agent ({{reason}}). MCP apps started now run their own agent, which cannot open this data folder while the app holds it.',
   },
   tool: {
     label: 'Service call: {{service}}',

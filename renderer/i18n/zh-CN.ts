@@ -235,6 +235,22 @@ export const zhCN: Messages = {
     interrupted_other:
       '应用上次停止时有 {{count}} 个调用被中断，无法确定它们是否完成：{{calls}}。请查看“活动记录”。',
     alwaysNotSaved: '无法保存“始终允许”（{{reason}}）。它在应用退出前仍然有效。',
+    settingsTooLarge:
+      '设置文件 {{file}} 过大（{{bytes}}），无法作为设置读取，因此现在使用默认设置。原文件已保留为 {{keptAs}}。',
+    settingsNotJson:
+      '无法读取设置文件 {{file}}（{{reason}}），因此现在使用默认设置。原文件已保留为 {{keptAs}}。',
+    settingsInvalid:
+      '设置文件 {{file}} 中的设置无效（{{reason}}），因此现在使用默认设置。原文件已保留为 {{keptAs}}。',
+    dataDirMadePrivate:
+      '数据文件夹 {{dir}} 原先对其他用户开放（权限 {{mode}}），现已设为仅你可访问（0700）。',
+    dataDirOpen:
+      '数据文件夹 {{dir}} 对其他用户开放（权限 {{mode}}），且无法设为私有（{{reason}}）。请用以下命令修改：chmod 700 "{{dir}}"',
+    remindersSetAside: '提醒文件已损坏，已移到 {{keptAs}}，你的提醒将从空白开始。',
+    remindersNotSaved: '无法保存提醒（{{reason}}）。它们在应用退出前仍然有效。',
+    mcpSessionFailed: '一个 MCP 应用的会话无法启动（{{reason}}）。',
+    mcpClientCutOff: '一个 MCP 应用已被断开：它有 {{bytes}} 的回复一直没有读取。',
+    mcpUnreachable:
+      '“advent-agent mcp”无法连接到此智能体（{{reason}}）。现在启动的 MCP 应用会运行自己的智能体，而在本应用占用此数据文件夹期间，那个智能体无法打开它。',
   },
   tool: {
     label: '服务调用：{{service}}',

@@ -10,7 +10,7 @@ import {
   type RegistrationState,
 } from '../../app/contract/index.js';
 import { BridgeError } from '../bridge/types.js';
-import { formatDateTime, formatTime, secondsUntil } from './format.js';
+import { formatBytes, formatDateTime, formatTime, secondsUntil } from './format.js';
 
 /** The sentence for a failed command: bridge problems translated, the core's message as is. */
 export function errorText(t: TFunction, err: unknown): string {
@@ -33,10 +33,17 @@ export function errorText(t: TFunction, err: unknown): string {
   return String(err);
 }
 
-/** The agent's own notice in the reader's language (a time in the reader's date format). */
+/**
+ * The agent's own notice in the reader's language (a time in the reader's date format, a size as
+ * "8.0 MB").
+ */
 export function noticeText(t: TFunction, words: NoticeWords, lang: string): string {
   if (words.key === 'notice.tokenExpiring')
     return t(words.key, { ...words.params, at: formatDateTime(words.params.at, lang) });
+  if (words.key === 'notice.settingsTooLarge')
+    return t(words.key, { ...words.params, bytes: formatBytes(words.params.bytes) });
+  if (words.key === 'notice.mcpClientCutOff')
+    return t(words.key, { bytes: formatBytes(words.params.bytes) });
   return t(words.key, words.params);
 }
 

@@ -107,9 +107,16 @@ describe('a socket client that does not read its answers', () => {
 describe('a stdio client that does not read its answers', () => {
   it('is cut off too, instead of the pipe queueing its answers without end', async () => {
     const logs: string[] = [];
+    const words: unknown[] = [];
     rig = await startServe(
       { services: wordyServices(300) },
-      { pageSize: 1000, log: (_level, message) => logs.push(message) },
+      {
+        pageSize: 1000,
+        log: (_level, message, said) => {
+          logs.push(message);
+          if (said) words.push(said);
+        },
+      },
     );
     const stdin = new PassThrough();
     const stdout = new PassThrough(); // nobody reads it: what is written stays queued
@@ -120,5 +127,9 @@ describe('a stdio client that does not read its answers', () => {
     await until(() => logs.some((m) => /cut off/.test(m)), 'the client cut off');
     await served; // the session ended
     expect(stdout.writableLength).toBeLessThan(MAX_UNREAD_ANSWER_BYTES + 2 * 2 ** 20);
+    // The warning also comes in words a window translates.
+    expect(words).toEqual([
+      { key: 'notice.mcpClientCutOff', params: { bytes: expect.any(Number) } },
+    ]);
   });
 });

@@ -53,6 +53,8 @@ describe('refusal lines', () => {
 });
 
 describe("the agent's own notices", () => {
+  const SETTINGS = '/data/settings.json';
+  const KEPT = '/data/settings.json.corrupt-2025-01-31T12-03-04-005Z';
   // One of each: a key added to NoticeWords without a sample here does not compile.
   const samples: { [K in NoticeWords['key']]: Extract<NoticeWords, { key: K }> } = {
     'notice.callsPaced': {
@@ -69,6 +71,40 @@ describe("the agent's own notices", () => {
       params: { count: 2, calls: 'create_file (#12), open_url (#14)' },
     },
     'notice.alwaysNotSaved': { key: 'notice.alwaysNotSaved', params: { reason: 'EACCES' } },
+    'notice.settingsTooLarge': {
+      key: 'notice.settingsTooLarge',
+      params: { file: SETTINGS, bytes: 70_000_000, keptAs: KEPT },
+    },
+    'notice.settingsNotJson': {
+      key: 'notice.settingsNotJson',
+      params: { file: SETTINGS, reason: 'Unexpected end of JSON input', keptAs: KEPT },
+    },
+    'notice.settingsInvalid': {
+      key: 'notice.settingsInvalid',
+      params: { file: SETTINGS, reason: 'promptTimeoutSec must be at least 5', keptAs: KEPT },
+    },
+    'notice.dataDirMadePrivate': {
+      key: 'notice.dataDirMadePrivate',
+      params: { dir: '/home/me/.local/share/advent-agent', mode: '0755' },
+    },
+    'notice.dataDirOpen': {
+      key: 'notice.dataDirOpen',
+      params: { dir: '/home/me/.local/share/advent-agent', mode: '0775', reason: 'EPERM' },
+    },
+    'notice.remindersSetAside': {
+      key: 'notice.remindersSetAside',
+      params: { keptAs: '/data/reminders.json.corrupt-2025-01-31T12-03-04-005Z' },
+    },
+    'notice.remindersNotSaved': { key: 'notice.remindersNotSaved', params: { reason: 'ENOSPC' } },
+    'notice.mcpSessionFailed': {
+      key: 'notice.mcpSessionFailed',
+      params: { reason: 'Already connected to a transport' },
+    },
+    'notice.mcpClientCutOff': { key: 'notice.mcpClientCutOff', params: { bytes: 8_388_608 } },
+    'notice.mcpUnreachable': {
+      key: 'notice.mcpUnreachable',
+      params: { reason: 'EACCES: permission denied' },
+    },
   };
 
   it('each reads whole in English and in Chinese, with what it names kept as it is', async () => {
@@ -94,6 +130,18 @@ describe("the agent's own notices", () => {
     expect(noticeText(i18next.t, samples['notice.interrupted'], 'en')).toMatch(/^2 calls were/);
     // The time in the reader's own format, never the epoch number.
     expect(noticeText(i18next.t, samples['notice.tokenExpiring'], 'en')).not.toMatch(/\d{10}/);
+    // A size as a person reads it, in either language.
+    expect(noticeText(i18next.t, samples['notice.mcpClientCutOff'], 'en')).toContain('8.0 MB');
+    expect(noticeText(i18next.t, samples['notice.settingsTooLarge'], 'en')).toContain('66.8 MB');
+    expect(noticeText(i18next.t, samples['notice.dataDirMadePrivate'], 'en')).toMatch(
+      /^The data folder \/home\/me\/\.local\/share\/advent-agent was open to other users \(mode 0755\)/,
+    );
+    await useLanguage('zh-CN');
+    expect(noticeText(i18next.t, samples['notice.mcpClientCutOff'], 'zh-CN')).toContain('8.0 MB');
+    expect(noticeText(i18next.t, samples['notice.dataDirOpen'], 'zh-CN')).toContain(
+      'chmod 700 "/home/me/.local/share/advent-agent"',
+    );
+    await useLanguage('en');
   });
 });
 

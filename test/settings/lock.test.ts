@@ -102,3 +102,42 @@ describe('data folder mode', () => {
     },
   );
 });
+
+describe('notices found while opening', () => {
+  it('carry words a window translates: a damaged settings file, a damaged reminders file, an open data folder', async () => {
+    const data = path.join(dir, 'data');
+    await mkdir(data);
+    await writeFile(path.join(data, 'settings.json'), '{"theme": ');
+    await writeFile(path.join(data, 'reminders.json'), '{"reminders": [tru');
+    const posix = process.platform !== 'win32';
+    if (posix) await chmod(data, 0o755);
+    const agent = await Agent.open({
+      dataDir: data,
+      defaultFilesRoot: path.join(dir, 'files'),
+      secrets: new MemorySecretStore(),
+    });
+    try {
+      const byKey = new Map(agent.startupNotices.map((n) => [n.words?.key, n]));
+      const settings = byKey.get('notice.settingsNotJson');
+      expect(settings?.message).toMatch(/default settings are in use/);
+      expect(settings?.words?.params).toMatchObject({
+        file: path.join(data, 'settings.json'),
+        keptAs: expect.stringContaining(path.join(data, 'settings.json.corrupt-')),
+      });
+      const reminders = byKey.get('notice.remindersSetAside');
+      expect(reminders?.message).toMatch(/reminders file was damaged/);
+      expect(reminders?.words?.params).toEqual({
+        keptAs: expect.stringContaining(path.join(data, 'reminders.json.corrupt-')),
+      });
+      if (posix) {
+        const mode = byKey.get('notice.dataDirMadePrivate');
+        expect(mode?.message).toMatch(/0755.*0700/);
+        expect(mode?.words?.params).toEqual({ dir: data, mode: '0755' });
+      }
+      // Every one of them, not only these.
+      expect(agent.startupNotices.every((n) => n.words !== undefined)).toBe(true);
+    } finally {
+      await agent.close();
+    }
+  });
+});

@@ -37,7 +37,17 @@ describe("the agent's own files, grown huge", () => {
       defaultSettings(path.join(dir, 'files')),
     );
     expect(store.warnings).toEqual([
-      expect.stringMatching(/is too large to be settings \(\d+ bytes\)/),
+      {
+        message: expect.stringMatching(/is too large to be settings \(\d+ bytes\)/),
+        words: {
+          key: 'notice.settingsTooLarge',
+          params: {
+            file: path.join(dir, 'settings.json'),
+            bytes: expect.any(Number),
+            keptAs: expect.stringContaining('settings.json.corrupt-'),
+          },
+        },
+      },
     ]);
     expect(await asideIn()).toHaveLength(1);
   });
@@ -53,7 +63,7 @@ describe("the agent's own files, grown huge", () => {
     const reminders = await Reminders.open({
       file: await oversized('reminders.json'),
       clock: systemClock,
-      warn: (m) => warnings.push(m),
+      warn: (m) => warnings.push(m.message),
     });
     expect(reminders.list()).toEqual([]);
     expect(warnings).toEqual([expect.stringMatching(/moved aside/)]);

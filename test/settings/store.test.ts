@@ -57,7 +57,7 @@ describe('SettingsStore.open', () => {
     await writeFile(file, JSON.stringify({ ...defaults(), connections: bad }));
     const store = await SettingsStore.open(file, defaults());
     expect(store.get().connections).toEqual([]);
-    expect(store.warnings.join(' ')).toMatch(/corrupt/);
+    expect(store.warnings.map((w) => w.message).join(' ')).toMatch(/corrupt/);
   });
 
   it('loads a valid file as it is', async () => {
@@ -85,9 +85,14 @@ describe('SettingsStore.open', () => {
     expect(await readdir(dir)).toEqual([path.basename(kept)]);
     expect(store.warnings).toHaveLength(1);
     const [warning] = store.warnings;
-    expect(warning).toContain('not readable JSON');
-    expect(warning).toContain(kept);
-    expect(warning?.split('. ').length).toBe(1);
+    expect(warning?.message).toContain('not readable JSON');
+    expect(warning?.message).toContain(kept);
+    expect(warning?.message.split('. ').length).toBe(1);
+    // …and in words a window translates, the paths as they are.
+    expect(warning?.words).toEqual({
+      key: 'notice.settingsNotJson',
+      params: { file, reason: expect.any(String), keptAs: kept },
+    });
   });
 
   it('keeps a schema-invalid file aside and names the problem in readable words', async () => {
@@ -95,8 +100,16 @@ describe('SettingsStore.open', () => {
     const store = await SettingsStore.open(file, defaults(), { clock: new FakeClock(STAMP) });
 
     expect(store.get()).toEqual(defaults());
-    expect(store.warnings[0]).toContain('promptTimeoutSec must be at least 5');
-    expect(store.warnings[0]).toContain('unknown key "colour"');
+    expect(store.warnings[0]?.message).toContain('promptTimeoutSec must be at least 5');
+    expect(store.warnings[0]?.message).toContain('unknown key "colour"');
+    expect(store.warnings[0]?.words).toMatchObject({
+      key: 'notice.settingsInvalid',
+      params: { file, keptAs: `${file}.corrupt-${STAMP_TEXT}` },
+    });
+    expect(store.warnings[0]?.words?.params).toHaveProperty(
+      'reason',
+      expect.stringContaining('promptTimeoutSec must be at least 5'),
+    );
     expect(await readJson(`${file}.corrupt-${STAMP_TEXT}`)).toMatchObject({ promptTimeoutSec: 1 });
   });
 
@@ -109,7 +122,7 @@ describe('SettingsStore.open', () => {
 
     expect(await readFile(`${file}.corrupt-${STAMP_TEXT}`, 'utf8')).toBe('first');
     expect(await readFile(`${file}.corrupt-${STAMP_TEXT}-1`, 'utf8')).toBe('second');
-    expect(store.warnings[0]).toContain(`corrupt-${STAMP_TEXT}-1`);
+    expect(store.warnings[0]?.message).toContain(`corrupt-${STAMP_TEXT}-1`);
   });
 
   it('refuses to start on a file it cannot read rather than overwrite it later', async () => {

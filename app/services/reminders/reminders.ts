@@ -9,6 +9,7 @@
  */
 import type { Clock, TimerHandle } from '../../clock.js';
 import type { ConnectionRef } from '../../contract/connection.js';
+import type { AgentNotice } from '../../contract/notice.js';
 import type { ReminderKind, ReminderState, ReminderView } from '../../contract/reminders.js';
 import { Emitter } from '../../events.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
@@ -39,8 +40,11 @@ export interface RemindersOptions {
   file: string;
   clock: Clock;
   ids?: IdSource;
-  /** A problem worth telling the user (a damaged file set aside, a failed save). */
-  warn?: (message: string) => void;
+  /**
+   * A problem worth telling the user (a damaged file set aside, a failed save): its English
+   * sentence and the words a window translates.
+   */
+  warn?: (notice: AgentNotice) => void;
 }
 
 export interface NewReminder {
@@ -164,7 +168,10 @@ export class Reminders {
     const parsed = 'text' in read ? parseFile(read.text) : undefined;
     if (!parsed) {
       const aside = await keepAside(file, clock.now());
-      this.options.warn?.(`the reminders file was damaged and was moved aside to ${aside}`);
+      this.options.warn?.({
+        message: `the reminders file was damaged and was moved aside to ${aside}`,
+        words: { key: 'notice.remindersSetAside', params: { keptAs: aside } },
+      });
       return;
     }
     this.items = parsed;
@@ -237,9 +244,13 @@ export class Reminders {
     const data: FileShape = { version: 1, reminders: this.items };
     const text = `${JSON.stringify(data, null, 2)}\n`;
     this.writing = this.writing.then(() =>
-      writeFileAtomic(this.options.file, text, { ids: this.options.ids }).catch((err: unknown) =>
-        this.options.warn?.(`reminders could not be saved: ${errorText(err)}`),
-      ),
+      writeFileAtomic(this.options.file, text, { ids: this.options.ids }).catch((err: unknown) => {
+        const reason = errorText(err);
+        this.options.warn?.({
+          message: `reminders could not be saved: ${reason}`,
+          words: { key: 'notice.remindersNotSaved', params: { reason } },
+        });
+      }),
     );
     return this.writing;
   }

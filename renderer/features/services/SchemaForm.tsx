@@ -1,5 +1,6 @@
 /** "Try it": a form generated from the service's parameter schema; runs it as the user. */
 import { type FormEvent, useId, useMemo, useState } from 'react';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import type { RunResult, ServiceView } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
@@ -112,7 +113,7 @@ function FieldInput({
   }
 }
 
-function problemText(t: ReturnType<typeof useTranslation>['t'], p: FieldProblem): string {
+function problemText(t: TFunction, p: FieldProblem): string {
   const name = p.field;
   switch (p.kind) {
     case 'required':

@@ -5,6 +5,7 @@
  * page cannot read it back, so afterwards it offers only to make a new one.
  */
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import type { McpHttpState, SettingsView } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
@@ -15,7 +16,7 @@ import { useMcpHttp } from '../../store/mcpHttp.js';
 import { useSettings } from '../../store/settings.js';
 import { toast } from '../../store/toasts.js';
 
-function stateText(t: ReturnType<typeof useTranslation>['t'], state: McpHttpState): string {
+function stateText(t: TFunction, state: McpHttpState): string {
   switch (state.status) {
     case 'off':
       return t('mcpHttp.state.off');

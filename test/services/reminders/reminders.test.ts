@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentNotice } from '../../../app/contract/notice.js';
 import type { ReminderView } from '../../../app/contract/reminders.js';
 import { seededIds } from '../../../app/ids.js';
 import {
@@ -23,7 +24,11 @@ afterEach(async () => {
 const START = Date.UTC(2025, 0, 22, 6, 0, 0);
 const who = { id: 'p1', name: 'Home server' };
 
-async function openAt(file: string, clock: FakeClock, warnings: string[] = []): Promise<Reminders> {
+async function openAt(
+  file: string,
+  clock: FakeClock,
+  warnings: AgentNotice[] = [],
+): Promise<Reminders> {
   const r = await Reminders.open({ file, clock, ids: seededIds(3), warn: (m) => warnings.push(m) });
   open.push(r);
   return r;
@@ -187,13 +192,19 @@ describe('reminders on the injected clock', () => {
     const dir = await dirs.make();
     const file = path.join(dir, 'reminders.json');
     await writeFile(file, '{"reminders": [tru');
-    const warnings: string[] = [];
+    const warnings: AgentNotice[] = [];
     const r = await openAt(file, new FakeClock(START), warnings);
     expect(r.list()).toEqual([]);
-    expect(warnings[0]).toMatch(
+    expect(warnings[0]?.message).toMatch(
       /the reminders file was damaged and was moved aside to .*reminders\.json\.corrupt-/,
     );
-    expect((await readdir(dir)).some((n) => n.startsWith('reminders.json.corrupt-'))).toBe(true);
+    const aside = (await readdir(dir)).find((n) => n.startsWith('reminders.json.corrupt-'));
+    expect(aside).toBeDefined();
+    // …and in words a window translates, the copy's path as it is.
+    expect(warnings[0]?.words).toEqual({
+      key: 'notice.remindersSetAside',
+      params: { keptAs: path.join(dir, aside!) },
+    });
   });
 
   it('leaves out malformed entries of a file edited by hand', async () => {
