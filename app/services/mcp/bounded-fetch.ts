@@ -32,9 +32,9 @@ export function boundedFetch(
     const response = await base(input, init);
     if (!response.body) return response;
     const type = response.headers.get('content-type') ?? '';
-    const over = /^\s*text\/event-stream\s*(;|$)/i.test(type)
-      ? sseMeter(maxBytes)
-      : totalMeter(maxBytes);
+    const sse = /^\s*text\/event-stream\s*(;|$)/i.test(type);
+    const over = sse ? sseMeter(maxBytes) : totalMeter(maxBytes);
+    const lines = sse ? lfLineEnds() : undefined;
     const body = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
@@ -45,7 +45,7 @@ export function boundedFetch(
             controller.error(err);
             return;
           }
-          controller.enqueue(chunk);
+          controller.enqueue(lines ? lines(chunk) : chunk);
         },
       }),
     );
@@ -89,6 +89,33 @@ export function sseMeter(maxBytes: number): (chunk: Uint8Array) => boolean {
       else lineStart = true;
     }
     return false;
+  };
+}
+
+/**
+ * SSE lines may end in CR alone (the spec allows CR, LF and CRLF), and the SDK's parser
+ * (eventsource-parser) searches for the next LF from every CR: a stream of CR-only lines costs it
+ * time quadratic in the chunk (measured: 64 KiB of empty CR lines, 23 ms of one core), which a
+ * hostile server can send on and on. Every line end becomes a single LF (a CRLF split across two
+ * chunks included), which the parser reads in one pass; the events are the same.
+ */
+export function lfLineEnds(): (chunk: Uint8Array) => Uint8Array {
+  let afterCR = false;
+  return (chunk) => {
+    if (!afterCR && chunk.indexOf(CR) === -1) return chunk;
+    const out = new Uint8Array(chunk.length);
+    let n = 0;
+    for (let i = 0; i < chunk.length; i += 1) {
+      const b = chunk[i]!;
+      if (b === LF && afterCR) {
+        // The LF of a CRLF: its CR is already out as an LF.
+        afterCR = false;
+        continue;
+      }
+      afterCR = b === CR;
+      out[n++] = afterCR ? LF : b;
+    }
+    return out.subarray(0, n);
   };
 }
 

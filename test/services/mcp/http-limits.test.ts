@@ -8,7 +8,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sseMeter } from '../../../app/services/mcp/bounded-fetch.js';
+import { boundedFetch, lfLineEnds, sseMeter } from '../../../app/services/mcp/bounded-fetch.js';
 import { MCP_LIMITS } from '../../../app/services/mcp/limits.js';
 import {
   type McpAgent,
@@ -207,5 +207,33 @@ describe('counting an SSE stream per event', () => {
     const lines = sseMeter(20);
     expect(lines(bytes('data: 1234567\n'))).toBe(false);
     expect(lines(bytes('data: 1234567\n'))).toBe(true);
+  });
+});
+
+describe('SSE line ends, as the SDK reads them', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  const text = (chunks: Uint8Array[]) => Buffer.concat(chunks).toString('utf8');
+
+  it('turns CR and CRLF line ends into LF, a CRLF split across chunks included, and leaves LF as it is', () => {
+    const lf = lfLineEnds();
+    const chunks = ['data: a\r\r', 'data: b\r', '\n\r\n', 'data: 中\n\n', 'x\r', 'y\n'].map((c) =>
+      lf(bytes(c)),
+    );
+    expect(text(chunks)).toBe('data: a\n\ndata: b\n\ndata: 中\n\nx\ny\n');
+    // A chunk with no CR is passed on as it is, not copied.
+    const plain = bytes('data: c\n\n');
+    expect(lfLineEnds()(plain)).toBe(plain);
+  });
+
+  it('a CR-only event stream reaches the SDK with LF line ends and the same events', async () => {
+    const stream = 'event: message\rdata: {"n":1}\r\rdata: {"n":2}\r\r'.repeat(1000);
+    const base = (async () =>
+      new Response(stream, {
+        headers: { 'content-type': 'text/event-stream' },
+      })) as unknown as typeof fetch;
+    const response = await boundedFetch(base, LIMIT, () => undefined)('http://127.0.0.1/mcp');
+    const body = await response.text();
+    expect(body).not.toContain('\r');
+    expect(body).toBe(stream.replaceAll('\r', '\n'));
   });
 });
