@@ -24,7 +24,9 @@ export type NoticeWords =
   | { key: 'notice.mcpSessionFailed'; params: { reason: string } }
   /** `bytes`: the answers a client on stdio left unread when it was cut off. */
   | { key: 'notice.mcpClientCutOff'; params: { bytes: number } }
-  | { key: 'notice.mcpUnreachable'; params: { reason: string } };
+  | { key: 'notice.mcpUnreachable'; params: { reason: string } }
+  /** `shortcut`: the accelerator as Electron spells it (`CommandOrControl+Shift+Space`). */
+  | { key: 'notice.shortcutUnconfirmed'; params: { shortcut: string } };
 
 /** A notice as the agent keeps it to tell again (one found while opening, before anyone listened). */
 export interface AgentNotice {

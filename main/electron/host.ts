@@ -230,7 +230,7 @@ export async function startHost(
         process.env,
         app.commandLine.getSwitchValue('ozone-platform'),
       ),
-      notice: (message) => opened.events.emit('notice', { level: 'warn', message }),
+      notice: (notice) => opened.events.emit('notice', { level: 'warn', ...notice }),
     }),
   );
   openWindow(opened);

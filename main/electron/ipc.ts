@@ -12,6 +12,7 @@ import {
   ipcMain,
 } from 'electron';
 import type { CommandError } from '../../app/contract/commands.js';
+import type { AgentNotice } from '../../app/contract/notice.js';
 import {
   type ContractServer,
   type ServedApi,
@@ -176,7 +177,7 @@ export interface IpcHost {
   /** How global shortcuts are bound here (shortcutBackend()); `system` when not given. */
   shortcutBackend?: ShortcutBackend;
   /** Tell the user something (the host shows it as a notice in the window). */
-  notice?: (message: string) => void;
+  notice?: (notice: AgentNotice) => void;
 }
 
 /** Register every channel and event forwarder; returns the function that removes them. */

@@ -11,6 +11,7 @@
  */
 import { globalShortcut } from 'electron';
 import { checkAccelerator } from '../../app/contract/accelerator.js';
+import type { AgentNotice } from '../../app/contract/notice.js';
 
 export {
   DEFAULT_SHORTCUT,
@@ -38,13 +39,15 @@ export function shortcutBackend(
 }
 
 /** What the user reads when the desktop may or may not have taken the shortcut. */
-export function unconfirmedShortcutNotice(accelerator: string): string {
-  return (
-    `Push-to-talk: your desktop (Wayland) decides about global shortcuts and does not tell apps ` +
-    `whether it took ${accelerator}. If pressing it does nothing, approve or set the shortcut for ` +
-    `Advent Agent in your desktop's keyboard settings (GNOME 48+ or KDE Plasma), or use the talk ` +
-    `button in the window.`
-  );
+export function unconfirmedShortcutNotice(accelerator: string): AgentNotice {
+  return {
+    message:
+      `Push-to-talk: your desktop (Wayland) decides about global shortcuts and does not tell apps ` +
+      `whether it took ${accelerator}. If pressing it does nothing, approve or set the shortcut for ` +
+      `Advent Agent in your desktop's keyboard settings (GNOME 48+ or KDE Plasma), or use the talk ` +
+      `button in the window.`,
+    words: { key: 'notice.shortcutUnconfirmed', params: { shortcut: accelerator } },
+  };
 }
 
 export type ShortcutResult =

@@ -105,6 +105,10 @@ describe("the agent's own notices", () => {
       key: 'notice.mcpUnreachable',
       params: { reason: 'EACCES: permission denied' },
     },
+    'notice.shortcutUnconfirmed': {
+      key: 'notice.shortcutUnconfirmed',
+      params: { shortcut: 'CommandOrControl+Shift+Space' },
+    },
   };
 
   it('each reads whole in English and in Chinese, with what it names kept as it is', async () => {

@@ -1,5 +1,6 @@
 import * as electronModule from 'electron';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AgentNotice } from '../../../app/contract/notice.js';
 import {
   ASK_MICROPHONE_CHANNEL,
   type IpcHost,
@@ -43,7 +44,7 @@ const api = { events: { on: () => () => undefined } } as unknown as IpcHost['api
 let win: FakeBrowserWindow;
 let unwire: (() => void) | undefined;
 
-let notices: string[] = [];
+let notices: AgentNotice[] = [];
 
 function wire(
   platform: NodeJS.Platform = 'linux',
@@ -55,7 +56,7 @@ function wire(
     getWindow: () => win as unknown as Electron.BrowserWindow,
     platform,
     shortcutBackend: shortcuts,
-    notice: (message) => notices.push(message),
+    notice: (notice) => notices.push(notice),
   });
   return unwire;
 }
@@ -293,8 +294,13 @@ describe('Wayland: the GlobalShortcuts portal', () => {
     // The renderer's contract is unchanged (the accelerator), and a notice tells the user.
     expect(reply).toEqual({ ok: true, value: DEFAULT_SHORTCUT });
     expect(notices).toEqual([unconfirmedShortcutNotice(DEFAULT_SHORTCUT)]);
-    expect(notices[0]).toMatch(/Wayland/);
-    expect(notices[0]).toContain(DEFAULT_SHORTCUT);
+    expect(notices[0]!.message).toMatch(/Wayland/);
+    expect(notices[0]!.message).toContain(DEFAULT_SHORTCUT);
+    // The window says it in the reader's language, naming the same shortcut.
+    expect(notices[0]!.words).toEqual({
+      key: 'notice.shortcutUnconfirmed',
+      params: { shortcut: DEFAULT_SHORTCUT },
+    });
     electron.globalShortcut.press(DEFAULT_SHORTCUT);
     expect(win.webContents.send).not.toHaveBeenCalled();
     // Setting the same shortcut again (every start) does not repeat the notice.
