@@ -7,7 +7,8 @@
  */
 import path from 'node:path';
 import { Agent, type AgentOptions } from './agent.js';
-import { Timeline } from './chat/timeline.js';
+import { Newest } from './chat/newest.js';
+import { STREAM_EMIT_MS, Timeline } from './chat/timeline.js';
 import type { ChatItem } from './contract/chat.js';
 import {
   type AdventProfile,
@@ -119,6 +120,7 @@ interface ScreenWait {
 export class CoreApi implements AgentApi {
   readonly events = new Emitter<EventPayloads>();
   private readonly timeline: Timeline;
+  private readonly moods: Newest<EventPayloads['mood']>;
   private readonly registrations = new Map<string, RegistrationState>();
   private readonly tokens = new Set<string>();
   private active: string | undefined;
@@ -140,6 +142,14 @@ export class CoreApi implements AgentApi {
     private readonly options: CoreApiOptions,
   ) {
     this.timeline = new Timeline(agent.events, agent.clockSource);
+    // The face follows the newest mood, a few times a second at most: a server may send moods
+    // as fast as its socket goes, and each would be a message to every window.
+    this.moods = new Newest(
+      agent.clockSource,
+      STREAM_EMIT_MS,
+      (m: EventPayloads['mood']) => this.events.emit('mood', m),
+      (a, b) => a.emoji === b.emoji && a.taskId === b.taskId,
+    );
     this.mcpClients = new McpClientSetup({
       platform: platformInfo(options.mcpClientPlatform),
       launch: options.mcpLaunch,
@@ -188,9 +198,7 @@ export class CoreApi implements AgentApi {
         pcm,
       });
     });
-    e.on('mood', ({ id, taskId, emoji }) =>
-      this.events.emit('mood', { connection: id, taskId, emoji }),
-    );
+    e.on('mood', ({ id, taskId, emoji }) => this.moods.put(id, { connection: id, taskId, emoji }));
     e.on('listen', ({ id, taskId, message }) => {
       // Hands-free: the server's LISTEN stop ends the user's input, so it joins the timeline now.
       const task = this.voiceTask;
@@ -394,6 +402,7 @@ export class CoreApi implements AgentApi {
     await this.options.secrets.delete(tokenKey(id));
     this.tokens.delete(id);
     this.registrations.delete(id);
+    this.moods.forget(id);
     if (this.active === id) this.active = undefined;
     this.events.emit('connectionRemoved', { id });
   }
@@ -784,6 +793,7 @@ export class CoreApi implements AgentApi {
     await this.agent.close();
     // After the agent: what it reports while closing (an interrupted reply) still joins the chat.
     this.timeline.dispose();
+    this.moods.dispose();
     await this.demo?.sim.stop();
     this.demo = undefined;
   }
