@@ -20,7 +20,7 @@ export type { ServiceView };
 import type { Policy, PromptAnswer } from './contract/policy.js';
 import { type Offer, offerAllows, offerKeyOf } from './contract/offer.js';
 import { type CallRequest, type DispatchResult, Dispatcher, type GateEvents } from './dispatch.js';
-import { CallPace, type CallPaceLimits } from './call-pace.js';
+import { CallPace, type CallPaceLimits, SERVER_LINE_PACE } from './call-pace.js';
 import type { AuditIo } from './audit/append.js';
 import {
   AUDIT_KEYED_FROM_SECRET,
@@ -212,6 +212,8 @@ export class Agent {
   /** The calls this start recorded as interrupted (the previous run stopped while they ran). */
   interruptedAtStart: readonly AuditRecord[] = [];
   readonly clockSource: Clock;
+  /** How fast each connection's status and protocol lines are shown (the rest are dropped). */
+  private readonly serverLines: CallPace;
   readonly ids: IdSource;
 
   private constructor(
@@ -223,6 +225,7 @@ export class Agent {
     readonly reminders: Reminders,
   ) {
     this.clockSource = options.clock ?? systemClock;
+    this.serverLines = new CallPace(this.clockSource, SERVER_LINE_PACE);
     this.ids = options.ids ?? cryptoIds;
     const overrides = options.overrides ?? {};
 
@@ -649,11 +652,30 @@ export class Agent {
     on('mood', (p) => this.events.emit('mood', { ...p, id }));
     on('audio', (p) => this.events.emit('audio', { ...p, id }));
     on('listen', (p) => this.events.emit('listen', { ...p, id }));
-    on('status', (text) => this.events.emit('status', { id, name, text }));
+    // Each status or protocol line becomes a conversation item in every window, a terminal line
+    // and a log line, so a server sending them in a flood (malformed frames on purpose, STATUS in
+    // a loop) could bury all three: past their pace they are dropped, and the user told once.
+    const shown = (): boolean => {
+      const turn = this.serverLines.admit(id);
+      if (turn.startsStreak) {
+        const { perSecond } = SERVER_LINE_PACE;
+        this.events.emit('notice', {
+          level: 'warn',
+          connection: ref,
+          message: `'${name}' is sending status and protocol messages faster than ${perSecond} a second; the rest are not shown until it slows down`,
+          words: { key: 'notice.linesHidden', params: { server: name, perSecond } },
+        });
+      }
+      return turn.admitted;
+    };
+    on('status', (text) => {
+      if (shown()) this.events.emit('status', { id, name, text });
+    });
     // Protocol lines are the dialect's words (frames, ids, methods): marked so a UI words them.
-    on('log', ({ level, message }) =>
-      this.events.emit('notice', { level, message, connection: ref, kind: 'protocol' }),
-    );
+    on('log', ({ level, message }) => {
+      if (shown())
+        this.events.emit('notice', { level, message, connection: ref, kind: 'protocol' });
+    });
     on('tokenExpiring', ({ expiresAt }) =>
       this.events.emit('notice', {
         level: 'warn',

@@ -29,6 +29,12 @@ export interface CallPaceLimits {
  */
 export const DEFAULT_CALL_PACE: CallPaceLimits = { burst: 60, perSecond: 10 };
 
+/**
+ * A server's status and protocol lines: a turn brings a few, a reconnect a few more. Twenty at
+ * once and five a second leave those untouched; past that they are dropped, not delayed.
+ */
+export const SERVER_LINE_PACE: CallPaceLimits = { burst: 20, perSecond: 5 };
+
 /** Connections whose pace is remembered before idle ones are forgotten (each a few numbers). */
 const SWEEP_AT = 256;
 
@@ -77,6 +83,26 @@ export class CallPace {
       startsStreak = true;
     }
     return { waitMs, startsStreak };
+  }
+
+  /**
+   * Take the next turn of `connectionId` only if it is free now, for what is dropped rather than
+   * delayed (a server's status and protocol lines): a line past the pace takes nothing, so the
+   * server gets lines through again as soon as the pace allows. `startsStreak` as for `take`.
+   */
+  admit(connectionId: string): { admitted: boolean; startsStreak: boolean } {
+    const now = this.time();
+    const stored = this.full.get(connectionId);
+    const tat = stored === undefined || stored < now ? now : stored;
+    if (tat === now) this.paced.delete(connectionId);
+    if (tat - this.tolerance - now > 0) {
+      const startsStreak = !this.paced.has(connectionId);
+      this.paced.add(connectionId);
+      return { admitted: false, startsStreak };
+    }
+    if (stored === undefined && this.full.size >= SWEEP_AT) this.sweep(now);
+    this.full.set(connectionId, tat + this.interval);
+    return { admitted: true, startsStreak: false };
   }
 
   /**

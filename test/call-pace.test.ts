@@ -49,6 +49,26 @@ describe('the call pace of one connection', () => {
     expect(streaks()).toEqual([false, false, true, false, false]);
   });
 
+  it('admits what may be dropped only while its turn is free, and a dropped one takes no turn', () => {
+    const clock = new FakeClock();
+    const pace = new CallPace(clock, { burst: 3, perSecond: 10 });
+    const admits = (n: number) => Array.from({ length: n }, () => pace.admit('a'));
+    // Three at once, then nothing: a flood of a thousand more is dropped, told once.
+    const first = admits(1003);
+    expect(first.slice(0, 3).every((t) => t.admitted)).toBe(true);
+    expect(first.slice(3).some((t) => t.admitted)).toBe(false);
+    expect(first.filter((t) => t.startsStreak)).toHaveLength(1);
+    expect(first[3]!.startsStreak).toBe(true);
+    // The dropped ones took nothing: one interval later, one more is let through.
+    clock.advance(100);
+    expect(admits(2).map((t) => t.admitted)).toEqual([true, false]);
+    // Quiet long enough to refill: the burst again, and a new streak is told again.
+    clock.advance(1_000);
+    const again = admits(4);
+    expect(again.map((t) => t.admitted)).toEqual([true, true, true, false]);
+    expect(again[3]!.startsStreak).toBe(true);
+  });
+
   it('keeps its turns when the wall clock steps back, without making anyone wait out the step', () => {
     let now = 10_000;
     const pace = new CallPace({ now: () => now }, { burst: 1, perSecond: 10 });

@@ -105,6 +105,10 @@ describe("the agent's own notices", () => {
       key: 'notice.mcpUnreachable',
       params: { reason: 'EACCES: permission denied' },
     },
+    'notice.linesHidden': {
+      key: 'notice.linesHidden',
+      params: { server: 'Kitchen', perSecond: 5 },
+    },
     'notice.shortcutUnconfirmed': {
       key: 'notice.shortcutUnconfirmed',
       params: { shortcut: 'CommandOrControl+Shift+Space' },
