@@ -76,6 +76,8 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   };
   /** User items this run typed itself (CoreApi records a typed line while sendText runs). */
   const userItems = new Map<string, string>();
+  /** The mood last printed for each of the latest replies. */
+  const replyMoods = new Map<string, string>();
   let sendingLine = false;
   const pump = (): void => {
     while (current === undefined && waiting.length && chatReady()) {
@@ -132,7 +134,6 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
     }
   });
   api.events.on('chat', (item) => showChat(item));
-  api.events.on('mood', ({ emoji }) => out.mood(emoji));
   api.events.on('audio', ({ connection, taskId, pcm }) =>
     out.audio(connection, taskId, pcm.byteLength),
   );
@@ -141,6 +142,14 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
     switch (item.kind) {
       case 'assistant':
         out.reply(item);
+        // From the reply, not the mood event: after the words the server sent before it.
+        if (item.mood !== undefined && replyMoods.get(item.id) !== item.mood) {
+          replyMoods.delete(item.id);
+          replyMoods.set(item.id, item.mood);
+          if (replyMoods.size > USER_ITEMS_LIMIT)
+            replyMoods.delete(replyMoods.keys().next().value!);
+          out.mood(item.mood);
+        }
         if (item.state !== 'streaming' && item.taskId === current) turnEnded();
         return;
       case 'tool':

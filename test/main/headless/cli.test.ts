@@ -288,6 +288,9 @@ describe('advent-agent command line', () => {
       /create_file needs your permission, but nobody can answer here \(stdin is not a terminal\)/,
     );
     expect(r.stderr.text).toMatch(/--allow create_file/);
+    // The reply's mood is printed once, after the words the server sent before it, not inside them.
+    await until(() => r.stdout.text.includes('(mood: sad)'), 'the mood line');
+    expect(r.stdout.text.match(/\(mood: sad\)/g)).toHaveLength(1);
     r.stdin.end();
     expect(await r.exit).toBe(0);
   });
