@@ -6,7 +6,7 @@
 import type { AgentEvents } from '../agent.js';
 import { redactParams } from '../audit/redact.js';
 import type { Clock, TimerHandle } from '../clock.js';
-import type { AssistantItem, ChatItem, ToolItem } from '../contract/chat.js';
+import type { AssistantItem, ChatItem, ToolItem, UserItem } from '../contract/chat.js';
 import type { ReminderView } from '../contract/reminders.js';
 import { Emitter } from '../events.js';
 import { type Disposable, DisposableStore } from '../lifecycle.js';
@@ -64,10 +64,12 @@ export class Timeline implements Disposable {
       this.append({ ...item, thought: (item.thought ?? '') + text });
     });
     // What the server heard: the voice bubble ("voice message, 3.2 s") shows these words instead.
+    // Windowed like streamed text once the bubble is there: a server may send its transcript of a
+    // turn again and again (partial results, or a flood), and only the newest words matter.
     on('transcript', ({ id, taskId, text }) => {
       const existing = this.items.get(`u:${id}:${taskId}`);
-      if (existing?.kind === 'user') this.put({ ...existing, text });
-      else this.user(id, taskId, text);
+      if (existing?.kind !== 'user') this.user(id, taskId, text);
+      else if (existing.text !== text) this.append({ ...existing, text });
     });
     // A mood is the reply's state like its text (the avatar has its own 'mood' event, at once):
     // windowed the same way, so a server sending moods between deltas, or a flood of them, cannot
@@ -216,13 +218,13 @@ export class Timeline implements Disposable {
   }
 
   /**
-   * Streamed text (reply or thought): stored at once, so a snapshot is current, but sent at most
+   * Streamed text (reply, thought, transcript, mood): stored at once, so a snapshot is current, but sent at most
    * once per STREAM_EMIT_MS. The first update after a quiet spell goes out at once (the first words
    * show without delay) and opens a window; what comes within it is sent, newest only, when it
    * ends. Text arriving after the reply ended is held back the same way: the server decides how
    * much it sends, and the window only ever sends the newest state, so order cannot suffer.
    */
-  private append(item: AssistantItem): void {
+  private append(item: AssistantItem | UserItem): void {
     this.store(item);
     const window = this.windows.get(item.id);
     if (window) {

@@ -34,6 +34,23 @@ describe('the conversation timeline', () => {
     expect(timeline.list().filter((i) => i.kind === 'user')).toHaveLength(1);
   });
 
+  it('sends a flood of transcripts of one turn as its newest words, once per window', () => {
+    const { events, clock, sentFor, item } = setup();
+    events.emit('transcript', { id: 'xz', taskId: 't3', text: 'w' });
+    for (let i = 1; i <= 3000; i++)
+      events.emit('transcript', { id: 'xz', taskId: 't3', text: `w${i}` });
+    // The bubble at once, its first change at once, the rest held for the window.
+    expect(sentFor('u:xz:t3')).toHaveLength(2);
+    expect(item('u:xz:t3')).toMatchObject({ text: 'w3000' });
+    clock.advance(STREAM_EMIT_MS);
+    expect(sentFor('u:xz:t3')).toHaveLength(3);
+    expect(sentFor('u:xz:t3').at(-1)).toMatchObject({ text: 'w3000' });
+    // The same words again are nothing new.
+    clock.advance(10 * STREAM_EMIT_MS);
+    events.emit('transcript', { id: 'xz', taskId: 't3', text: 'w3000' });
+    expect(sentFor('u:xz:t3')).toHaveLength(3);
+  });
+
   it('gathers the AI reasoning under its reply, apart from the answer text', () => {
     const { events, item } = setup();
     events.emit('thought', { id: 'rb', taskId: 'a', text: 'The user wants the time. ' });
