@@ -240,15 +240,21 @@ export class McpToolServer {
     }
     const limit = this.options.pageBytes ?? PAGE_BYTES;
     const page: typeof tools = [];
+    // The page's JSON is its envelope (`"tools":[]` and the cursor) plus each tool's JSON and a
+    // comma between two: summed as tools are added, each tool serialised once, instead of the
+    // whole page again for every tool it might take.
+    let toolBytes = 0;
     let end = start;
     while (end < tools.length) {
-      const candidate = [...page, tools[end]!];
+      const size = Buffer.byteLength(JSON.stringify(tools[end]!));
       const next = tools[end + 1]?.name;
-      const bytes = Buffer.byteLength(
-        JSON.stringify(rpcResult(id, { tools: candidate, nextCursor: next })),
+      const envelope = Buffer.byteLength(
+        JSON.stringify(rpcResult(id, { tools: [], nextCursor: next })),
       );
+      const bytes = envelope + toolBytes + (page.length > 0 ? 1 : 0) + size;
       // A page always carries at least one tool, or a huge one could never be listed.
       if (bytes > limit && page.length > 0) break;
+      toolBytes += (page.length > 0 ? 1 : 0) + size;
       page.push(tools[end]!);
       end += 1;
     }

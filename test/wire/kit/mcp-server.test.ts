@@ -177,6 +177,21 @@ describe('McpToolServer: tools/list', () => {
       if (result.nextCursor === undefined) break;
       // The cursor is the name of the first tool of the next page.
       expect(all[seen.length]).toBe(result.nextCursor);
+      // And the page is full: with that tool too, it would be over the bound.
+      const listed = agent.toolEntries();
+      const fuller = {
+        ...reply,
+        result: {
+          tools: [
+            ...result.tools,
+            (({ name, description, inputSchema }) => ({ name, description, inputSchema }))(
+              listed[seen.length]!,
+            ),
+          ],
+          nextCursor: listed[seen.length + 1]?.name,
+        },
+      };
+      expect(Buffer.byteLength(JSON.stringify(fuller))).toBeGreaterThan(8000);
       cursor = result.nextCursor;
     }
     expect(pages).toBeGreaterThan(3);
