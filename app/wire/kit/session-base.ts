@@ -42,8 +42,13 @@ export abstract class SessionBase {
     return this.registration;
   }
 
-  /** Remember the new registration state and tell the UI. */
+  /**
+   * Remember the new registration state and tell the UI. The same registration again (a server
+   * re-listing an unchanged set, in a loop if it likes) is nothing new: it keeps its first time and
+   * is not told again, so it costs the windows nothing.
+   */
   protected setRegistration(state: RegistrationState): void {
+    if (sameRegistration(this.registration, state)) return;
     this.registration = state;
     this.events.emit('registration', state);
   }
@@ -57,4 +62,13 @@ export abstract class SessionBase {
   protected log(level: 'info' | 'warn', message: string): void {
     this.events.emit('log', { level, message });
   }
+}
+
+function sameRegistration(a: RegistrationState, b: RegistrationState): boolean {
+  if (a.state === 'registered' && b.state === 'registered')
+    return (
+      a.services.length === b.services.length && a.services.every((s, i) => s === b.services[i])
+    );
+  if (a.state === 'failed' && b.state === 'failed') return a.message === b.message;
+  return false;
 }

@@ -152,6 +152,29 @@ describe('XiaoZhi MCP endpoint session against the simulated endpoint server', (
     expect(f.sim.violations).toEqual([]);
   });
 
+  it('tells the window of a registration once, however often the server re-lists the same set', async () => {
+    const f = await setup();
+    await registered(f);
+    const before = f.registrations.length;
+    // A server re-listing in a loop: each walk used to be a new "registered" for every window.
+    for (let i = 0; i < 200; i++) await f.sim.relist();
+    expect(f.registrations.length).toBe(before);
+    expect(f.session.registrationState).toMatchObject({
+      state: 'registered',
+      services: BUILTIN_NAMES,
+    });
+    // A changed set is news again.
+    await f.agent.setServiceEnabled('get_current_time', false);
+    await until(
+      () => f.registrations.at(-1)?.state === 'registered' && f.registrations.length > before,
+      'the changed set registered',
+    );
+    expect(f.registrations.at(-1)).toMatchObject({
+      state: 'registered',
+      services: BUILTIN_NAMES.filter((n) => n !== 'get_current_time'),
+    });
+  });
+
   it('lists user-only services to a server that asks for them, and their calls still need the user', async () => {
     const f = await setup({ sim: { withUserTools: true }, services: [rebootService] });
     f.agent.broker.attach({ name: 'test' });
