@@ -19,6 +19,8 @@ export abstract class SessionBase {
   protected readonly store = new DisposableStore();
   /** Nothing is registered until the server has been told (or has asked) on a live link. */
   private registration: RegistrationState = { state: 'registering' };
+  /** The UI has been told a registration state (the first is always told). */
+  private registrationTold = false;
 
   /** `profile.id` and `profile.name` are read each time, as the session options hold them. */
   protected constructor(private readonly profile: { readonly id: string; readonly name: string }) {}
@@ -44,11 +46,12 @@ export abstract class SessionBase {
 
   /**
    * Remember the new registration state and tell the UI. The same registration again (a server
-   * re-listing an unchanged set, in a loop if it likes) is nothing new: it keeps its first time and
-   * is not told again, so it costs the windows nothing.
+   * re-listing an unchanged set or initialising again, in a loop if it likes) is nothing new: it
+   * keeps its first time and is not told again, so it costs the windows nothing.
    */
   protected setRegistration(state: RegistrationState): void {
-    if (sameRegistration(this.registration, state)) return;
+    if (this.registrationTold && sameRegistration(this.registration, state)) return;
+    this.registrationTold = true;
     this.registration = state;
     this.events.emit('registration', state);
   }
@@ -70,5 +73,5 @@ function sameRegistration(a: RegistrationState, b: RegistrationState): boolean {
       a.services.length === b.services.length && a.services.every((s, i) => s === b.services[i])
     );
   if (a.state === 'failed' && b.state === 'failed') return a.message === b.message;
-  return false;
+  return a.state === 'registering' && b.state === 'registering';
 }
