@@ -21,6 +21,7 @@ import type { Policy, PromptAnswer } from './contract/policy.js';
 import { type Offer, offerAllows, offerKeyOf } from './contract/offer.js';
 import { type CallRequest, type DispatchResult, Dispatcher, type GateEvents } from './dispatch.js';
 import { CallPace, type CallPaceLimits, SERVER_LINE_PACE } from './call-pace.js';
+import { ServerTasks } from './server-tasks.js';
 import type { AuditIo } from './audit/append.js';
 import {
   AUDIT_KEYED_FROM_SECRET,
@@ -214,6 +215,8 @@ export class Agent {
   readonly clockSource: Clock;
   /** How fast each connection's status and protocol lines are shown (the rest are dropped). */
   private readonly serverLines: CallPace;
+  /** Which tasks a server starts reach the conversation (the rest are not shown). */
+  private readonly serverTasks: ServerTasks;
   readonly ids: IdSource;
 
   private constructor(
@@ -226,6 +229,7 @@ export class Agent {
   ) {
     this.clockSource = options.clock ?? systemClock;
     this.serverLines = new CallPace(this.clockSource, SERVER_LINE_PACE);
+    this.serverTasks = new ServerTasks(this.clockSource);
     this.ids = options.ids ?? cryptoIds;
     const overrides = options.overrides ?? {};
 
@@ -644,12 +648,38 @@ export class Agent {
     on('registration', (registration) =>
       this.events.emit('registration', { id, name, registration }),
     );
-    on('replyDelta', (p) => this.events.emit('replyDelta', { ...p, id }));
-    on('replyDone', (p) => this.events.emit('replyDone', { ...p, id }));
-    on('replyInterrupted', (p) => this.events.emit('replyInterrupted', { ...p, id }));
-    on('thought', (p) => this.events.emit('thought', { ...p, id }));
-    on('transcript', (p) => this.events.emit('transcript', { ...p, id }));
-    on('mood', (p) => this.events.emit('mood', { ...p, id }));
+    // A task's events reach the conversation only if the task was let in (server-tasks.ts).
+    const inTask = (taskId: string): boolean => {
+      const turn = this.serverTasks.admit(id, taskId);
+      if (turn.startsStreak) {
+        const { perSecond } = this.serverTasks.limits;
+        this.events.emit('notice', {
+          level: 'warn',
+          connection: ref,
+          message: `'${name}' is starting replies faster than ${perSecond} a second; the rest are not shown until it slows down`,
+          words: { key: 'notice.repliesHidden', params: { server: name, perSecond } },
+        });
+      }
+      return turn.shown;
+    };
+    on('replyDelta', (p) => {
+      if (inTask(p.taskId)) this.events.emit('replyDelta', { ...p, id });
+    });
+    on('replyDone', (p) => {
+      if (inTask(p.taskId)) this.events.emit('replyDone', { ...p, id });
+    });
+    on('replyInterrupted', (p) => {
+      if (inTask(p.taskId)) this.events.emit('replyInterrupted', { ...p, id });
+    });
+    on('thought', (p) => {
+      if (inTask(p.taskId)) this.events.emit('thought', { ...p, id });
+    });
+    on('transcript', (p) => {
+      if (inTask(p.taskId)) this.events.emit('transcript', { ...p, id });
+    });
+    on('mood', (p) => {
+      if (inTask(p.taskId)) this.events.emit('mood', { ...p, id });
+    });
     on('audio', (p) => this.events.emit('audio', { ...p, id }));
     on('listen', (p) => this.events.emit('listen', { ...p, id }));
     // Each status or protocol line becomes a conversation item in every window, a terminal line

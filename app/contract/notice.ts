@@ -28,7 +28,9 @@ export type NoticeWords =
   /** `shortcut`: the accelerator as Electron spells it (`CommandOrControl+Shift+Space`). */
   | { key: 'notice.shortcutUnconfirmed'; params: { shortcut: string } }
   /** A server's status and protocol lines past their pace are not shown until it slows down. */
-  | { key: 'notice.linesHidden'; params: { server: string; perSecond: number } };
+  | { key: 'notice.linesHidden'; params: { server: string; perSecond: number } }
+  /** A server's replies past their pace (server-tasks.ts) are not shown until it slows down. */
+  | { key: 'notice.repliesHidden'; params: { server: string; perSecond: number } };
 
 /** A notice as the agent keeps it to tell again (one found while opening, before anyone listened). */
 export interface AgentNotice {

@@ -256,6 +256,8 @@ export const en = {
       '“advent-agent mcp” cannot reach this agent ({{reason}}). MCP apps started now run their own agent, which cannot open this data folder while the app holds it.',
     linesHidden:
       '{{server}} is sending status and protocol messages faster than {{perSecond}} a second. The rest are not shown until it slows down.',
+    repliesHidden:
+      '{{server}} is starting replies faster than {{perSecond}} a second. The rest are not shown until it slows down.',
     shortcutUnconfirmed:
       'Push-to-talk: your desktop (Wayland) decides about global shortcuts and does not tell apps whether it took {{shortcut}}. If pressing it does nothing, approve or set the shortcut for Advent Agent in your desktop’s keyboard settings (GNOME 48+ or KDE Plasma), or use the talk button in the window.',
   },

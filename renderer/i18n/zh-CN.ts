@@ -253,6 +253,8 @@ export const zhCN: Messages = {
       '“advent-agent mcp”无法连接到此智能体（{{reason}}）。现在启动的 MCP 应用会运行自己的智能体，而在本应用占用此数据文件夹期间，那个智能体无法打开它。',
     linesHidden:
       '{{server}} 发送状态和协议消息过快（每秒超过 {{perSecond}} 条），在它放慢之前，其余消息不再显示。',
+    repliesHidden:
+      '{{server}} 开始新回复过快（每秒超过 {{perSecond}} 条），在它放慢之前，其余回复不再显示。',
     shortcutUnconfirmed:
       '按住说话：你的桌面（Wayland）自行决定全局快捷键，且不会告诉应用是否接受了 {{shortcut}}。如果按下后没有反应，请在桌面的键盘设置（GNOME 48+ 或 KDE Plasma）中为 Advent Agent 批准或设置该快捷键，或使用窗口中的说话按钮。',
   },

@@ -109,6 +109,10 @@ describe("the agent's own notices", () => {
       key: 'notice.linesHidden',
       params: { server: 'Kitchen', perSecond: 5 },
     },
+    'notice.repliesHidden': {
+      key: 'notice.repliesHidden',
+      params: { server: 'Kitchen', perSecond: 5 },
+    },
     'notice.shortcutUnconfirmed': {
       key: 'notice.shortcutUnconfirmed',
       params: { shortcut: 'CommandOrControl+Shift+Space' },
