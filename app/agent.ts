@@ -648,20 +648,35 @@ export class Agent {
     on('registration', (registration) =>
       this.events.emit('registration', { id, name, registration }),
     );
-    // A task's events reach the conversation only if the task was let in (server-tasks.ts).
-    const inTask = (taskId: string): boolean => {
-      const turn = this.serverTasks.admit(id, taskId);
-      if (turn.startsStreak) {
-        const { perSecond } = this.serverTasks.limits;
+    // What a server sends per frame and each window shows as an item (its status and protocol
+    // lines, the tasks it starts) passes a pace; past it, it is not shown, and the user is told
+    // once per streak. Otherwise a server sending them in a flood (malformed frames on purpose,
+    // replies on made-up tasks) would bury every window, the terminal and the log.
+    const passes = (
+      turn: { admitted: boolean; startsStreak: boolean },
+      held: { what: string; key: 'notice.linesHidden' | 'notice.repliesHidden'; perSecond: number },
+    ): boolean => {
+      if (turn.startsStreak)
         this.events.emit('notice', {
           level: 'warn',
           connection: ref,
-          message: `'${name}' is starting replies faster than ${perSecond} a second; the rest are not shown until it slows down`,
-          words: { key: 'notice.repliesHidden', params: { server: name, perSecond } },
+          message: `'${name}' is ${held.what} faster than ${held.perSecond} a second; the rest are not shown until it slows down`,
+          words: { key: held.key, params: { server: name, perSecond: held.perSecond } },
         });
-      }
-      return turn.shown;
+      return turn.admitted;
     };
+    const inTask = (taskId: string): boolean =>
+      passes(this.serverTasks.admit(id, taskId), {
+        what: 'starting replies',
+        key: 'notice.repliesHidden',
+        perSecond: this.serverTasks.limits.perSecond,
+      });
+    const shown = (): boolean =>
+      passes(this.serverLines.admit(id), {
+        what: 'sending status and protocol messages',
+        key: 'notice.linesHidden',
+        perSecond: SERVER_LINE_PACE.perSecond,
+      });
     on('replyDelta', (p) => {
       if (inTask(p.taskId)) this.events.emit('replyDelta', { ...p, id });
     });
@@ -682,22 +697,6 @@ export class Agent {
     });
     on('audio', (p) => this.events.emit('audio', { ...p, id }));
     on('listen', (p) => this.events.emit('listen', { ...p, id }));
-    // Each status or protocol line becomes a conversation item in every window, a terminal line
-    // and a log line, so a server sending them in a flood (malformed frames on purpose, STATUS in
-    // a loop) could bury all three: past their pace they are dropped, and the user told once.
-    const shown = (): boolean => {
-      const turn = this.serverLines.admit(id);
-      if (turn.startsStreak) {
-        const { perSecond } = SERVER_LINE_PACE;
-        this.events.emit('notice', {
-          level: 'warn',
-          connection: ref,
-          message: `'${name}' is sending status and protocol messages faster than ${perSecond} a second; the rest are not shown until it slows down`,
-          words: { key: 'notice.linesHidden', params: { server: name, perSecond } },
-        });
-      }
-      return turn.admitted;
-    };
     on('status', (text) => {
       if (shown()) this.events.emit('status', { id, name, text });
     });

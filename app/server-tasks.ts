@@ -32,15 +32,15 @@ export class ServerTasks {
    * Whether events of `taskId` on `connection` are shown. A task seen before keeps its verdict; a
    * new one takes a turn if one is free. `startsStreak`: the first task of a streak not shown.
    */
-  admit(connection: string, taskId: string): { shown: boolean; startsStreak: boolean } {
+  admit(connection: string, taskId: string): { admitted: boolean; startsStreak: boolean } {
     const key = `${connection}\u0000${taskId}`;
     const known = this.verdicts.get(key);
-    if (known !== undefined) return { shown: known, startsStreak: false };
+    if (known !== undefined) return { admitted: known, startsStreak: false };
     const turn = this.pace.admit(connection);
     this.verdicts.set(key, turn.admitted);
     if (this.verdicts.size > this.remembered)
       this.verdicts.delete(this.verdicts.keys().next().value!);
-    return { shown: turn.admitted, startsStreak: turn.startsStreak };
+    return turn;
   }
 
   /** Tasks remembered (for the bound's test). */
