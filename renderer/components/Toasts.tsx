@@ -29,7 +29,7 @@ function ToastItem({ toast }: { toast: Toast }) {
         {toast.words?.key === 'chat.protocolToast'
           ? t(toast.words.key, toast.words.params)
           : toast.words
-            ? noticeText(t, toast.words, i18n.language)
+            ? noticeText(t, toast.words, i18n.language, toast.message)
             : toast.message}
       </span>
       <button

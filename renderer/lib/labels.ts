@@ -37,7 +37,19 @@ export function errorText(t: TFunction, err: unknown): string {
  * The agent's own notice in the reader's language (a time in the reader's date format, a size as
  * "8.0 MB").
  */
-export function noticeText(t: TFunction, words: NoticeWords, lang: string): string {
+export function noticeText(
+  t: TFunction,
+  words: NoticeWords,
+  lang: string,
+  fallback?: string,
+): string {
+  const text = wordsOf(t, words, lang);
+  // A key this window's build does not know (a core newer than it) would show as the key itself:
+  // the core's own sentence says it instead.
+  return text === words.key && fallback !== undefined ? fallback : text;
+}
+
+function wordsOf(t: TFunction, words: NoticeWords, lang: string): string {
   if (words.key === 'notice.tokenExpiring')
     return t(words.key, { ...words.params, at: formatDateTime(words.params.at, lang) });
   if (words.key === 'notice.settingsTooLarge')

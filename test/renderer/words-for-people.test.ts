@@ -133,6 +133,11 @@ describe("the agent's own notices", () => {
       }
     }
     await useLanguage('en');
+    // Words this build does not know (a newer core): the core's own sentence, never the key.
+    const unknown = { key: 'notice.fromTheFuture', params: {} } as unknown as NoticeWords;
+    expect(noticeText(i18next.t, unknown, 'en', 'The agent said this.')).toBe(
+      'The agent said this.',
+    );
     expect(noticeText(i18next.t, samples['notice.callsPaced'], 'en')).toMatch(
       /^Kitchen is calling services faster than 10 a second \(after 60 at once\)/,
     );

@@ -115,7 +115,9 @@ const Item = memo(function Item({
               </details>
             </span>
           ) : (
-            <span>{item.words ? noticeText(t, item.words, i18n.language) : item.text}</span>
+            <span>
+              {item.words ? noticeText(t, item.words, i18n.language, item.text) : item.text}
+            </span>
           )}
           <time className="muted" dateTime={new Date(item.at).toISOString()}>
             {time}
