@@ -3,6 +3,8 @@
  * human line in both languages; the services, calls and connections the core names in English
  * read in Chinese; the Services page's one model of a row's policy and grants.
  */
+import os from 'node:os';
+import path from 'node:path';
 import i18next from 'i18next';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -53,8 +55,10 @@ describe('refusal lines', () => {
 });
 
 describe("the agent's own notices", () => {
-  const SETTINGS = '/data/settings.json';
-  const KEPT = '/data/settings.json.corrupt-2025-01-31T12-03-04-005Z';
+  // Paths as the notices carry them: shown exactly as they are, whatever the machine.
+  const DATA = path.join(os.tmpdir(), 'advent-words', 'data');
+  const SETTINGS = path.join(DATA, 'settings.json');
+  const KEPT = `${SETTINGS}.corrupt-2025-01-31T12-03-04-005Z`;
   // One of each: a key added to NoticeWords without a sample here does not compile.
   const samples: { [K in NoticeWords['key']]: Extract<NoticeWords, { key: K }> } = {
     'notice.callsPaced': {
@@ -85,15 +89,15 @@ describe("the agent's own notices", () => {
     },
     'notice.dataDirMadePrivate': {
       key: 'notice.dataDirMadePrivate',
-      params: { dir: '/home/me/.local/share/advent-agent', mode: '0755' },
+      params: { dir: DATA, mode: '0755' },
     },
     'notice.dataDirOpen': {
       key: 'notice.dataDirOpen',
-      params: { dir: '/home/me/.local/share/advent-agent', mode: '0775', reason: 'EPERM' },
+      params: { dir: DATA, mode: '0775', reason: 'EPERM' },
     },
     'notice.remindersSetAside': {
       key: 'notice.remindersSetAside',
-      params: { keptAs: '/data/reminders.json.corrupt-2025-01-31T12-03-04-005Z' },
+      params: { keptAs: path.join(DATA, 'reminders.json.corrupt-2025-01-31T12-03-04-005Z') },
     },
     'notice.remindersNotSaved': { key: 'notice.remindersNotSaved', params: { reason: 'ENOSPC' } },
     'notice.mcpSessionFailed': {
@@ -151,12 +155,15 @@ describe("the agent's own notices", () => {
     expect(noticeText(i18next.t, samples['notice.mcpClientCutOff'], 'en')).toContain('8.0 MB');
     expect(noticeText(i18next.t, samples['notice.settingsTooLarge'], 'en')).toContain('66.8 MB');
     expect(noticeText(i18next.t, samples['notice.dataDirMadePrivate'], 'en')).toMatch(
-      /^The data folder \/home\/me\/\.local\/share\/advent-agent was open to other users \(mode 0755\)/,
+      /^The data folder .* was open to other users \(mode 0755\)/,
+    );
+    expect(noticeText(i18next.t, samples['notice.dataDirMadePrivate'], 'en')).toContain(
+      `The data folder ${DATA} was open`,
     );
     await useLanguage('zh-CN');
     expect(noticeText(i18next.t, samples['notice.mcpClientCutOff'], 'zh-CN')).toContain('8.0 MB');
     expect(noticeText(i18next.t, samples['notice.dataDirOpen'], 'zh-CN')).toContain(
-      'chmod 700 "/home/me/.local/share/advent-agent"',
+      `chmod 700 "${DATA}"`,
     );
     await useLanguage('en');
   });
