@@ -5,69 +5,34 @@
  * while its calls in flight wait their turn, tells the user once, and, when the server goes, the
  * calls still waiting are recorded as cancelled without running.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Agent, AgentEvents } from '../../app/agent.js';
+import { describe, expect, it } from 'vitest';
+import type { AgentEvents } from '../../app/agent.js';
 import { DEFAULT_CALL_PACE } from '../../app/call-pace.js';
 import type { AuditRecord } from '../../app/contract/audit.js';
 import { FrameType, encodeFrame } from '../../app/wire/advent/frame.js';
 import type { AdventSession } from '../../app/wire/advent/session.js';
 import { MAX_CALLS_IN_FLIGHT } from '../../app/wire/kit/bounds.js';
-import { FAST } from '../helpers/agent-harness.js';
-import { type TempAgent, openTempAgent } from '../helpers/ws-agent.js';
-import { HostileAdvent, sleep, waitFor } from './wire-peers.js';
+import { floodFor, floodTarget, paceAllows } from './flood.js';
+import { HostileAdvent, waitFor } from './wire-peers.js';
 
 /** How long the server floods. */
 const FLOOD_MS = 2000;
 
-let server: HostileAdvent | undefined;
-let temp: TempAgent | undefined;
-afterEach(async () => {
-  await temp?.close();
-  await server?.close();
-  temp = undefined;
-  server = undefined;
-});
-
 describe('hostile Advent server: a flood of calls', () => {
   it('is paced: a bounded number run and are recorded, the user is told once, and the rest end cancelled when it goes', async () => {
-    server = await HostileAdvent.start();
-    temp = await openTempAgent('advent-hostile-flood-', { timing: FAST });
-    const agent: Agent = temp.agent;
+    const { agent, session, socket } = await floodTarget('advent-hostile-flood-', 'flood', 'Flood');
     const records: AuditRecord[] = [];
     agent.events.on('audit', (r) => records.push(r));
     let startedCalls = 0;
     agent.events.on('callStarted', () => (startedCalls += 1));
     const notices: AgentEvents['notice'][] = [];
     agent.events.on('notice', (n) => notices.push(n));
-    const session = agent.connectAdvent(
-      { id: 'flood', kind: 'advent', name: 'Flood', host: '127.0.0.1', port: server.port },
-      () => 'tok',
-    );
-    const socket = await server.registered(1);
-    await waitFor(() => session.state.status === 'ready', 'ready');
 
-    const started = Date.now();
-    let sent = 0;
-    while (Date.now() - started < FLOOD_MS) {
-      const batch = Buffer.concat(
-        Array.from({ length: 100 }, (_, k) =>
-          encodeFrame(
-            FrameType.MCP,
-            'mcp00001',
-            0,
-            HostileAdvent.call(`f${sent + k}`, 'get_current_time'),
-          ),
-        ),
-      );
-      sent += 100;
-      if (!socket.write(batch))
-        await Promise.race([new Promise((r) => socket.once('drain', r)), sleep(50)]);
-      else await sleep(2);
-    }
-    const elapsedSec = (Date.now() - started) / 1000;
+    const { sent, elapsedSec } = await floodFor(socket, FLOOD_MS, (n) =>
+      encodeFrame(FrameType.MCP, 'mcp00001', 0, HostileAdvent.call(`f${n}`, 'get_current_time')),
+    );
     const ran = () => records.filter((r) => r.outcome === 'ok').length;
-    const allowed =
-      DEFAULT_CALL_PACE.burst + Math.ceil(DEFAULT_CALL_PACE.perSecond * elapsedSec) + 1;
+    const allowed = paceAllows(DEFAULT_CALL_PACE, elapsedSec);
     expect(ran(), `${ran()} of ${sent} calls ran in ${elapsedSec} s`).toBeLessThanOrEqual(allowed);
     // It does run them, in their turn: the server is slowed, not shut out.
     expect(ran()).toBeGreaterThanOrEqual(DEFAULT_CALL_PACE.burst);
