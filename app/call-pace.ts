@@ -71,18 +71,10 @@ export class CallPace {
    */
   take(connectionId: string): PaceTurn {
     const now = this.time();
-    const stored = this.full.get(connectionId);
-    const tat = stored === undefined || stored < now ? now : stored;
-    if (tat === now) this.paced.delete(connectionId);
+    const tat = this.due(connectionId, now);
     const waitMs = Math.max(0, tat - this.tolerance - now);
-    if (stored === undefined && this.full.size >= SWEEP_AT) this.sweep(now);
-    this.full.set(connectionId, tat + this.interval);
-    let startsStreak = false;
-    if (waitMs > 0 && !this.paced.has(connectionId)) {
-      this.paced.add(connectionId);
-      startsStreak = true;
-    }
-    return { waitMs, startsStreak };
+    this.commit(connectionId, tat, now);
+    return { waitMs, startsStreak: waitMs > 0 && this.streak(connectionId) };
   }
 
   /**
@@ -92,17 +84,33 @@ export class CallPace {
    */
   admit(connectionId: string): { admitted: boolean; startsStreak: boolean } {
     const now = this.time();
-    const stored = this.full.get(connectionId);
-    const tat = stored === undefined || stored < now ? now : stored;
-    if (tat === now) this.paced.delete(connectionId);
-    if (tat - this.tolerance - now > 0) {
-      const startsStreak = !this.paced.has(connectionId);
-      this.paced.add(connectionId);
-      return { admitted: false, startsStreak };
-    }
-    if (stored === undefined && this.full.size >= SWEEP_AT) this.sweep(now);
-    this.full.set(connectionId, tat + this.interval);
+    const tat = this.due(connectionId, now);
+    if (tat - this.tolerance > now)
+      return { admitted: false, startsStreak: this.streak(connectionId) };
+    this.commit(connectionId, tat, now);
     return { admitted: true, startsStreak: false };
+  }
+
+  /** When the connection's next turn is due (GCRA's theoretical arrival time, `now` at the latest). */
+  private due(connectionId: string, now: number): number {
+    const stored = this.full.get(connectionId);
+    if (stored !== undefined && stored > now) return stored;
+    // A full bucket ends the streak the user was told of.
+    this.paced.delete(connectionId);
+    return now;
+  }
+
+  /** Take the turn due at `tat`. */
+  private commit(connectionId: string, tat: number, now: number): void {
+    if (this.full.size >= SWEEP_AT && !this.full.has(connectionId)) this.sweep(now);
+    this.full.set(connectionId, tat + this.interval);
+  }
+
+  /** Whether a turn that has to wait starts a streak (the first since the bucket was full). */
+  private streak(connectionId: string): boolean {
+    if (this.paced.has(connectionId)) return false;
+    this.paced.add(connectionId);
+    return true;
   }
 
   /**
