@@ -167,7 +167,15 @@ describe('accessibility and translation', { timeout: 240_000 }, () => {
     const findings: Finding[] = [];
     const english: string[] = [];
     const check = async (state: string, lang: Lang) => {
-      findings.push(...(await axe(page, state)));
+      // Judged again once more after a pause when the first look finds something: on a loaded
+      // machine a look has caught a button still in the previous theme's text colour (CI, once,
+      // "welcome zh-CN dark"). A real violation is there at the second look too.
+      let found = await axe(page, state);
+      if (found.length > 0) {
+        await page.waitForTimeout(500);
+        found = await axe(page, state);
+      }
+      findings.push(...found);
       if (lang === 'zh-CN')
         for (const t of await untranslated(page)) english.push(`${state}: ${t}`);
     };
