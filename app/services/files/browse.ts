@@ -1,7 +1,7 @@
 import path from 'node:path';
-import type { HeldFolder, HoldMode } from './folder.js';
+import type { HeldFolder } from './folder.js';
 import { FolderChanged } from './folder.js';
-import { reachEntry, reachFolder } from './reach.js';
+import { reachEntry, reachFolder, type Where } from './reach.js';
 import {
   factsOf,
   listNames,
@@ -18,11 +18,7 @@ import { changed, fileTooLargeToRead, mapFsError } from './refusals.js';
  * each refusal saying that nothing was read.
  */
 
-/** The root an operation runs under (still a configured root) and how folders are held. */
-export interface Where {
-  root: string;
-  mode: HoldMode;
-}
+export type { Where } from './reach.js';
 
 /** An entry resolved inside the root: relative ('' = the root) and absolute paths. */
 export interface EntryPath {
@@ -72,11 +68,12 @@ export interface WalkOptions {
 export type WalkStep = 'stop' | 'skip' | undefined | void;
 
 async function withFile<T>(
-  { root, mode }: Where,
+  where: Where,
   entry: EntryPath,
   use: (opened: OpenedFile) => Promise<T>,
 ): Promise<T> {
-  const { folder, name } = await reachEntry(root, entry, mode);
+  const { root } = where;
+  const { folder, name } = await reachEntry(where, entry);
   try {
     const opened = await openRegular(folder, name);
     try {
@@ -121,8 +118,9 @@ export async function readHead(
 }
 
 /** Kind, size and modified time, as the entry is now. */
-export async function facts({ root, mode }: Where, entry: EntryPath): Promise<EntryFacts> {
-  const { folder, name } = await reachEntry(root, entry, mode);
+export async function facts(where: Where, entry: EntryPath): Promise<EntryFacts> {
+  const { root } = where;
+  const { folder, name } = await reachEntry(where, entry);
   try {
     const st = name === '.' ? undefined : await folder.entry(name);
     // The real location has no link in it; one there now was swapped in since.
@@ -141,12 +139,9 @@ export async function facts({ root, mode }: Where, entry: EntryPath): Promise<En
 }
 
 /** The entries of a folder (links described, never followed), at most `max`. */
-export async function listFolder(
-  { root, mode }: Where,
-  entry: EntryPath,
-  max: number,
-): Promise<Listing> {
-  const folder = await reachFolder(root, entry, mode);
+export async function listFolder(where: Where, entry: EntryPath, max: number): Promise<Listing> {
+  const { root } = where;
+  const folder = await reachFolder(where, entry);
   if (!folder) return { entries: [], truncated: false };
   try {
     return await describe(folder, max);
@@ -158,14 +153,19 @@ export async function listFolder(
   }
 }
 
-/** Depth-first through a folder; links are listed as links and never entered. */
+/**
+ * Depth-first through a folder; links are listed as links and never entered. What is off limits
+ * is passed over as if it were not there, judged by the real path walked (the start may be a link
+ * inside the root, so the path the caller named is not where the walk is).
+ */
 export async function walkFolder(
-  { root, mode }: Where,
+  where: Where,
   entry: EntryPath,
   visit: (item: WalkedEntry) => Promise<WalkStep> | WalkStep,
   opts: WalkOptions,
 ): Promise<void> {
-  const start = await reachFolder(root, entry, mode);
+  const { root, offLimits } = where;
+  const start = await reachFolder(where, entry);
   if (!start) return;
   // Depth-first with the folders on the way held open: at most maxDepth + 1 handles.
   const visitFolder = async (folder: HeldFolder, rel: string, depth: number) => {
@@ -174,6 +174,7 @@ export async function walkFolder(
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const item of entries) {
       if (opts.signal?.aborted) return 'stop';
+      if (offLimits?.(path.join(folder.path, item.name))) continue;
       const relative = rel === '' ? item.name : path.join(rel, item.name);
       const step = await visit({
         ...item,

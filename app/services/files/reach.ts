@@ -4,13 +4,33 @@ import { relativeInside } from './contain.js';
 import { displayPath, quoteInput } from './display.js';
 import { FolderChanged, HeldFolder, type HoldMode } from './folder.js';
 import { locate } from './locate.js';
-import { changed, type Doing, invalid, locateFailure, mapFsError, outside } from './refusals.js';
+import {
+  changed,
+  type Doing,
+  invalid,
+  locateFailure,
+  mapFsError,
+  outside,
+  ownData,
+} from './refusals.js';
 
 /**
  * From a checked path to a held folder: where the path really lands is computed again at the
  * moment of the operation (the prompt may have waited a minute), then reached by a walk from the
  * root that follows no link (folder.ts). Every refusal says what changed.
  */
+
+/**
+ * Where an operation runs: its root (still a configured root), how folders are held, and the real
+ * paths no operation may touch (the agent's own data folder, which an allowed folder such as home
+ * may contain). `offLimits` is asked about the very real path the link-free walk then reaches, so a
+ * link inside the root (`~/config → ~/.config`) cannot lead a read, a write or a walk into it.
+ */
+export interface Where {
+  root: string;
+  mode: HoldMode;
+  offLimits?: (real: string) => boolean;
+}
 
 /** The root's real location; a root that does not exist yet is fine (created on first write). */
 export async function realRoot(root: string): Promise<{ real: string; found: boolean }> {
@@ -28,12 +48,11 @@ export async function realRoot(root: string): Promise<{ real: string; found: boo
  * user's own choice) when `create`.
  */
 export async function reach(
-  root: string,
+  { root, mode, offLimits }: Where,
   absFolder: string,
   shown: string,
   create: boolean,
   doing: Doing,
-  mode: HoldMode,
 ): Promise<HeldFolder> {
   let rootReal = await realRoot(root);
   if (!rootReal.found && create) {
@@ -49,6 +68,7 @@ export async function reach(
   }
   const rel = relativeInside(rootReal.real, loc.real);
   if (rel === undefined) throw outside(shown, [root], 'now leads through a link');
+  if (offLimits?.(loc.real)) throw ownData(shown);
   if (!loc.found && !create) throw changed(new FolderChanged('missing', shown), shown, root, doing);
   let folder: HeldFolder;
   try {
@@ -77,10 +97,10 @@ export async function reach(
  * still works, and a link swapped in since is never followed.
  */
 export async function reachEntry(
-  root: string,
+  where: Where,
   entry: { relative: string; absolute: string },
-  mode: HoldMode,
 ): Promise<{ folder: HeldFolder; name: string }> {
+  const { root } = where;
   const shown = entry.relative || '.';
   const loc = await locate(entry.absolute);
   if (!loc.ok) throw locateFailure(loc, shown, root);
@@ -88,21 +108,22 @@ export async function reachEntry(
   const rootReal = await realRoot(root);
   const rel = relativeInside(rootReal.real, loc.real);
   if (rel === undefined) throw outside(shown, [root], 'now leads through a link');
+  if (where.offLimits?.(loc.real)) throw ownData(shown);
   if (rel === '') {
-    return { folder: await reach(root, loc.real, shown, false, 'read', mode), name: '.' };
+    return { folder: await reach(where, loc.real, shown, false, 'read'), name: '.' };
   }
-  const folder = await reach(root, path.dirname(loc.real), shown, false, 'read', mode);
+  const folder = await reach(where, path.dirname(loc.real), shown, false, 'read');
   return { folder, name: path.basename(loc.real) };
 }
 
 /** Hold an existing folder; undefined for a root not made yet (an empty folder, as it were). */
 export async function reachFolder(
-  root: string,
+  where: Where,
   entry: { relative: string; absolute: string },
-  mode: HoldMode,
 ): Promise<HeldFolder | undefined> {
+  const { root } = where;
   if (entry.relative === '' && !(await realRoot(root)).found) return undefined;
-  const { folder, name } = await reachEntry(root, entry, mode);
+  const { folder, name } = await reachEntry(where, entry);
   if (name === '.') return folder;
   try {
     return await folder.child(name, false);

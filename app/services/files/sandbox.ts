@@ -157,10 +157,17 @@ export function createFilesSandbox(options: FilesSandboxOptions): FilesSandbox {
     if (inProtected(real, await protectedReal())) throw ownData(shown);
   }
 
-  /** Refuses an entry, at the moment of the operation, by where the link-free walk will land. */
-  async function guardAt(target: { root: string; relative: string }): Promise<void> {
-    const rootReal = (await realRoot(target.root)).real;
-    await guard(path.join(rootReal, target.relative), target.relative || '.');
+  /**
+   * Where an operation under `root` runs. The protected folders are checked by reach.ts and the
+   * walk against the real path they then reach link-free, at the moment of the operation.
+   */
+  async function whereUnder(root: string): Promise<Where> {
+    const folders = await protectedReal();
+    return {
+      root,
+      mode: await holdMode(),
+      ...(folders.length > 0 && { offLimits: (real: string) => inProtected(real, folders) }),
+    };
   }
 
   /** Absolute path and root for an untrusted path, by its text alone. */
@@ -281,12 +288,13 @@ export function createFilesSandbox(options: FilesSandboxOptions): FilesSandbox {
     signal?: AbortSignal,
   ): Promise<void> {
     const { bytes, root } = prepare(target, data, signal);
-    await guardAt(target);
+    const at = await whereUnder(root);
     const dir = path.dirname(target.absolute);
-    const folder = await reach(root, dir, target.relative, true, 'written', await holdMode());
+    const folder = await reach(at, dir, target.relative, true, 'written');
     try {
       throwIfAborted(signal);
       const name = path.basename(target.absolute);
+      if (at.offLimits?.(path.join(folder.path, name))) throw ownData(target.relative);
       for (let attempt = 1; ; attempt++) {
         // Same folder, so the final rename or link stays on one file system; a short fixed-length
         // name so a 255-byte target name cannot push the temp name over the limit.
@@ -308,28 +316,8 @@ export function createFilesSandbox(options: FilesSandboxOptions): FilesSandbox {
   }
 
   /** Where a read runs: the entry's root, still configured, and how folders are held. */
-  async function where(entry: ResolvedEntry, file: boolean): Promise<Where> {
-    const root = checkRoot(entry, file);
-    await guardAt(entry);
-    return { root, mode: await holdMode() };
-  }
-
-  /** A walk passes over the protected folders as if they were not there. */
-  async function walk(
-    entry: ResolvedEntry,
-    visit: (item: WalkedEntry) => Promise<WalkStep> | WalkStep,
-    opts: WalkOptions,
-  ): Promise<void> {
-    const at = await where(entry, false);
-    const folders = await protectedReal();
-    if (folders.length === 0) return walkFolder(at, entry, visit, opts);
-    const rootReal = (await realRoot(at.root)).real;
-    return walkFolder(
-      at,
-      entry,
-      (item) => (inProtected(path.join(rootReal, item.relative), folders) ? 'skip' : visit(item)),
-      opts,
-    );
+  function where(entry: ResolvedEntry, file: boolean): Promise<Where> {
+    return whereUnder(checkRoot(entry, file));
   }
 
   return {
@@ -343,6 +331,6 @@ export function createFilesSandbox(options: FilesSandboxOptions): FilesSandbox {
     readStart: async (entry, max, signal) => readHead(await where(entry, true), entry, max, signal),
     info: async (entry) => facts(await where(entry, false), entry),
     list: async (entry, max) => listFolder(await where(entry, false), entry, max),
-    walk,
+    walk: async (entry, visit, opts) => walkFolder(await where(entry, false), entry, visit, opts),
   };
 }

@@ -1,4 +1,4 @@
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from '../../../app/agent.js';
@@ -75,6 +75,43 @@ describe.each(['anchored', 'checked'] as const)("the agent's own data folder (%s
     expect(seen.some((p) => p.startsWith(path.join('.config', 'advent-agent')))).toBe(false);
   });
 
+  it('is passed over by a walk that starts at a link to a folder around it', async () => {
+    // A dotfiles convenience link: the walk goes down the real .config, so the check must too.
+    await symlink(path.join(home, '.config'), path.join(home, 'config'));
+    const seen: string[] = [];
+    const start = await files.resolveEntry('config', 'folder');
+    await files.walk(start, (item) => void seen.push(item.relative), {
+      maxDepth: 8,
+      maxPerFolder: 100,
+    });
+    expect(seen).toEqual([]);
+    await mkdir(path.join(home, '.config', 'other'));
+    await files.walk(start, (item) => void seen.push(item.relative), {
+      maxDepth: 8,
+      maxPerFolder: 100,
+    });
+    expect(seen).toEqual([path.join('config', 'other')]);
+  });
+
+  it('is not read or written through a link turned towards it after the path was checked', async () => {
+    // The prompt may wait a minute: a local process can point the link elsewhere meanwhile.
+    await mkdir(path.join(home, 'decoy'));
+    await writeFile(path.join(home, 'decoy', 'secrets.json'), 'nothing here');
+    await symlink(path.join(home, 'decoy'), path.join(home, 'link'));
+    const entry = await files.resolveEntry('link/secrets.json', 'file');
+    const target = await files.resolve('link/new.txt');
+    await rm(path.join(home, 'link'));
+    await symlink(dataDir, path.join(home, 'link'));
+
+    const read = await refusal(files.readFile(entry, 1024));
+    expect(read.code).toBe('path_outside_roots');
+    expect(read.message).toMatch(/agent's own data folder/);
+    expect((await refusal(files.readStart(entry, 1024))).code).toBe('path_outside_roots');
+    expect((await refusal(files.info(entry))).code).toBe('path_outside_roots');
+    expect((await refusal(files.writeNew(target, 'planted'))).code).toBe('path_outside_roots');
+    expect((await readdir(dataDir)).sort()).toEqual(['audit', 'secrets.json', 'settings.json']);
+  });
+
   it('refuses at the moment of reading an entry resolved before the folder became protected', async () => {
     const entry = await files.resolveEntry('notes.txt', 'file');
     const moved = createFilesSandbox({
@@ -93,7 +130,7 @@ describe("the agent's data folder, through the gate", () => {
       dataDir,
       defaultFilesRoot: home,
       secrets: new MemorySecretStore(),
-      overrides: { filesRoots: [home], policies: { read_file: 'allow' } },
+      overrides: { filesRoots: [home], policies: { read_file: 'allow', search_files: 'allow' } },
     });
     try {
       const read = (p: string) =>
@@ -107,6 +144,18 @@ describe("the agent's data folder, through the gate", () => {
       const refused = await read('.config/advent-agent/settings.json');
       expect(refused).toMatchObject({ ok: false, code: 'path_outside_roots' });
       expect(await read('notes.txt')).toMatchObject({ ok: true });
+
+      // A search that starts at a link to .config finds nothing of the data folder's contents.
+      await symlink(path.join(home, '.config'), path.join(home, 'config'));
+      const search = await agent.gate.dispatch({
+        connection: { id: 'c1', name: 'Server' },
+        dialect: 'advent',
+        callId: 'search',
+        service: 'search_files',
+        params: { path: 'config', pattern: '*', text: 'policies' },
+      });
+      expect(search).toMatchObject({ ok: true });
+      expect(JSON.stringify(search)).not.toMatch(/settings\.json|policies/);
     } finally {
       await agent.close();
     }
