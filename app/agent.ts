@@ -618,6 +618,9 @@ export class Agent {
       wsTiming: this.options.wsTiming,
       version: this.options.version ?? '0.0.0',
     });
+    // A session of this profile still saying goodbye (disconnect awaits its stop) is no longer
+    // what hosts are told about: its last words would read as this new session's state.
+    this.watches.get(profile.id)?.dispose();
     this.watches.set(profile.id, this.watch(profile.id, session));
     this.sessions.set(profile.id, session);
     session.start();
@@ -724,11 +727,14 @@ export class Agent {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
+    const watch = this.watches.get(id);
     try {
       await session.stop();
     } finally {
-      // After the stop, so hosts still hear the session's last state ("disconnected").
-      this.unwatch(id);
+      // After the stop, so hosts still hear the session's last state ("disconnected"). Only this
+      // session's watch: a connect during the goodbye has put the new session's in its place.
+      if (this.watches.get(id) === watch) this.watches.delete(id);
+      watch?.dispose();
     }
   }
 
