@@ -61,9 +61,12 @@ export abstract class SessionBase {
     this.events.emit('status', cutString(text, MAX_STATUS_CHARS));
   }
 
-  /** A log line (never a secret: a dialect that quotes server text redacts it here). */
+  /**
+   * A log line (never a secret: a dialect that quotes server text redacts it here), cut like a
+   * status: it becomes a notice every window and the timeline keep, and it may quote the server.
+   */
   protected log(level: 'info' | 'warn', message: string): void {
-    this.events.emit('log', { level, message });
+    this.events.emit('log', { level, message: cutString(message, MAX_STATUS_CHARS) });
   }
 }
 

@@ -81,7 +81,8 @@ export function parseServerMessage(text: string): ServerMessage {
     case 'tts':
       if (typeof m.state !== 'string')
         return { type: 'invalid', message: "a 'tts' message needs a 'state'" };
-      return { type: 'tts', state: m.state, text: str(m.text) };
+      // An unknown state is quoted in a warning: a name, never a document.
+      return { type: 'tts', state: cutString(m.state, MAX_NAME_CHARS), text: str(m.text) };
     case 'alert': {
       // Firmware reads `status` (a title), `message` and `emotion`; some servers send `text`.
       const parts = [str(m.status), str(m.message) ?? str(m.text)].filter((p): p is string => !!p);

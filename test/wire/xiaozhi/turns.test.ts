@@ -117,6 +117,20 @@ describe('XiaoZhi device: typed chat', () => {
     );
   });
 
+  it('quotes a huge unknown tts state in a bounded warning', async () => {
+    // Each warning becomes a notice every window and the timeline keep: 8 MB states, 20 of
+    // them at once, then 5 a second, would hold gigabytes within minutes.
+    const p = await open({ session: { protocolVersion: 3 } });
+    await p.sim.waitForTools(1);
+    const state = 'x'.repeat(1 << 20);
+    p.sim.conn().sendRaw(JSON.stringify({ type: 'tts', state }));
+    p.sim.conn().sendRaw(JSON.stringify({ type: 'teleport', where: 'y'.repeat(1 << 20) }));
+    await until(() => p.logs.filter((l) => l.startsWith('warn:')).length >= 2, 'two warnings');
+    const warns = p.logs.filter((l) => l.startsWith('warn:'));
+    expect(warns[0]).toMatch(/unknown state 'x{10}/);
+    for (const w of warns) expect(w.length).toBeLessThanOrEqual(MAX_STATUS_CHARS + 200);
+  });
+
   it('logs malformed and unknown messages and carries on', async () => {
     const p = await open({ session: { protocolVersion: 3 } });
     await p.sim.waitForTools(1);
