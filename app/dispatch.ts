@@ -24,6 +24,7 @@ import type { AuditEntry, AuditRecord, Decision, Dialect, Outcome } from './cont
 import type { ConnectionRef } from './contract/connection.js';
 import type { ErrorCode } from './contract/errors.js';
 import type { PendingPrompt, PromptResolution } from './contract/policy.js';
+import { offerKeyOf } from './contract/offer.js';
 import { Emitter } from './events.js';
 import { type CallPace, type CallPaceLimits, paceWait } from './call-pace.js';
 import type { Asker, AskOptions } from './permissions/broker.js';
@@ -225,7 +226,9 @@ export class Dispatcher {
     const { pace } = this.deps;
     if (!pace || call.userRun || (call.twinOfPaced && call.duplicateOf !== undefined))
       return this.handle(call);
-    const turn = pace.take(call.connection.id);
+    // Every MCP app shares one turn, as it shares one offer: an app's sessions are named by the
+    // app itself, and a fresh name per session must not buy a fresh burst.
+    const turn = pace.take(offerKeyOf(call.connection.id));
     if (turn.startsStreak)
       this.events.emit('callsPaced', { connection: call.connection, ...pace.limits });
     if (turn.waitMs === 0) return this.handle(call);

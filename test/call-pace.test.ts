@@ -209,6 +209,22 @@ describe('the gate paces each server', () => {
     expect(clock.pendingTimers()).toBe(0);
   });
 
+  it('paces every MCP app together, so a new client name per session buys no new burst', async () => {
+    const clock = new FakeClock();
+    const { gate, started } = paced(clock, { burst: 2, perSecond: 1 });
+    const app = (id: string) =>
+      gate.dispatch(call(id, { connection: { id: `mcp:app-${id}`, name: id }, dialect: 'mcp' }));
+    const results = ['a', 'b', 'c'].map(app);
+    await Promise.all(results.slice(0, 2));
+    await settle();
+    expect(started).toEqual(['a', 'b']);
+    // A voice server keeps its own turn meanwhile.
+    expect(await gate.dispatch(call('v1'))).toMatchObject({ ok: true });
+    clock.advance(1000);
+    expect(await results[2]).toMatchObject({ ok: true });
+    expect(started).toEqual(['a', 'b', 'v1', 'c']);
+  });
+
   it("never paces the user's own runs", async () => {
     const clock = new FakeClock();
     const { gate, told, runs } = paced(clock, { burst: 1, perSecond: 1 });
