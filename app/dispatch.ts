@@ -375,31 +375,39 @@ export class Dispatcher {
 
     const params = call.params as Record<string, unknown>;
     const controller = new LazyAbort();
+    /** The preview looked at the user's files: its failure may tell what is there. */
+    let looked = false;
     const ctx = {
       get signal(): AbortSignal {
         return controller.signal;
       },
       callId: call.callId,
       connection: call.connection,
-      files: this.deps.files,
+      files:
+        service.preview && service.risk === 'write'
+          ? noticing(this.deps.files, () => (looked = true))
+          : this.deps.files,
       clock: this.deps.clock,
       dialect: call.dialect,
       ...(call.vision ? { vision: call.vision } : {}),
     };
 
     let preview: CallPreview | undefined;
-    /** A private service's preview failure, told only once the user has said yes. */
+    /** The preview failure of a service that asks, told only once the user has said yes. */
     let held: DispatchResult | undefined;
     if (service.preview) {
       try {
         preview = await service.preview(params, ctx);
       } catch (err) {
         const failure = failureOf(service, err);
-        // A private service's preview looks at what it would send (is the file there, how big,
-        // what kind): its failure tells that much, so it waits for the user's yes as the data
-        // would. Params the schema refused tell nothing about the user's things.
+        // A preview that looked at the user's files (is the file there, is it a folder, how big,
+        // what kind) tells that much by failing, so its failure waits for the user's yes, as a
+        // private service's data would (and a deny policy or a "no" tells nothing): otherwise a
+        // server could probe names with create_file and learn which exist, unasked. Params the
+        // schema refused, or a preview that failed on the params alone (a file: address), tell
+        // nothing about the user's things and are refused at once.
         if (
-          service.risk !== 'private' ||
+          (service.risk !== 'private' && !looked) ||
           call.userRun ||
           (!failure.ok && failure.code === 'invalid_params')
         )
@@ -667,6 +675,29 @@ export class Dispatcher {
     this.auditBroken = errorText(err);
     this.events.emit('auditError', { message: this.auditBroken });
   }
+}
+
+/** `files`, calling `looked` as soon as anything on the disk is checked, read or written. */
+function noticing(files: FilesSandbox, looked: () => void): FilesSandbox {
+  const on =
+    <A extends unknown[], R>(fn: (...args: A) => R) =>
+    (...args: A): R => {
+      looked();
+      return fn(...args);
+    };
+  return {
+    roots: () => files.roots(),
+    maxFileBytes: () => files.maxFileBytes(),
+    resolve: on((input) => files.resolve(input)),
+    resolveEntry: on((input, wanted) => files.resolveEntry(input, wanted)),
+    writeNew: on((target, data, signal) => files.writeNew(target, data, signal)),
+    replace: on((target, data, signal) => files.replace(target, data, signal)),
+    readFile: on((entry, max, signal) => files.readFile(entry, max, signal)),
+    readStart: on((entry, max, signal) => files.readStart(entry, max, signal)),
+    info: on((entry) => files.info(entry)),
+    list: on((entry, max) => files.list(entry, max)),
+    walk: on((entry, visit, options) => files.walk(entry, visit, options)),
+  };
 }
 
 /**

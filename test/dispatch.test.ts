@@ -301,17 +301,22 @@ describe('the gate', () => {
     expect(!result.ok && result.message).toMatch(/blocked the service 'create_file'/);
   });
 
-  it('refuses before asking when the preview already fails (path outside the folders)', async () => {
+  it('asks before telling why a write failed once its preview looked at the files', async () => {
+    // The failure would tell the server what is on the disk (here: nothing, the path is outside;
+    // elsewhere: that a file exists), so it is told only after the user's yes.
     const { dispatcher, broker } = gate();
     broker.attach({ name: 'ui' });
-    let prompts = 0;
-    broker.on('prompt', () => (prompts += 1));
+    const prompts: string[] = [];
+    broker.on('prompt', (p) => {
+      prompts.push(p.summary);
+      broker.answer(p.id, 'once');
+    });
     const result = await dispatcher.dispatch(
       call('create_file', { filename: '/etc/passwd', content: 'x' }),
     );
     expect(result).toMatchObject({ ok: false, code: 'path_outside_roots' });
-    expect(prompts).toBe(0);
-    expect(audit.select({})[0]).toMatchObject({ decision: 'invalid', outcome: 'refused' });
+    expect(prompts).toHaveLength(1);
+    expect(audit.select({})[0]).toMatchObject({ decision: 'allowed-once', outcome: 'refused' });
   });
 
   it('records every call exactly once, whatever happened, with the seq returned to the caller', async () => {

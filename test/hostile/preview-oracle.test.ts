@@ -4,7 +4,7 @@
  * The preview that looks at the file to word the prompt used to answer such a probe at once
  * ("… does not exist", "… is a folder", "… is a PDF document") without anyone being asked.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -83,5 +83,48 @@ describe('a server probing files it may not read', () => {
 
   it('still refuses params the schema rejects at once, since they say nothing about the files', async () => {
     expect(await probe('read_file', '')).toMatchObject({ ok: false, code: 'invalid_params' });
+  });
+});
+
+describe('a server probing names with a service that changes things (create_file)', () => {
+  const create = (p: string, content = 'x') =>
+    agent.gate.dispatch({
+      connection: { id: 's1', name: 'Server' },
+      dialect: 'advent',
+      callId: `create:${p}`,
+      service: 'create_file',
+      params: { filename: p, content },
+    });
+
+  it('learns nothing of what exists before the user answers', async () => {
+    const answers = await Promise.all([
+      create('notes.txt'),
+      create('medical'),
+      create('notes.txt/inside.txt'),
+      create('missing.txt'),
+    ]);
+    for (const a of answers) {
+      expect(a).toMatchObject({ ok: false, code: 'no_prompt_ui' });
+      expect(!a.ok && a.message).not.toMatch(/exist|folder|not a/);
+    }
+  });
+
+  it('with create_file set to deny, an existing name and a new one get the same refusal', async () => {
+    await agent.settings.update((draft) => {
+      draft.services.create_file = { ...draft.services.create_file, policy: 'deny' };
+    });
+    const [existing, fresh] = await Promise.all([create('notes.txt'), create('new.txt')]);
+    expect(existing).toMatchObject({ ok: false, code: 'denied' });
+    expect(fresh).toMatchObject({ ok: false, code: 'denied' });
+    expect(!existing.ok && !fresh.ok && existing.message).toBe(!fresh.ok && fresh.message);
+  });
+
+  it('after a "yes", says the file is there, and nothing was written over', async () => {
+    agent.broker.attach({ name: 'test-ui' });
+    const prompted = nextEvent(agent.events, 'prompt');
+    const call = create('notes.txt', 'overwritten');
+    agent.answerPrompt((await prompted).id, 'once');
+    expect(await call).toMatchObject({ ok: false, code: 'file_exists' });
+    expect(await readFile(path.join(dir, 'files', 'notes.txt'), 'utf8')).toBe('buy milk');
   });
 });
