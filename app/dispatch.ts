@@ -616,7 +616,9 @@ export class Dispatcher {
         resolve(
           refuse(
             'service_timeout',
-            `'${service.name}' did not finish within ${formatSeconds(service.timeoutMs)} and was stopped`,
+            // Asked, not made: an imported tool's server may finish the work anyway, so neither
+            // the model nor the audit record may read this as "nothing happened".
+            `'${service.name}' did not finish within ${formatSeconds(service.timeoutMs)}; it was asked to stop, but what it was doing may still complete`,
           ),
         );
       }, service.timeoutMs);

@@ -219,6 +219,8 @@ describe('the gate', () => {
     expect(!result.ok && result.message).toMatch(
       /did not finish within 0\.1 s|did not finish within 0\.05 s/,
     );
+    // The record does not claim the work was undone: a server may finish it anyway.
+    expect(!result.ok && result.message).toMatch(/asked to stop, but .* may still complete/);
     expect(aborted).toBe(true);
     expect(audit.select({})[0]).toMatchObject({ outcome: 'error', error: 'service_timeout' });
   });
