@@ -17,6 +17,11 @@ export interface CliIo {
   drainTimeoutMs?: number;
   /** How long one turn may wait for its reply before the next line goes (default 60 s). */
   turnTimeoutMs?: number;
+  /**
+   * How long after a permission question is shown an answer other than "n" is not taken for it
+   * (default PROMPT_ARM_MS): a key typed for the question before may not answer a new one.
+   */
+  promptArmMs?: number;
   /** Connection timing overrides (tests): Advent TCP and the WebSocket dialects. */
   timing?: Partial<Timing>;
   wsTiming?: Partial<WsTiming>;

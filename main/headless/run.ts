@@ -20,6 +20,13 @@ import { printMcpServers } from './mcp-lines.js';
 import { printReminders } from './reminders.js';
 
 const ANSWERS: Record<string, PromptAnswer> = { y: 'once', s: 'session', a: 'always', n: 'deny' };
+/**
+ * A "yes" that comes this soon after a question is shown was typed for the one before it (the
+ * window keeps its allow buttons inactive as long, PromptModal's ARM_DELAY_MS): a server that
+ * withdraws a harmless question and asks another at once must not get the answer meant for the
+ * first. "n" is always taken: denying the wrong question costs a retry, nothing more.
+ */
+export const PROMPT_ARM_MS = 600;
 const SENDING = Symbol('sending');
 
 /** User items (typed lines, what the server heard) remembered to tell a transcript from an echo. */
@@ -181,12 +188,19 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
 
   // Permission prompts: asked on the terminal when a person is there, one at a time.
   const queue: PendingPrompt[] = [];
+  const armMs = io.promptArmMs ?? PROMPT_ARM_MS;
+  /** When the question at the head of the queue was shown. */
+  let shownAt = 0;
+  const show = (p: PendingPrompt): void => {
+    shownAt = Date.now();
+    out.prompt(p, shownAt);
+  };
   let detachTerminal = (): void => {};
   if (interactive) {
     detachTerminal = api.attachUi('terminal');
     api.events.on('prompt', (p) => {
       queue.push(p);
-      if (queue.length === 1) out.prompt(p, Date.now());
+      if (queue.length === 1) show(p);
     });
     api.events.on('promptResolved', ({ id, resolution }) => {
       const at = queue.findIndex((p) => p.id === id);
@@ -201,7 +215,7 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
           'warn',
           `${done!.connection.name} stopped waiting for ${done!.service}: the question was withdrawn and nothing ran`,
         );
-      if (at === 0 && queue[0]) out.prompt(queue[0], Date.now());
+      if (at === 0 && queue[0]) show(queue[0]);
     });
   }
 
@@ -228,7 +242,10 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
       const line = raw.trim();
       if (queue[0]) {
         const answer = ANSWERS[line.toLowerCase()];
-        if (answer) void api.answerPrompt(queue[0].id, answer);
+        if (answer && answer !== 'deny' && Date.now() - shownAt < armMs) {
+          out.notice('warn', 'that answer came just as this question was shown; answer it again');
+          show(queue[0]);
+        } else if (answer) void api.answerPrompt(queue[0].id, answer);
         else out.info('answer y (once), s (this session), a (always) or n (deny)');
         return;
       }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -17,6 +17,7 @@ import { main } from '../../../main/headless/cli.js';
 import { overridesOf, parseCliArgs } from '../../../main/headless/args.js';
 import { DEFAULT_CALL_PACE } from '../../../app/call-pace.js';
 import type { CliIo } from '../../../main/headless/io.js';
+import { PROMPT_ARM_MS } from '../../../main/headless/run.js';
 import { FAST } from '../../helpers/agent-harness.js';
 import { until } from '../../helpers/wait.js';
 import { freePort } from '../../e2e/harness.js';
@@ -44,7 +45,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function start(argv: string[], opts: { tty?: boolean } = {}): Run {
+function start(argv: string[], opts: { tty?: boolean; promptArmMs?: number } = {}): Run {
   const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
   if (opts.tty) stdin.isTTY = true;
   const stdout = new Capture();
@@ -62,6 +63,7 @@ function start(argv: string[], opts: { tty?: boolean } = {}): Run {
     filesRoot: () => path.join(dir, 'files'),
     version: '0.0.0-test',
     timing: FAST,
+    ...(opts.promptArmMs !== undefined && { promptArmMs: opts.promptArmMs }),
   };
   return { stdin, stdout, stderr, signal: () => handler?.(), exit: main(argv, io) };
 }
@@ -304,6 +306,8 @@ describe('advent-agent command line', () => {
     expect(r.stdout.text).toMatch(/\[y\] once {2}\[s\] this session {2}\[a\] always {2}\[n\] deny/);
     r.stdin.write('maybe\n');
     await until(() => /answer y \(once\)/.test(r.stdout.text), 're-ask');
+    // A person reads the question first: a "y" within PROMPT_ARM_MS of it would not be taken.
+    await new Promise((resolve) => setTimeout(resolve, PROMPT_ARM_MS + 100));
     r.stdin.write('y\n');
     await until(() => /Saved it/.test(r.stdout.text), 'saved');
     const written = /notes[/\\]note-[\d-]+\.txt/.exec(r.stdout.text);
@@ -311,6 +315,34 @@ describe('advent-agent command line', () => {
     expect(await r.exit).toBe(0);
     expect(written).not.toBeNull();
     expect(await readFile(path.join(dir, 'files', written![0]), 'utf8')).toBe('buy milk');
+  });
+
+  it('in a terminal, a "yes" typed as a new question appears is not taken for it', async () => {
+    // Two questions at once: the answer to the first, typed again, must not land on the second.
+    sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    const r = start(runArgs(sim.port), { tty: true, promptArmMs: 60_000 });
+    await until(() => r.stdout.text.includes('registered'), 'registered');
+    const peer = sim.peer();
+    const first = peer.call('create_file', { filename: 'a.txt', content: 'a' });
+    await until(() => /wants to run create_file/.test(r.stdout.text), 'the first question');
+    const second = peer.call('create_file', { filename: 'b.txt', content: 'b' });
+    r.stdin.write('n\n'); // "n" is always taken
+    expect(await first).toMatchObject({ success: false });
+    await until(() => /b\.txt/.test(r.stdout.text), 'the second question');
+    r.stdin.write('a\n');
+    await until(() => /answer it again/.test(r.stderr.text), 'the answer refused');
+    r.stdin.write('n\n');
+    expect(await second).toMatchObject({ success: false });
+    r.stdin.end();
+    expect(await r.exit).toBe(0);
+    const auditDir = path.join(dir, 'data', 'audit');
+    const months = (await readdir(auditDir)).filter((f) => f.endsWith('.jsonl'));
+    const audit = (
+      await Promise.all(months.map((f) => readFile(path.join(auditDir, f), 'utf8')))
+    ).join('');
+    expect(audit.match(/"decision":"denied"/g)).toHaveLength(2);
+    expect(audit).not.toMatch(/"decision":"allowed/);
+    expect(existsSync(path.join(dir, 'files', 'b.txt'))).toBe(false);
   });
 
   it('/disable re-registers at once, /services and /audit show state, /quit exits 0', async () => {
