@@ -195,10 +195,18 @@ type Permission = (
 
 const refuse = (code: ErrorCode, message: string): DispatchResult => ({ ok: false, code, message });
 
+/**
+ * Permission questions one connection may have waiting for the user at once; more are refused
+ * (`limit_reached`) without asking. Far above what a person answers in a row.
+ */
+export const MAX_WAITING_PROMPTS = 8;
+
 export class Dispatcher {
   readonly events = new Emitter<GateEvents>();
   private auditBroken: string | undefined;
   private seq = 0;
+  /** Questions waiting for the user, per connection (the MCP apps together, as they are paced). */
+  private readonly asking = new Map<string, number>();
 
   constructor(private readonly deps: GateDeps) {}
 
@@ -536,19 +544,40 @@ export class Dispatcher {
         break;
     }
 
+    // A server asking faster than the user can answer gets its extra questions refused, not
+    // queued: a wall of prompts is how a "yes" gets clicked without reading.
+    const group = offerKeyOf(call.connection.id);
+    const waiting = this.asking.get(group) ?? 0;
+    if (waiting >= MAX_WAITING_PROMPTS)
+      return {
+        run: false,
+        decision: 'denied',
+        result: refuse(
+          'limit_reached',
+          `${waiting} questions from this connection are already waiting for the user, so '${service.name}' was not run and the user was not asked; wait for those answers before asking again`,
+        ),
+      };
     const summary = preview?.summary ?? `Run ${service.title || service.name}`;
     this.events.emit('callWaiting', { key, summary });
-    const answer = await broker.ask(
-      {
-        connection: call.connection,
-        service: service.name,
-        grantKey,
-        params: call.params,
-        summary,
-        resolvedPaths: preview?.resolvedPaths ?? [],
-      },
-      { signal: call.signal, asker: call.asker },
-    );
+    this.asking.set(group, waiting + 1);
+    let answer: PromptResolution;
+    try {
+      answer = await broker.ask(
+        {
+          connection: call.connection,
+          service: service.name,
+          grantKey,
+          params: call.params,
+          summary,
+          resolvedPaths: preview?.resolvedPaths ?? [],
+        },
+        { signal: call.signal, asker: call.asker },
+      );
+    } finally {
+      const left = (this.asking.get(group) ?? 1) - 1;
+      if (left > 0) this.asking.set(group, left);
+      else this.asking.delete(group);
+    }
     return { ...(await this.answered(answer, call, service, grantKey, summary)), asked: true };
   }
 
