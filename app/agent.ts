@@ -3,7 +3,6 @@
  * Hosts (terminal, Electron, the browser bridge) build one Agent and talk to it; nothing else
  * wires these parts together, so every host gets the same gate.
  */
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { type Clock, systemClock } from './clock.js';
 import type { AuditPage, AuditQuery, AuditRecord, AuditVerifyResult } from './contract/audit.js';
@@ -23,13 +22,7 @@ import { type CallRequest, type DispatchResult, Dispatcher, type GateEvents } fr
 import { CallPace, type CallPaceLimits, SERVER_LINE_PACE } from './call-pace.js';
 import { ServerTasks } from './server-tasks.js';
 import type { AuditIo } from './audit/append.js';
-import {
-  AUDIT_KEYED_FROM_SECRET,
-  AUDIT_KEY_SECRET,
-  AUDIT_KNOWN_SEQ_SECRET,
-  parseKeyedFrom,
-  parseSeq,
-} from './audit/chain.js';
+import { AuditChainSecret } from './audit/chain-secret.js';
 import { AuditLog } from './audit/log.js';
 import { exportAudit } from './audit/export.js';
 import { CommandRefusal } from './contract/errors.js';
@@ -152,23 +145,6 @@ export type AgentEvents = {
   reminders: ReminderView[];
 };
 
-/**
- * The audit chain's key, made on first use. Without a usable store (a store that cannot save), the
- * log is written unkeyed rather than not at all: the unkeyed chain and the head still hold.
- */
-async function auditKey(secrets: SecretStore): Promise<string | undefined> {
-  try {
-    const existing = await secrets.get(AUDIT_KEY_SECRET);
-    if (existing) return existing;
-    // From the system's CSPRNG, never the injectable id source (tests seed that one).
-    const made = randomBytes(32).toString('hex');
-    await secrets.set(AUDIT_KEY_SECRET, made);
-    return made;
-  } catch {
-    return undefined;
-  }
-}
-
 function interruptedNotice(records: readonly AuditRecord[]): AgentNotice {
   const shown = records
     .slice(0, 5)
@@ -202,8 +178,8 @@ export class Agent {
   /** Each selection as last seen (JSON), to tell which keys a settings change touched. */
   private offersSeen = new Map<string, string>();
   private lock: DataDirLock | undefined;
-  /** The log's newest seq as the secret store keeps it (noteAuditSeq). */
-  private knownAuditSeq: number | undefined;
+  /** The audit chain's secret: its key, and the log's newest seq as kept there (noteAuditSeq). */
+  private auditChain: AuditChainSecret | undefined;
   /**
    * What the agent found on opening that the user should know (settings repaired, the data folder
    * made private, calls interrupted by a crash). Also emitted as notices, but a host attaches its
@@ -373,30 +349,23 @@ export class Agent {
       defaultSettings(options.defaultFilesRoot),
       { clock, ids: options.ids, checkProfile: (p) => dialects.checkSaved(p) },
     );
-    const key = await auditKey(options.secrets);
-    const keyedFrom =
-      key === undefined
-        ? undefined
-        : parseKeyedFrom(await options.secrets.get(AUDIT_KEYED_FROM_SECRET).catch(() => undefined));
-    const knownSeq = parseSeq(
-      await options.secrets.get(AUDIT_KNOWN_SEQ_SECRET).catch(() => undefined),
-    );
+    // The chain's key, where its MACs begin and how long the log was, kept as one secret
+    // (chain-secret.ts). A key stored but out of reach now is never replaced: the log is written
+    // without MACs meanwhile, and the user is told.
+    const chain = await AuditChainSecret.load(options.secrets);
     const audit = await AuditLog.open({
       dir: path.join(options.dataDir, 'audit'),
       clock,
-      key,
-      keyedFrom,
-      knownSeq,
+      ...chain.logOptions(),
       ...(options.auditIo && { io: options.auditIo }),
     });
-    // Where the MACs start, kept beside the key on first use: verify then demands them from there
-    // on, so a log stripped of its MACs and re-chained cannot pass for one that never had a key.
-    if (key !== undefined && keyedFrom === undefined && audit.keyedFrom !== undefined)
-      await options.secrets
-        .set(AUDIT_KEYED_FROM_SECRET, String(audit.keyedFrom))
-        .catch(() => undefined);
+    const auditNotices = await chain.settle(audit);
     const modeWarning = await makeDataDirPrivate(options.dataDir);
-    const notices: AgentNotice[] = [...settings.warnings, ...(modeWarning ? [modeWarning] : [])];
+    const notices: AgentNotice[] = [
+      ...settings.warnings,
+      ...(modeWarning ? [modeWarning] : []),
+      ...auditNotices,
+    ];
     const made: { agent?: Agent } = {};
     const reminders = await Reminders.open({
       file: path.join(options.dataDir, 'reminders.json'),
@@ -413,7 +382,7 @@ export class Agent {
     // Calls the previous run let start and never finished recording (it crashed or was killed).
     const interrupted = await audit.recoverInterrupted();
     agent.interruptedAtStart = interrupted;
-    agent.knownAuditSeq = knownSeq;
+    agent.auditChain = chain;
     await agent.noteAuditSeq();
     if (interrupted.length > 0) notices.push(interruptedNotice(interrupted));
     for (const notice of notices) {
@@ -789,13 +758,8 @@ export class Agent {
    * knows how long the log was, beyond the reach of whoever can write its files.
    */
   private async noteAuditSeq(): Promise<void> {
-    const seq = this.audit.lastSeq;
     // Only ever raised: a log found shorter than it was must stay found out by the next verify.
-    if (this.knownAuditSeq !== undefined && seq <= this.knownAuditSeq) return;
-    await this.options.secrets.set(AUDIT_KNOWN_SEQ_SECRET, String(seq)).then(
-      () => void (this.knownAuditSeq = seq),
-      () => undefined,
-    );
+    await this.auditChain?.noteSeq(this.audit.lastSeq);
   }
 
   private async remember(key: string, scope: 'session' | 'always'): Promise<void> {

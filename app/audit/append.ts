@@ -199,6 +199,13 @@ export class MonthWriter {
   private endsInNewline = true;
   /** The file was empty when opened: its directory entry is made durable after the first write. */
   private fresh = false;
+  /**
+   * The size a file must be cut back to before anything more is appended to it: set when a failed
+   * append could not be cut back (a failing disk that refuses the fsync and then the truncate).
+   * Its whole records were never acknowledged and their seqs are used again by the next appends;
+   * left in the file, they would break the chain for good.
+   */
+  private cutTo: { path: string; size: number } | undefined;
 
   constructor(private readonly io: AuditIo) {}
 
@@ -212,6 +219,7 @@ export class MonthWriter {
    */
   async append(path: string, lines: readonly string[]): Promise<Placed> {
     if (path !== this.path) await this.close();
+    if (this.cutTo) await this.cutBack(this.cutTo);
     const handle = this.handle ?? (await this.openAt(path));
     const size = this.size;
     const lead = size > 0 && !this.endsInNewline ? 1 : 0;
@@ -236,6 +244,8 @@ export class MonthWriter {
       }
       await handle.sync();
     } catch (err) {
+      // Remembered before the cut is tried: whether it worked, the next open checks the size.
+      this.cutTo = { path, size };
       await handle
         .truncate(size)
         .then(() => handle.sync())
@@ -259,6 +269,34 @@ export class MonthWriter {
     if (handle) await handle.close().catch(() => undefined);
   }
 
+  /**
+   * Cuts what a failed append left behind in its file (whichever month it was). If that fails
+   * again while whole lines are left there, so does the append that called it (the gate then
+   * refuses calls), rather than reuse the seqs of the records left there. A fragment with no
+   * newline is harmless: the next append's leading newline keeps it a torn line of its own.
+   */
+  private async cutBack(cutTo: { path: string; size: number }): Promise<void> {
+    const handle = await this.io.openAppend(cutTo.path);
+    try {
+      let { size } = await handle.stat();
+      if (size > cutTo.size) {
+        try {
+          await handle.truncate(cutTo.size);
+          await handle.sync();
+          size = (await handle.stat()).size;
+        } catch (err) {
+          if (await holdsNewline(handle, cutTo.size, size)) throw err;
+          size = cutTo.size;
+        }
+        if (size > cutTo.size && (await holdsNewline(handle, cutTo.size, size)))
+          throw new Error(`${cutTo.path} could not be cut back to ${cutTo.size} bytes`);
+      }
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+    this.cutTo = undefined;
+  }
+
   private async openAt(path: string): Promise<AppendHandle> {
     const handle = await this.io.openAppend(path);
     try {
@@ -273,6 +311,25 @@ export class MonthWriter {
     this.handle = handle;
     this.path = path;
     return handle;
+  }
+}
+
+/**
+ * Whether bytes `from`..`to` of the file hold a newline (a whole line). Bounded: what a failed
+ * append leaves is at most one batch; an unreadable file counts as holding one.
+ */
+async function holdsNewline(handle: AppendHandle, from: number, to: number): Promise<boolean> {
+  const buf = Buffer.alloc(Math.min(64 * 1024, Math.max(1, to - from)));
+  try {
+    for (let at = from; at < to;) {
+      const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, to - at), at);
+      if (bytesRead <= 0) return false;
+      if (buf.subarray(0, bytesRead).includes(0x0a)) return true;
+      at += bytesRead;
+    }
+    return false;
+  } catch {
+    return true;
   }
 }
 

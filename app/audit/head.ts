@@ -13,10 +13,13 @@
  * a crash are past the head, so cutting exactly those off the end would go unnoticed (adding or
  * changing one would not: each carries its MAC). A clean close writes the head at once.
  *
- * Two fixed-size slots, written alternately, each a line with its own checksum: a write torn by a
- * crash spoils one slot, and the other still holds the head before it.
+ * Two fixed-size slots, each a line with its own checksum, both holding the same head: a write
+ * goes to slot 0, is flushed, then to slot 1 and is flushed. A write torn by a crash spoils one
+ * slot and the other still holds a head (the new one, or the one before). An older head exists
+ * only while a write is under way, so spoiling one slot can never bring back an older head to
+ * hide records cut off the end: a damaged slot is reported (`damaged`), never silently passed over.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AuditIo, HeadHandle } from './append.js';
 import { headMac } from './chain.js';
@@ -25,6 +28,7 @@ import { sha256Hex } from './redact.js';
 export const HEAD_FILE = 'head';
 /** Bytes per slot, newline included: the JSON below with its 64-hex hash and MAC fits in ~200. */
 const SLOT_BYTES = 256;
+const SLOTS = 2;
 /** How long a durable batch may wait for the head to follow it (the window a crash leaves open). */
 export const FLUSH_DELAY_MS = 25;
 
@@ -77,49 +81,58 @@ export interface HeadRead {
   head?: Head;
   /** The file exists (a head file with no whole slot is damage, not a log from before heads). */
   exists: boolean;
-  /** Which slot the newest head is in (the next write goes to the other). */
-  slot: number;
+  /**
+   * A slot is not whole (torn, changed or missing): a head write cut short by a crash, or someone
+   * hiding the newest head. `head` is then the other slot's, which may be older than the log was.
+   */
+  damaged?: boolean;
 }
 
 /** Reads the head of the log in `dir`. */
 export async function readHead(dir: string): Promise<HeadRead> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(join(dir, HEAD_FILE), 'utf8');
+    // Only the two slots are read, however large someone made the file.
+    const file = await open(join(dir, HEAD_FILE), 'r');
+    try {
+      const buf = Buffer.alloc(SLOTS * SLOT_BYTES);
+      const { bytesRead } = await file.read(buf, 0, buf.length, 0);
+      bytes = buf.subarray(0, bytesRead);
+    } finally {
+      await file.close();
+    }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { exists: false, slot: 1 };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { exists: false };
     throw err;
   }
   let best: Head | undefined;
-  let slot = 1;
-  text.split('\n').forEach((line, k) => {
-    const head = parseSlot(line);
-    if (head && (!best || head.seq > best.seq)) {
-      best = head;
-      slot = k;
-    }
-  });
-  return { head: best, exists: true, slot };
+  let whole = 0;
+  for (let k = 0; k < SLOTS; k++) {
+    // Each slot at its own place: a slot cut short never shifts the next one into its place.
+    const head = parseSlot(
+      bytes.subarray(k * SLOT_BYTES, (k + 1) * SLOT_BYTES - 1).toString('utf8'),
+    );
+    if (!head) continue;
+    whole += 1;
+    // Two whole slots differ only after a crash between their writes: the newer one is the head.
+    if (!best || head.seq > best.seq) best = head;
+  }
+  return { head: best, exists: true, ...(whole < SLOTS && { damaged: true }) };
 }
 
-/** Writes the head, alternating slots, through one handle kept open. */
+/** Writes the head into both slots in turn, through one handle kept open. */
 export class HeadWriter {
   private handle: HeadHandle | undefined;
   /** The newest durable position of the log not yet in the head file. */
   private pending: { seq: number; hash: string } | undefined;
   private writing: Promise<void> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  /** The slot the newest head is in. */
-  private slot: number;
 
   constructor(
     private readonly io: AuditIo,
     private readonly dir: string,
     private readonly key: string | undefined,
-    read: HeadRead,
-  ) {
-    this.slot = read.slot;
-  }
+  ) {}
 
   /**
    * Notes that the log is durable up to `seq`/`hash`. The head file follows within
@@ -182,7 +195,11 @@ export class HeadWriter {
     return this.writing;
   }
 
-  /** Writes `seq`/`hash` into the slot not holding the newest head, and flushes it. */
+  /**
+   * Writes `seq`/`hash` into slot 0, flushes, then into slot 1 and flushes: at every moment at
+   * least one slot is whole, and once this returns both hold the new head (no older one is left
+   * for a damaged slot to fall back on).
+   */
   private async writeSlot(seq: number, hash: string): Promise<void> {
     const head: Head = {
       seq,
@@ -190,17 +207,17 @@ export class HeadWriter {
       ...(this.key !== undefined && { mac: headMac(this.key, seq, hash) }),
     };
     const bytes = Buffer.from(formatHeadSlot(head), 'utf8');
-    const slot = this.slot === 0 ? 1 : 0;
     try {
       this.handle ??= await this.io.openHead(join(this.dir, HEAD_FILE));
-      await this.handle.write(bytes, 0, bytes.length, slot * SLOT_BYTES);
-      await this.handle.sync();
+      for (let slot = 0; slot < SLOTS; slot++) {
+        await this.handle.write(bytes, 0, bytes.length, slot * SLOT_BYTES);
+        await this.handle.sync();
+      }
     } catch (err) {
       const handle = this.handle;
       this.handle = undefined;
       await handle?.close().catch(() => undefined);
       throw err;
     }
-    this.slot = slot;
   }
 }

@@ -29,8 +29,9 @@ import {
 import { HeadWriter, readHead } from './head.js';
 import { MonthReader, runAsync, runSync, scanLines } from './lines.js';
 import { RecordIndex, deepFreeze, hasPlainText } from './query.js';
-import { canonicalJson, redactParams, sha256Hex } from './redact.js';
-import { verifyAudit } from './verify.js';
+import { canonicalJson, maskSecretsIn, redactParams, secretValues, sha256Hex } from './redact.js';
+import type { SeqRange } from './chain-secret.js';
+import { type UncheckedRange, verifyAudit } from './verify.js';
 
 export interface AuditLogOptions {
   /** The directory holding the `YYYY-MM.jsonl` files; created if missing. */
@@ -48,6 +49,18 @@ export interface AuditLogOptions {
   keyedFrom?: number;
   /** The log held at least this seq once (the SecretStore says so: chain.ts); verify holds it to that. */
   knownSeq?: number;
+  /** `key` was made just now: no record on disk can carry its MAC, so they begin with the next. */
+  keyIsNew?: boolean;
+  /**
+   * Records no key vouches for, as the SecretStore keeps them (chain-secret.ts): found without the
+   * MACs they should carry when the log was opened before. Verify names them, never passes them.
+   */
+  unchecked?: readonly SeqRange[];
+  /**
+   * A key is stored but cannot be read now (a locked keyring): the records this log writes carry
+   * no MAC, and its verify says they were written so rather than calling them tampered with.
+   */
+  keyUnavailable?: boolean;
 }
 
 export interface AuditLogStats {
@@ -74,6 +87,9 @@ interface Pending {
   intent: boolean;
   params: unknown;
   paramsSha256: string;
+  /** The outcome's error code and message, cut and with the params' secrets masked. */
+  error?: string;
+  message?: string;
   resolve: (record: StoredRecord) => void;
   reject: (err: unknown) => void;
 }
@@ -133,10 +149,38 @@ export class AuditLog {
 
   private keyedFromSeq: number | undefined;
   private knownSeq: number | undefined;
+  private headDamagedAtSeq: number | undefined;
+  private unchecked: readonly SeqRange[] = [];
+  private macLessTail: SeqRange | undefined;
+  /** The first seq this log writes without the key it should have (keyUnavailable). */
+  private unkeyedFrom: number | undefined;
 
   /** The newest record's seq (0 for an empty log). */
   get lastSeq(): number {
     return this.head.seq;
+  }
+
+  /**
+   * When the log was opened, a slot of its head file was damaged and the whole one said this seq:
+   * records after it may have been cut off unseen (head.ts). Undefined when the head was whole.
+   */
+  get headDamagedAt(): number | undefined {
+    return this.headDamagedAtSeq;
+  }
+
+  /**
+   * Records at the end of the log, from where MACs are due, that carry none although the key is
+   * here: written while the key could not be read, or their MACs removed. To be kept beside the
+   * key (chain-secret.ts) and passed to `markUnchecked`: once a keyed record follows them, nothing
+   * else would show them. A reader that keeps nothing leaves them to verify, which fails them.
+   */
+  get uncheckedAtOpen(): SeqRange | undefined {
+    return this.macLessTail;
+  }
+
+  /** Records verify must name as unchecked (not as tampered with): kept beside the key. */
+  markUnchecked(range: SeqRange): void {
+    this.unchecked = [...this.unchecked, range];
   }
 
   /** The first seq under the key (undefined without one): to be kept beside the key. */
@@ -158,6 +202,7 @@ export class AuditLog {
     const io = options.io ?? nodeIo;
     const log = new AuditLog(options.dir, options.clock ?? systemClock, io, options.key);
     let firstMac: number | undefined;
+    let lastMac = 0;
     try {
       // 0o700: the log names the user's files and contacts; other local users have no business there.
       await mkdir(options.dir, { recursive: true, mode: 0o700 });
@@ -176,7 +221,10 @@ export class AuditLog {
         if (kind === 'torn') log.tornLines += 1;
         else if (kind !== 'blank') {
           last = kind;
-          if (firstMac === undefined && kind.mac !== undefined) firstMac = kind.seq;
+          if (kind.mac !== undefined) {
+            firstMac ??= kind.seq;
+            lastMac = kind.seq;
+          }
           if (isIntent(kind)) {
             log.openIntents.set(kind.seq, { file, offset, length });
             return;
@@ -195,14 +243,26 @@ export class AuditLog {
     // next record written (the caller stores this beside the key).
     log.knownSeq = options.knownSeq;
     if (options.key !== undefined)
-      log.keyedFromSeq = options.keyedFrom ?? firstMac ?? log.head.seq + 1;
-    let headRead;
-    try {
-      headRead = await readHead(options.dir);
-    } catch {
-      headRead = { exists: true, slot: 1 };
+      log.keyedFromSeq = options.keyIsNew
+        ? log.head.seq + 1
+        : (options.keyedFrom ?? firstMac ?? log.head.seq + 1);
+    log.unchecked = options.unchecked ?? [];
+    if (options.keyUnavailable) log.unkeyedFrom = log.head.seq + 1;
+    if (log.keyedFromSeq !== undefined) {
+      // Records up to the known seq were on disk when the agent last started or closed with its
+      // key, so they had MACs then: without them now, they were stripped, and verify says so.
+      const from = Math.max(lastMac + 1, log.keyedFromSeq, (options.knownSeq ?? 0) + 1);
+      const known = log.unchecked.some((r) => r.from <= from && r.to >= log.head.seq);
+      if (from <= log.head.seq && !known) log.macLessTail = { from, to: log.head.seq };
     }
-    log.headWriter = new HeadWriter(io, options.dir, options.key, headRead);
+    try {
+      const read = await readHead(options.dir);
+      // Kept for this log's lifetime: its first head write repairs the slot and erases the sign.
+      if (read.damaged && read.head) log.headDamagedAtSeq = read.head.seq;
+    } catch {
+      // An unreadable head file: verify reads it again and says so.
+    }
+    log.headWriter = new HeadWriter(io, options.dir, options.key);
     return log;
   }
 
@@ -316,7 +376,17 @@ export class AuditLog {
       keyedFrom: this.keyedFromSeq,
       atLeast: this.knownSeq,
       expected: this.head.seq > 0 ? this.head : undefined,
+      headDamagedAt: this.headDamagedAtSeq,
+      unchecked: this.uncheckedRanges(),
     });
+  }
+
+  /** Every range of records no key vouches for, each with why, for verify to name. */
+  private uncheckedRanges(): UncheckedRange[] {
+    const out: UncheckedRange[] = this.unchecked.map((r) => ({ ...r, why: 'macs-missing' }));
+    if (this.unkeyedFrom !== undefined && this.head.seq >= this.unkeyedFrom)
+      out.push({ from: this.unkeyedFrom, to: this.head.seq, why: 'key-unavailable' });
+    return out;
   }
 
   /** Resolves when every append made so far has finished (written or failed). */
@@ -336,6 +406,8 @@ export class AuditLog {
     if (this.closed) return Promise.reject(new Error(`audit log ${this.dir} is closed`));
     let params: unknown;
     let paramsSha256: string;
+    let error: string | undefined;
+    let message: string | undefined;
     try {
       checkEntry(entry, intent);
       const open =
@@ -351,11 +423,29 @@ export class AuditLog {
         params = redactParams(entry.params);
         paramsSha256 = sha256Hex(canonicalJson(entry.params));
       }
+      const e = entry as AuditEntry;
+      if (!intent && (e.message !== undefined || e.error !== undefined)) {
+        // A service's error text often echoes its input: what redaction masked in the params is
+        // masked here too, before the text is cut (a cut could split a secret past recognition).
+        const secrets = secretValues(entry.params);
+        if (e.error !== undefined) error = cutName(maskSecretsIn(e.error, secrets));
+        if (e.message !== undefined)
+          message = cutName(maskSecretsIn(e.message, secrets), MAX_MESSAGE);
+      }
     } catch (err) {
       return Promise.reject(err);
     }
     return new Promise<StoredRecord>((resolve, reject) => {
-      this.pending.push({ entry, intent, params, paramsSha256, resolve, reject });
+      this.pending.push({
+        entry,
+        intent,
+        params,
+        paramsSha256,
+        ...(error !== undefined && { error }),
+        ...(message !== undefined && { message }),
+        resolve,
+        reject,
+      });
       this.writing ??= this.writeAll();
     });
   }
@@ -519,8 +609,8 @@ function build(pending: Pending, now: number, head: { seq: number; hash: string 
     const e = entry as AuditEntry;
     const runMs = ms(e.runMs);
     r.outcome = e.outcome;
-    if (e.error !== undefined) r.error = cutName(e.error);
-    if (e.message !== undefined) r.message = cutName(e.message, MAX_MESSAGE);
+    if (pending.error !== undefined) r.error = pending.error;
+    if (pending.message !== undefined) r.message = pending.message;
     if (waitMs !== undefined) r.waitMs = waitMs;
     if (runMs !== undefined) r.runMs = runMs;
     r.durationMs = ms(e.durationMs) ?? 0;

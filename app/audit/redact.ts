@@ -27,10 +27,77 @@ export function isSecretKey(key: string): boolean {
 /** A password inside a URL (`postgres://me:S3cret@db/x`): the user name stays, the password goes. */
 // The scheme starts where no scheme character is before it (not at every `\b`): otherwise each
 // position inside "a.a.a.…" tries the whole run again, and 100 000 characters took 4 s.
-const URL_PASSWORD = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):[^\s/@]*@/gi;
+// The password runs to the LAST `@` before the path, as URL parsers read it (`u:p@ss@host` has
+// the password `p@ss`): stopping at the first `@` left the rest of the password in the record.
+const URL_PASSWORD = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):[^\s/]*@/gi;
 
 export function maskUrlPasswords(s: string): string {
   return s.includes('://') ? s.replace(URL_PASSWORD, `$1:${MASK}@`) : s;
+}
+
+/**
+ * Secret values shorter than this are not looked for in free text: "1234" or "admin" would mask
+ * ordinary words and numbers of the message, and say which param held them.
+ */
+export const MIN_SECRET_IN_TEXT = 6;
+/** At most this many secret values are looked for in one text (each costs one pass over it). */
+export const MAX_SECRETS_IN_TEXT = 32;
+
+/**
+ * The values `redactParams` masks in `params` (under secret-looking keys, and URL passwords),
+ * longest first, so a service's error text that echoes its input can be masked too
+ * (`maskSecretsIn`). Walks within redactParams' own bounds; never throws.
+ */
+export function secretValues(params: unknown): string[] {
+  const found = new Set<string>();
+  let nodes = 0;
+  const add = (s: string): void => {
+    if (s.length >= MIN_SECRET_IN_TEXT && found.size < MAX_SECRETS_IN_TEXT) found.add(s);
+  };
+  const visit = (value: unknown, depth: number, secret: boolean): void => {
+    nodes += 1;
+    if (nodes > MAX_NODES || found.size >= MAX_SECRETS_IN_TEXT) return;
+    if (typeof value === 'string') {
+      if (secret) add(value);
+      else if (value.includes('://')) {
+        for (const m of value.matchAll(URL_PASSWORD)) add(m[0].slice((m[1] ?? '').length + 1, -1));
+      }
+      return;
+    }
+    if (typeof value === 'number' || typeof value === 'bigint') {
+      if (secret) add(String(value));
+      return;
+    }
+    if (typeof value !== 'object' || value === null || depth >= MAX_DEPTH) return;
+    if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return;
+    if (Array.isArray(value)) {
+      const n = Math.min(value.length, MAX_ITEMS);
+      for (let i = 0; i < n; i++) visit(readSafely(value, i), depth + 1, secret);
+      return;
+    }
+    const keys = Object.keys(value);
+    const n = Math.min(keys.length, MAX_KEYS);
+    for (let i = 0; i < n; i++) {
+      const key = keys[i] as string;
+      visit(readSafely(value, key), depth + 1, secret || isSecretKey(key));
+    }
+  };
+  try {
+    visit(params, 0, false);
+  } catch {
+    // A proxy whose traps throw: what was found so far is still masked.
+  }
+  return [...found].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * `text` with URL passwords masked and every one of `secrets` (from `secretValues`) replaced by
+ * the mask: a service's error message often echoes the params it was given.
+ */
+export function maskSecretsIn(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(MASK);
+  return maskUrlPasswords(out);
 }
 
 /** Param keys: code units kept (what is cut carries the sha256 of the whole key). */

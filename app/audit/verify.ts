@@ -10,6 +10,26 @@ export interface ChainHead {
   hash: string;
 }
 
+/**
+ * Records no key vouches for (chain-secret.ts): `macs-missing`, found without the MACs they
+ * should carry when the log was opened; `key-unavailable`, written by a log whose key could not
+ * be read.
+ */
+export interface UncheckedRange {
+  from: number;
+  to: number;
+  why: 'macs-missing' | 'key-unavailable';
+}
+
+const WHY: Record<UncheckedRange['why'] | 'before-key', string> = {
+  'before-key':
+    'were written before the log had its key (by an older version, or the key was lost or removed)',
+  'macs-missing':
+    "carry no keyed MAC (recorded while the log's key could not be read, or their MACs removed by someone)",
+  'key-unavailable':
+    "were recorded while the log's key could not be read (see the notice at start)",
+};
+
 export interface VerifyOptions {
   /** The chain's key (chain.ts); without it the MACs cannot be checked, and the result says so. */
   key?: string;
@@ -22,6 +42,14 @@ export interface VerifyOptions {
   atLeast?: number;
   /** The newest record a running log wrote (it may be newer than what a reader finds on disk). */
   expected?: ChainHead;
+  /**
+   * When the running log was opened, a slot of its head file was damaged and the whole one said
+   * this seq (head.ts): records after it may have been cut off before then, unseen. The log has
+   * rewritten its head since, so only the log that found the damage can say so.
+   */
+  headDamagedAt?: number;
+  /** Records no key vouches for: named by verify (never passed), and no MAC is asked of them. */
+  unchecked?: readonly UncheckedRange[];
 }
 
 interface Failure {
@@ -46,17 +74,22 @@ export async function verifyAudit(
   dir: string,
   options: VerifyOptions = {},
 ): Promise<AuditVerifyResult> {
-  const { key, expected, keyedFrom, atLeast } = options;
-  const keyedAt = (seq: number): boolean => keyedFrom !== undefined && seq >= keyedFrom;
+  const { key, expected, keyedFrom, atLeast, headDamagedAt } = options;
+  const unchecked = [...(options.unchecked ?? [])].sort((a, b) => a.from - b.from);
+  const exempt = (seq: number): boolean => unchecked.some((r) => seq >= r.from && seq <= r.to);
+  const keyedAt = (seq: number): boolean =>
+    keyedFrom !== undefined && seq >= keyedFrom && !exempt(seq);
   const names = await listMonthFiles(dir);
   let headRead: HeadRead;
   try {
     headRead = await readHead(dir);
   } catch {
-    headRead = { exists: true, slot: 1 };
+    headRead = { exists: true, damaged: true };
   }
   const head = headRead.head;
   let records = 0;
+  /** Records whose keyed MAC was checked against the key (not merely present). */
+  let macsChecked = 0;
   let tornLines = 0;
   let lastLineTorn = false;
   /** Some record carries a MAC: from there on every record must. */
@@ -81,8 +114,12 @@ export async function verifyAudit(
       lastLineTorn = false;
       if (!isIntent(record)) records += 1;
       if (failure) return; // keep counting so the result describes the whole log
-      const reason = checkRecord(record, prev, key, sawMac || keyedAt(record.seq));
-      if (record.mac !== undefined) sawMac = true;
+      const due = (sawMac && !exempt(record.seq)) || keyedAt(record.seq);
+      const reason = checkRecord(record, prev, key, due);
+      if (record.mac !== undefined) {
+        sawMac = true;
+        if (!reason && key !== undefined) macsChecked += 1;
+      }
       if (reason) failure = { firstBadSeq: record.seq, file: path, reason };
       else {
         prev = { seq: record.seq, hash: record.hash };
@@ -93,8 +130,14 @@ export async function verifyAudit(
 
   const keyedEnd = sawMac || head?.mac !== undefined || keyedAt(prev.seq);
   const keyed = keyedEnd || keyedFrom !== undefined;
-  if (!failure)
-    failure = checkEnd(prev, head, headRead.exists, keyedEnd, key, hashAtHead, lastPath);
+  if (!failure) failure = uncheckedFailure(prev.seq, keyedFrom, unchecked, lastPath);
+  if (!failure) failure = checkEnd(prev, headRead, keyedEnd, key, hashAtHead, lastPath);
+  if (!failure && headDamagedAt !== undefined)
+    failure = {
+      firstBadSeq: headDamagedAt + 1,
+      file: lastPath,
+      reason: damagedSlotReason(headDamagedAt, 'when the agent last started'),
+    };
   if (!failure && atLeast !== undefined && prev.seq < atLeast)
     failure = {
       firstBadSeq: prev.seq + 1,
@@ -116,7 +159,14 @@ export async function verifyAudit(
           };
   }
 
-  const keyCheck: AuditKeyCheck = !keyed ? 'none' : key !== undefined ? 'checked' : 'no-key';
+  // `checked` only when some MAC was: a keyed log none of whose records carries one was not.
+  const keyCheck: AuditKeyCheck = !keyed
+    ? 'none'
+    : key === undefined
+      ? 'no-key'
+      : macsChecked > 0
+        ? 'checked'
+        : 'none';
   const common = {
     records,
     files: names.length,
@@ -127,11 +177,35 @@ export async function verifyAudit(
   return failure ? { ok: false, ...common, ...failure } : { ok: true, ...common };
 }
 
+/**
+ * The first range of records on disk (up to `last`) that no key vouches for: before the key's
+ * first record, or named by the SecretStore or the log. Reported, never passed: the chain alone
+ * does not show whether someone rewrote them.
+ */
+function uncheckedFailure(
+  last: number,
+  keyedFrom: number | undefined,
+  unchecked: readonly UncheckedRange[],
+  file: string,
+): Failure | undefined {
+  const ranges: { from: number; to: number; why: keyof typeof WHY }[] = [];
+  if (keyedFrom !== undefined && keyedFrom > 1)
+    ranges.push({ from: 1, to: keyedFrom - 1, why: 'before-key' });
+  ranges.push(...unchecked);
+  const first = ranges.filter((r) => r.from <= last).sort((a, b) => a.from - b.from)[0];
+  if (!first) return undefined;
+  const to = Math.min(first.to, last);
+  return {
+    firstBadSeq: first.from,
+    file,
+    reason: `records ${first.from}–${to} ${WHY[first.why]}: they cannot be checked for tampering`,
+  };
+}
+
 /** The end of the chain against the head file. */
 function checkEnd(
   last: ChainHead,
-  head: HeadRead['head'],
-  headExists: boolean,
+  { head, exists: headExists, damaged }: HeadRead,
   keyed: boolean,
   key: string | undefined,
   hashAtHead: string | undefined,
@@ -172,7 +246,14 @@ function checkEnd(
       reason: 'the chain does not match the head (records replaced)',
     };
   }
+  // The whole slot may be the head from before the last write: whatever came after it could have
+  // been cut off unseen. After a crash that is most likely a torn head write, but it is not proof.
+  if (damaged) return { firstBadSeq: head.seq + 1, file, reason: damagedSlotReason(head.seq) };
   return undefined;
+}
+
+function damagedSlotReason(seq: number, when?: string): string {
+  return `one of the head file's two copies was damaged${when ? ` ${when}` : ''} (a head write cut short when the agent stopped, or the file changed by someone): whether records after seq ${seq} were removed cannot be checked`;
 }
 
 function checkRecord(

@@ -16,7 +16,16 @@ import {
  * own printed form.
  */
 export interface SecretStore {
+  /**
+   * The value, or undefined when there is none, or (a store that encrypts) when it cannot be
+   * read now: `has` tells those apart.
+   */
   get(key: string): Promise<string | undefined>;
+  /**
+   * Whether a value is stored under `key`, readable now or not (a locked keyring). A store whose
+   * `get` always reads what it holds may leave it out: undefined from `get` then means absent.
+   */
+  has?(key: string): Promise<boolean>;
   set(key: string, value: string): Promise<void>;
   delete(key: string): Promise<void>;
   /** What backs it ('file', 'memory', 'safeStorage'…), shown so the user knows how tokens are kept. */
@@ -47,6 +56,11 @@ export class MemorySecretStore implements SecretStore {
   async get(key: string): Promise<string | undefined> {
     checkKey(key);
     return this.#values.get(key);
+  }
+
+  async has(key: string): Promise<boolean> {
+    checkKey(key);
+    return this.#values.has(key);
   }
 
   async set(key: string, value: string): Promise<void> {
@@ -174,6 +188,11 @@ export class FileSecretStore implements SecretStore {
     checkKey(key);
     // Writes in flight are visible only once on disk, like the settings store.
     return this.#values.get(key);
+  }
+
+  async has(key: string): Promise<boolean> {
+    checkKey(key);
+    return this.#values.has(key);
   }
 
   // async, so a bad argument rejects like every other failure instead of throwing synchronously.

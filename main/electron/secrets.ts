@@ -134,6 +134,17 @@ export class SafeStorageSecretStore implements SecretStore {
   }
 
   /**
+   * Whether a ciphertext is kept under `key`, whether or not it can be decrypted now: `get`
+   * answers undefined for both a missing value and one the keyring will not open at the moment
+   * (locked, or encryption unavailable), and a caller that would otherwise make a new value must
+   * not save it over one that is only out of reach for now.
+   */
+  async has(key: string): Promise<boolean> {
+    checkKey(key);
+    return this.ciphers.has(key);
+  }
+
+  /**
    * Save a token again under the key safeStorage now prefers (a keyring that appeared, a rotated
    * key). Best effort: a failure leaves the old ciphertext, which still decrypts, for a later read.
    */

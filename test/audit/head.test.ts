@@ -123,7 +123,8 @@ describe('verify against the durable head', () => {
     // Without knowing when the MACs began, this looks like a log that never had a key.
     expect(await verifyAudit(dir, { key: KEY })).toMatchObject({ ok: true, keyCheck: 'none' });
     const keyed = await verifyAudit(dir, { key: KEY, keyedFrom: 1 });
-    expect(keyed).toMatchObject({ ok: false, firstBadSeq: 1, keyCheck: 'checked' });
+    // Not one MAC could be checked: verify does not say it checked the keyed chain.
+    expect(keyed).toMatchObject({ ok: false, firstBadSeq: 1, keyCheck: 'none' });
     expect(!keyed.ok && keyed.reason).toMatch(/keyed MAC missing/);
   });
 
@@ -138,7 +139,14 @@ describe('verify against the durable head', () => {
     const keyedLater = await openLog({ dir: old, key: KEY });
     expect(keyedLater.keyedFrom).toBe(5);
     await keyedLater.append(entry({ callId: 'c5' }));
-    expect(await keyedLater.verify()).toMatchObject({ ok: true, records: 5, keyCheck: 'checked' });
+    // The key cannot vouch for what was written before it: said plainly, never called intact.
+    expect(await keyedLater.verify()).toMatchObject({
+      ok: false,
+      records: 5,
+      keyCheck: 'checked',
+      firstBadSeq: 1,
+      reason: expect.stringMatching(/^records 1–4 were written before the log had its key/),
+    });
     const unkeyed = await openLog({ dir: old });
     expect(unkeyed.keyedFrom).toBeUndefined();
   });
@@ -155,6 +163,69 @@ describe('verify against the durable head', () => {
   });
 });
 
+describe('the head file damaged in one slot', () => {
+  /** Two records, the head flushed, two more, closed: the head was written at seq 2, then 4. */
+  async function twoHeads(): Promise<{ dir: string; file: string; headFile: string }> {
+    const dir = await tempDir();
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z'), key: KEY });
+    for (let i = 1; i <= 4; i++) {
+      await log.append(entry({ callId: `c${i}` }));
+      if (i === 2) await log.verify(); // flushes the head at seq 2
+    }
+    await log.close();
+    return { dir, file: join(dir, '2026-11.jsonl'), headFile: join(dir, 'head') };
+  }
+
+  /** One byte of slot `k` changed, as a write torn by a crash (or someone) leaves it. */
+  async function spoil(headFile: string, k: number): Promise<void> {
+    const bytes = await readFile(headFile);
+    bytes[k * 256 + 2] = 0x58;
+    await writeFile(headFile, bytes);
+  }
+
+  it('keeps no older head to fall back on: the records cut off after it are still caught', async () => {
+    for (const k of [0, 1]) {
+      const { dir, file, headFile } = await twoHeads();
+      await spoil(headFile, k);
+      await writeFile(file, `${(await lines(file)).slice(0, 2).join('\n')}\n`);
+      expect(await verifyAudit(dir, { key: KEY })).toMatchObject({
+        ok: false,
+        firstBadSeq: 3,
+        reason: expect.stringMatching(/^records missing at the end/),
+      });
+    }
+  });
+
+  it('reports a damaged slot rather than calling the log intact', async () => {
+    const { dir, headFile } = await twoHeads();
+    await spoil(headFile, 0);
+    const result = await verifyAudit(dir, { key: KEY });
+    expect(result).toMatchObject({ ok: false, firstBadSeq: 5, records: 4 });
+    expect(!result.ok && result.reason).toMatch(
+      /head file's two copies was damaged .*cut short .*whether records after seq 4 were removed cannot be checked/,
+    );
+    // A head file cut to its first slot is a damaged one too.
+    await writeFile(headFile, (await readFile(headFile)).subarray(256, 512));
+    expect(await verifyAudit(dir, { key: KEY })).toMatchObject({ ok: false, firstBadSeq: 5 });
+  });
+
+  it('a log opened over a damaged slot keeps saying so after its next write repairs the file', async () => {
+    const { dir, headFile } = await twoHeads();
+    await spoil(headFile, 1);
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T11:00:00Z'), key: KEY });
+    expect(log.headDamagedAt).toBe(4);
+    await log.append(entry({ callId: 'c5' }));
+    expect(await log.verify()).toMatchObject({
+      ok: false,
+      firstBadSeq: 5,
+      reason: expect.stringMatching(/damaged when the agent last started/),
+    });
+    await log.close();
+    // Rewritten whole by that write: the next start finds nothing wrong with it.
+    expect(await verifyAudit(dir, { key: KEY })).toMatchObject({ ok: true, records: 5 });
+  });
+});
+
 describe('the head file under a stream of calls', () => {
   afterEach(() => {
     vi.useRealTimers();
@@ -164,12 +235,20 @@ describe('the head file under a stream of calls', () => {
   function slowHeadIo(): { io: AuditIo; written: number[]; release: () => void } {
     const written: number[] = [];
     let waiting: (() => void)[] = [];
+    let lastPosition = 0;
+    // A head goes to both slots in turn: counted once (at slot 0), and it is the second flush
+    // (slot 1's) that the disk makes wait.
     const handle: HeadHandle = {
-      write: async (buffer) => {
-        written.push((JSON.parse(buffer.toString('utf8')) as { seq: number }).seq);
+      write: async (buffer, _offset, _length, position) => {
+        lastPosition = position;
+        if (position === 0)
+          written.push((JSON.parse(buffer.toString('utf8')) as { seq: number }).seq);
         return { bytesWritten: buffer.length };
       },
-      sync: () => new Promise<void>((resolve) => waiting.push(resolve)),
+      sync: () =>
+        lastPosition === 0
+          ? Promise.resolve()
+          : new Promise<void>((resolve) => waiting.push(resolve)),
       close: async () => undefined,
     };
     const io: AuditIo = {
@@ -188,7 +267,7 @@ describe('the head file under a stream of calls', () => {
   it('is written at most once per delay, not again as soon as the last write lands', async () => {
     vi.useFakeTimers();
     const { io, written, release } = slowHeadIo();
-    const head = new HeadWriter(io, '/nowhere', undefined, { exists: false, slot: 1 });
+    const head = new HeadWriter(io, '/nowhere', undefined);
     const hash = (n: number): string => n.toString(16).padStart(64, '0');
     head.note(1, hash(1));
     await vi.advanceTimersByTimeAsync(FLUSH_DELAY_MS);

@@ -193,6 +193,28 @@ describe('AuditLog append', () => {
     expect(disk).not.toContain(long);
   });
 
+  it('masks in the message what redaction masked in the params, before cutting it', async () => {
+    const dir = await tempDir();
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
+    const params = {
+      dsn: 'postgres://admin:Hunter2-DB-pass@db.internal/prod',
+      auth: { api_key: 'sk-live-ABCDEF123456' },
+      pin: '1234',
+    };
+    // A tool's error text that echoes its input, long enough to be cut after the secrets.
+    const message = `could not connect to ${params.dsn} with key ${params.auth.api_key} (pin 1234) ${'x'.repeat(2000)}`;
+    const r = await log.append(
+      entry({ outcome: 'error', error: 'sk-live-ABCDEF123456', message, params }),
+    );
+    expect(r.message).toMatch(
+      /^could not connect to postgres:\/\/admin:\*\*\*@db\.internal\/prod with key \*\*\* \(pin 1234\) x+…/,
+    );
+    expect(r.error).toBe(MASK);
+    const disk = await readFile(join(dir, '2026-11.jsonl'), 'utf8');
+    expect(disk).not.toContain('Hunter2');
+    expect(disk).not.toContain('ABCDEF123456');
+  });
+
   it('fills a missing or unparseable ts from the clock and normalizes the rest to UTC', async () => {
     const dir = await tempDir();
     const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z') });
@@ -349,6 +371,43 @@ describe('AuditLog write failures', () => {
       tornTail: false,
       keyCheck: 'none',
     });
+  });
+
+  it('cuts back whole records a failed fsync left when the truncate failed too, before appending', async () => {
+    const dir = await tempDir();
+    let failing = false;
+    const eio = () => Object.assign(new Error('EIO: simulated'), { code: 'EIO' });
+    // A failing disk: the write lands, the fsync and then the cut-back both fail.
+    const io: AuditIo = {
+      ...nodeIo,
+      openAppend: async (path) => {
+        const real = await nodeIo.openAppend(path);
+        return {
+          stat: () => real.stat(),
+          read: (...args) => real.read(...args),
+          write: (...args) => real.write(...args),
+          close: () => real.close(),
+          sync: () => (failing ? Promise.reject(eio()) : real.sync()),
+          truncate: (len) => (failing ? Promise.reject(eio()) : real.truncate(len)),
+        };
+      },
+    };
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z'), io });
+    const a = await log.append(entry());
+    const file = join(dir, '2026-11.jsonl');
+    const before = await readFile(file, 'utf8');
+
+    failing = true;
+    await expect(log.append(entry({ callId: 'lost' }))).rejects.toThrow(/input\/output error/);
+    // While the leftover cannot be cut, nothing more is appended after it.
+    await expect(log.append(entry({ callId: 'lost2' }))).rejects.toThrow(/input\/output error/);
+    expect(await readFile(file, 'utf8')).toContain('"lost"');
+
+    failing = false;
+    const b = await log.append(entry({ callId: 'after' }));
+    expect(b).toMatchObject({ seq: 2, prevHash: a.hash });
+    expect(await readFile(file, 'utf8')).toBe(`${before}${JSON.stringify(b)}\n`);
+    expect(await log.verify()).toMatchObject({ ok: true, records: 2, tornLines: 0 });
   });
 
   it('refuses to open under a path that is a file, saying why', async () => {

@@ -8,7 +8,9 @@ import {
   MAX_STRING,
   canonicalJson,
   cutString,
+  maskSecretsIn,
   redactParams,
+  secretValues,
   sha256Hex,
 } from '../../app/audit/redact.js';
 
@@ -97,6 +99,12 @@ describe('redactParams', () => {
     ).toEqual({
       dsn: `postgres://me:${MASK}@db.local:5432/app`,
       text: `see https://user:${MASK}@example.com/x and https://example.com/a:b`,
+    });
+  });
+
+  it('masks a URL password up to the last @ of the authority, as URL parsers read it', () => {
+    expect(redactParams({ u: 'https://u:p@ss@host/x?y=1' })).toEqual({
+      u: `https://u:${MASK}@host/x?y=1`,
     });
   });
 
@@ -208,5 +216,34 @@ describe('sha256Hex', () => {
     expect(sha256Hex('abc')).toBe(
       'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
     );
+  });
+});
+
+describe('secretValues and maskSecretsIn', () => {
+  it('finds the values redaction masks, longest first, and skips ones too short to look for', () => {
+    const found = secretValues({
+      token: 'tok-123456',
+      nested: { password: ['pass-abcdef', 1234567], pin: '12' },
+      dsn: 'mysql://me:p@ss-word@db/x',
+      name: 'not-a-secret-value',
+    });
+    expect(found).toEqual(['pass-abcdef', 'tok-123456', 'p@ss-word', '1234567']);
+  });
+
+  it('masks each found value and URL passwords in a text', () => {
+    const secrets = secretValues({ api_key: 'sk-live-ABCDEF', url: 'https://u:pw-xyz123@h' });
+    expect(maskSecretsIn('key sk-live-ABCDEF; pw-xyz123 at https://a:other@h', secrets)).toBe(
+      `key ${MASK}; ${MASK} at https://a:${MASK}@h`,
+    );
+  });
+
+  it('stays within its bounds for hostile params', () => {
+    const many = Object.fromEntries(
+      Array.from({ length: 500 }, (_, i) => [`token${i}`, `secret-${i}`]),
+    );
+    expect(secretValues(many).length).toBeLessThanOrEqual(32);
+    let deep: unknown = { token: 'deep-secret' };
+    for (let i = 0; i < 100_000; i++) deep = { d: deep };
+    expect(secretValues(deep)).toEqual([]);
   });
 });
