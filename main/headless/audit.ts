@@ -1,13 +1,7 @@
 /** `advent-agent audit`: read the audit log of a data dir. */
 import path from 'node:path';
 import { AuditLog } from '../../app/audit/log.js';
-import {
-  AUDIT_KEYED_FROM_SECRET,
-  AUDIT_KEY_SECRET,
-  AUDIT_KNOWN_SEQ_SECRET,
-  parseKeyedFrom,
-  parseSeq,
-} from '../../app/audit/chain.js';
+import { AuditChainSecret } from '../../app/audit/chain-secret.js';
 import { FileSecretStore } from '../../app/settings/secrets.js';
 import type { AuditVerifyResult } from '../../app/contract/audit.js';
 import type { AuditArgs } from './args.js';
@@ -22,14 +16,11 @@ import { oneLine, safeJson } from './terminal-text.js';
  */
 async function folderKey(
   dataDir: string,
-): Promise<{ key?: string; keyedFrom?: number; knownSeq?: number }> {
+): Promise<Awaited<ReturnType<typeof AuditChainSecret.peek>>> {
   try {
-    const secrets = await FileSecretStore.open(path.join(dataDir, 'secrets.json'));
-    const knownSeq = parseSeq(await secrets.get(AUDIT_KNOWN_SEQ_SECRET));
-    const known = knownSeq === undefined ? {} : { knownSeq };
-    const key = await secrets.get(AUDIT_KEY_SECRET);
-    if (key === undefined) return known;
-    return { ...known, key, keyedFrom: parseKeyedFrom(await secrets.get(AUDIT_KEYED_FROM_SECRET)) };
+    return await AuditChainSecret.peek(
+      await FileSecretStore.open(path.join(dataDir, 'secrets.json')),
+    );
   } catch {
     return {};
   }

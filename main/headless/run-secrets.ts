@@ -29,6 +29,12 @@ export class RunSecretStore implements SecretStore {
     return this.#memoryKeys.has(key) ? this.#memory.get(key) : this.#base.get(key);
   }
 
+  /** The store behind says whether a value it cannot read now is there (a locked keyring). */
+  async has(key: string): Promise<boolean> {
+    if (this.#memoryKeys.has(key)) return (await this.#memory.get(key)) !== undefined;
+    return this.#base.has ? this.#base.has(key) : (await this.#base.get(key)) !== undefined;
+  }
+
   set(key: string, value: string): Promise<void> {
     return this.#memoryKeys.has(key) ? this.#memory.set(key, value) : this.#base.set(key, value);
   }
