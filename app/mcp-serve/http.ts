@@ -12,6 +12,13 @@
  * MAX_HTTP_SESSIONS live, the least recently used closed for a new one. A POST is answered with
  * one `application/json` body (the spec lets the server choose it over SSE); server-to-client
  * messages use the session's GET stream.
+ *
+ * Only MAX_HTTP_CONNECTIONS connections are served at once, and any local user can open them, so
+ * none may be held without the token: every refusal closes its connection once answered (else
+ * Node goes on reading the body of a refused request, which a sender may never end), and a request
+ * must arrive whole within HTTP_REQUEST_TIMEOUT_MS (headers within HTTP_HEADERS_TIMEOUT_MS). That
+ * bound is on receiving the request alone, so a GET stream or a call still being answered, whose
+ * request arrived long ago, stays open.
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
@@ -22,12 +29,24 @@ import type { McpSession } from './session.js';
 
 export const MCP_HTTP_PATH = '/mcp';
 export const DEFAULT_MCP_HTTP_PORT = 8931;
+/** Time for a request's headers to arrive, counted from the connection or the last request. */
+export const HTTP_HEADERS_TIMEOUT_MS = 10_000;
+/** Time for a whole request (headers and body) to arrive; then it is answered 408 and closed. */
+export const HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
+export interface McpHttpTimeouts {
+  headersMs: number;
+  requestMs: number;
+  /** How often Node checks the two above (its default is 30 s; tests make it small). */
+  checkEveryMs: number;
+}
 
 export interface McpHttpOptions {
   port: number;
   token: () => string;
   newSession: () => McpSession;
   maxSessions?: number;
+  timeouts?: Partial<McpHttpTimeouts>;
   log?: (message: string) => void;
 }
 
@@ -46,15 +65,23 @@ interface Live {
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
+/**
+ * A refusal. `Connection: close` makes Node end the connection once the answer is written instead
+ * of reading on (a refused body that never ends would hold the connection for good).
+ */
 function plain(res: http.ServerResponse, status: number, text: string, headers = {}): void {
   if (res.headersSent) return;
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers });
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    connection: 'close',
+    ...headers,
+  });
   res.end(`${text}\n`);
 }
 
 function rpcError(res: http.ServerResponse, status: number, code: number, message: string): void {
   if (res.headersSent) return;
-  res.writeHead(status, { 'content-type': 'application/json' });
+  res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
@@ -97,33 +124,31 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 function readBody(
   req: http.IncomingMessage,
 ): Promise<{ ok: true; body: unknown } | { ok: false; status: number; message: string }> {
+  const tooLarge = {
+    ok: false,
+    status: 413,
+    message: `a message may be at most ${MAX_MESSAGE_BYTES} bytes`,
+  } as const;
   return new Promise((resolve) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > MAX_MESSAGE_BYTES) {
-      resolve({
-        ok: false,
-        status: 413,
-        message: `a message may be at most ${MAX_MESSAGE_BYTES} bytes`,
-      });
-      req.resume();
+      resolve(tooLarge);
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > MAX_MESSAGE_BYTES) over = true;
-      else chunks.push(chunk);
-    });
+      if (size <= MAX_MESSAGE_BYTES) return void chunks.push(chunk);
+      // Refused at once (the refusal closes the connection), not after reading a body without end.
+      req.off('data', onData);
+      chunks.length = 0;
+      resolve(tooLarge);
+    };
+    req.on('data', onData);
     req.on('error', () => resolve({ ok: false, status: 400, message: 'the request broke off' }));
     req.on('end', () => {
-      if (over)
-        return resolve({
-          ok: false,
-          status: 413,
-          message: `a message may be at most ${MAX_MESSAGE_BYTES} bytes`,
-        });
+      if (size > MAX_MESSAGE_BYTES) return;
       try {
         resolve({ ok: true, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
       } catch {
@@ -216,14 +241,28 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
     if (!transport.sessionId || !sessions.has(transport.sessionId)) session.dispose();
   };
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      log(`MCP HTTP request failed: ${(err as Error).message}`);
-      rpcError(res, 500, -32603, 'internal error');
-    });
-  });
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 0; // an SSE stream stays open
+  const timeouts: McpHttpTimeouts = {
+    headersMs: HTTP_HEADERS_TIMEOUT_MS,
+    requestMs: HTTP_REQUEST_TIMEOUT_MS,
+    checkEveryMs: 30_000,
+    ...options.timeouts,
+  };
+  const server = http.createServer(
+    {
+      // Both bound receiving a request only: a GET stream's request is whole once its headers
+      // are in, so the stream itself is not cut (and an idle keep-alive connection has Node's own
+      // keepAliveTimeout).
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: timeouts.checkEveryMs,
+    },
+    (req, res) => {
+      handle(req, res).catch((err: unknown) => {
+        log(`MCP HTTP request failed: ${(err as Error).message}`);
+        rpcError(res, 500, -32603, 'internal error');
+      });
+    },
+  );
   server.maxConnections = MAX_HTTP_CONNECTIONS;
 
   await new Promise<void>((resolve, reject) => {

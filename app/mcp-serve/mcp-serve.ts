@@ -14,10 +14,15 @@ import { DEFAULT_MCP_HTTP_PORT } from '../contract/mcp-serve.js';
 import type { NoticeWords } from '../contract/notice.js';
 import { Emitter } from '../events.js';
 import type { SecretStore } from '../settings/secrets.js';
-import { type McpHttpServer, startMcpHttp } from './http.js';
+import { type McpHttpServer, type McpHttpTimeouts, startMcpHttp } from './http.js';
 import { MAX_MESSAGE_BYTES } from './limits.js';
 import { type McpSession, type Offered, createMcpSession } from './session.js';
-import { type SocketListener, holdReadsWhileUnread, listenForClients } from './socket.js';
+import {
+  type SocketListener,
+  holdReadsWhileUnread,
+  listenForClients,
+  wholeLines,
+} from './socket.js';
 
 /** Where the HTTP endpoint's bearer token is kept. */
 export const HTTP_TOKEN_SECRET = 'mcp:http-token';
@@ -31,6 +36,8 @@ export interface McpServeOptions {
   offered?: Offered;
   /** Tools per `tools/list` page (tests make it small). */
   pageSize?: number;
+  /** How long the HTTP endpoint waits for a request to arrive (tests make it short). */
+  httpTimeouts?: Partial<McpHttpTimeouts>;
   /**
    * A line for the log; a warning the user must know also comes in words a window translates
    * (`message` stays the English sentence a terminal prints).
@@ -72,11 +79,15 @@ export class McpServe {
    * client closes stdin. Only MCP goes to `stdout`.
    */
   serveStdio(stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream): Promise<void> {
-    const transport = new StdioServerTransport(stdin as Readable, stdout as Writable, {
+    // The transport is handed whole lines (lines.ts): a long line in small pieces costs no more
+    // than in one. A line past the bound ends the session, as the transport's own bound did.
+    const lines = wholeLines(() => transport);
+    (stdin as Readable).pipe(lines);
+    const transport = new StdioServerTransport(lines, stdout as Writable, {
       maxBufferSize: MAX_MESSAGE_BYTES,
     });
     // A client that stops reading its answers is not read either (a pipe queues them in memory).
-    holdReadsWhileUnread(transport, stdin as Readable, stdout as Writable, {
+    holdReadsWhileUnread(transport, lines, stdout as Writable, {
       overflow: (queued) => {
         this.options.log(
           'warn',
@@ -146,6 +157,7 @@ export class McpServe {
           port: settings.port,
           token: () => this.token ?? '',
           newSession: () => this.newSession(),
+          timeouts: this.options.httpTimeouts,
           log: (m) => this.options.log('info', m),
         });
         this.setState({
@@ -155,15 +167,26 @@ export class McpServe {
           hasToken: this.token !== undefined,
         });
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE')
+          return this.setState({
+            status: 'failed',
+            port: settings.port,
+            reason: 'other',
+            message: (err as Error).message,
+          });
+        // Another program has the port (ours was closed above, and the data folder's lock keeps
+        // any other agent on this token away): every app set up with the address now hands it
+        // the token. So the token goes; the user makes a new one for the apps (shown once).
+        const withdrawn = await this.withdrawHttpToken();
         this.setState({
           status: 'failed',
           port: settings.port,
-          reason: code === 'EADDRINUSE' ? 'port_in_use' : 'other',
+          reason: 'port_in_use',
           message:
-            code === 'EADDRINUSE'
-              ? `port ${settings.port} is in use by another program; choose another port`
-              : (err as Error).message,
+            `port ${settings.port} is in use by another program; choose another port` +
+            (withdrawn
+              ? '. The bearer token was withdrawn, as MCP apps set up with it may have sent it to that program: make a new one and give it to them'
+              : ''),
         });
       }
     };
@@ -195,6 +218,19 @@ export class McpServe {
     if (state.status === 'listening' && !state.hasToken)
       this.setState({ ...state, hasToken: true });
     return token;
+  }
+
+  /** Forget the token, so no request is let in with it; whether there was one. */
+  private async withdrawHttpToken(): Promise<boolean> {
+    try {
+      if ((await this.savedToken()) === undefined) return false;
+      await this.options.secrets.delete(HTTP_TOKEN_SECRET);
+      this.token = undefined;
+      return true;
+    } catch {
+      // The store failed: the state then does not claim the token is gone.
+      return false;
+    }
   }
 
   private async savedToken(): Promise<string | undefined> {

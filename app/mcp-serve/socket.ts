@@ -9,13 +9,14 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, rename, unlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
-import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { PassThrough, type Readable, type Transform, type Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   MAX_MESSAGE_BYTES,
   MAX_UNREAD_ANSWER_BYTES,
   UNREAD_ANSWERS_PAUSE_BYTES,
 } from './limits.js';
+import { lineSplitter } from './lines.js';
 import { socketPath, socketProblem, tokenPath } from './socket-path.js';
 
 /** Sessions one agent serves over its socket at once (each is an app the user launched). */
@@ -98,6 +99,22 @@ function awaitToken(socket: net.Socket, token: Buffer, accepted: (input: Readabl
   socket.on('data', onData);
 }
 
+/**
+ * The lines of a stream client for its transport, one whole line at a time (lines.ts). A line
+ * past MAX_MESSAGE_BYTES is refused as the transport refused it itself: told, and the transport
+ * closed (the session ends).
+ */
+export function wholeLines(transport: () => StdioServerTransport): Transform {
+  return lineSplitter({
+    maxBytes: MAX_MESSAGE_BYTES,
+    overflow: () => {
+      const t = transport();
+      t.onerror?.(new Error(`a message may be at most ${MAX_MESSAGE_BYTES} bytes`));
+      void t.close();
+    },
+  });
+}
+
 export interface UnreadAnswers {
   /** Reading stopped for the first time on this stream: its client is slow to read. */
   slow?: (queued: number) => void;
@@ -177,10 +194,13 @@ export async function listenForClients(
     socket.on('error', () => undefined);
     socket.once('close', () => sockets.delete(socket));
     awaitToken(socket, tokenBytes, (input) => {
-      const transport = new StdioServerTransport(input, socket, {
+      // Whole lines, as on stdio (see wholeLines); a line past the bound closes the socket below.
+      const lines = wholeLines(() => transport);
+      input.pipe(lines);
+      const transport = new StdioServerTransport(lines, socket, {
         maxBufferSize: MAX_MESSAGE_BYTES,
       });
-      holdReadsWhileUnread(transport, input, socket, {
+      holdReadsWhileUnread(transport, lines, socket, {
         slow: () =>
           log(
             `an MCP client is slow to read its answers (over ${UNREAD_ANSWERS_PAUSE_BYTES} bytes wait): its next requests are read once it catches up`,

@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { app } from 'electron';
 import { CoreApi } from '../../app/api.js';
-import { connectToAgent, relay } from '../../app/mcp-serve/relay.js';
+import { relay, relayOrOpen } from '../../app/mcp-serve/relay.js';
 import { systemDataDir, systemFilesRoot } from '../../app/settings/paths.js';
 import { parseCliArgs, usage } from '../headless/args.js';
 import { desktopOptions } from './desktop.js';
@@ -65,21 +65,13 @@ export async function runMcp(rest: readonly string[]): Promise<number> {
     (parsed.args.command === 'mcp' && parsed.args.dataDir) || systemDataDir(),
   );
 
-  const socket = await connectToAgent(dataDir);
-  if (socket) {
-    say(`relaying to the Advent Agent that holds ${dataDir}`);
-    await relay(socket, process.stdin, process.stdout);
-    return 0;
-  }
-
-  await app.whenReady();
-  // No window: no Dock icon either (macOS).
-  app.dock?.hide();
-  let api: CoreApi;
-  try {
+  const open = async (): Promise<CoreApi> => {
+    await app.whenReady();
+    // No window: no Dock icon either (macOS).
+    app.dock?.hide();
     const secrets = await SafeStorageSecretStore.open(path.join(dataDir, 'secrets.safe.json'));
     if (secrets.warning) say(secrets.warning);
-    api = await CoreApi.open({
+    return CoreApi.open({
       dataDir,
       defaultFilesRoot: systemFilesRoot(),
       secrets,
@@ -91,10 +83,21 @@ export async function runMcp(rest: readonly string[]): Promise<number> {
       desktop: desktopOptions(),
       mcpLaunch: electronMcpLaunch(app.isPackaged),
     });
+  };
+  let start: Awaited<ReturnType<typeof relayOrOpen<CoreApi>>>;
+  try {
+    // An agent still starting on the folder (two MCP apps launched together) is waited for.
+    start = await relayOrOpen(dataDir, open);
   } catch (err) {
     say((err as Error).message);
     return 1;
   }
+  if ('socket' in start) {
+    say(`relaying to the Advent Agent that holds ${dataDir}`);
+    await relay(start.socket, process.stdin, process.stdout);
+    return 0;
+  }
+  const api = start.own;
   const notices = api.events.on('notice', (n) => say(`${n.level}: ${n.message}`));
   for (const { message } of api.agent.startupNotices) say(`warn: ${message}`);
   try {

@@ -1,12 +1,13 @@
 /**
  * `advent-agent mcp`: the stdio MCP server an app such as Claude Desktop or Cursor launches
  * (issue 12). When an agent already holds the data folder (the desktop app, `ui`, `run`, another
- * `mcp`), the bytes are relayed to it through the data folder's socket, so its window asks and
- * its audit chain records. Otherwise this runs its own agent, without voice connections, and
- * serves the client itself. Only MCP goes to stdout; everything else to stderr.
+ * `mcp`, even one still starting), the bytes are relayed to it through the data folder's socket,
+ * so its window asks and its audit chain records. Otherwise this runs its own agent, without
+ * voice connections, and serves the client itself. Only MCP goes to stdout; everything else to
+ * stderr.
  */
 import path from 'node:path';
-import { connectToAgent, relay } from '../../app/mcp-serve/relay.js';
+import { relay, relayOrOpen } from '../../app/mcp-serve/relay.js';
 import type { McpArgs } from './args.js';
 import { CliCore } from './cli-core.js';
 import type { CliIo } from './io.js';
@@ -16,34 +17,36 @@ export async function mcpCommand(args: McpArgs, io: CliIo): Promise<number> {
   const dataDir = path.resolve(args.dataDir ?? io.dataDir());
   const say = (line: string): boolean => io.stderr.write(`advent-agent mcp: ${oneLine(line)}\n`);
 
-  const socket = await connectToAgent(dataDir);
-  if (socket) {
-    say(`relaying to the Advent Agent that holds ${dataDir}`);
-    if (args.callsPerSecond !== undefined)
-      say('--calls-per-second is not used: calls are paced as that agent paces them');
-    await relay(socket, io.stdin, io.stdout);
-    return 0;
-  }
-
-  let core: CliCore;
+  let start: Awaited<ReturnType<typeof relayOrOpen<CliCore>>>;
   try {
-    core = await CliCore.open(
-      {
-        servers: [],
-        files: [],
-        mcpConfigs: [],
-        policies: {},
-        disabled: [],
-        dataDir,
-        ...(args.callsPerSecond !== undefined && { callsPerSecond: args.callsPerSecond }),
-      },
-      io,
-      { host: 'terminal', autoConnect: false },
+    start = await relayOrOpen(dataDir, () =>
+      CliCore.open(
+        {
+          servers: [],
+          files: [],
+          mcpConfigs: [],
+          policies: {},
+          disabled: [],
+          dataDir,
+          ...(args.callsPerSecond !== undefined && { callsPerSecond: args.callsPerSecond }),
+        },
+        io,
+        { host: 'terminal', autoConnect: false },
+      ),
     );
   } catch (err) {
     say((err as Error).message);
     return 1;
   }
+  if ('socket' in start) {
+    say(`relaying to the Advent Agent that holds ${dataDir}`);
+    if (args.callsPerSecond !== undefined)
+      say('--calls-per-second is not used: calls are paced as that agent paces them');
+    await relay(start.socket, io.stdin, io.stdout);
+    return 0;
+  }
+
+  const core = start.own;
   const { api } = core;
   const notices = api.events.on('notice', (n) => say(`${n.level}: ${n.message}`));
   for (const { message } of api.agent.startupNotices) say(`warn: ${message}`);

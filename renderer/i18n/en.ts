@@ -854,7 +854,8 @@ export const en = {
       starting: 'Starting on port {{port}}…',
       listening: 'Listening on port {{port}}',
       failed: 'Could not start: {{message}}',
-      portInUse: 'Could not start: port {{port}} is used by another program. Choose another port.',
+      portInUse:
+        'Could not start: port {{port}} is used by another program. Choose another port. Any token made for this was withdrawn, as apps may have sent it to that program: make a new one and give it to your apps.',
     },
     address: 'Address',
     token: 'Bearer token',

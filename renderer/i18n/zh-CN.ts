@@ -829,7 +829,8 @@ export const zhCN: Messages = {
       starting: '正在端口 {{port}} 上启动…',
       listening: '正在端口 {{port}} 上监听',
       failed: '无法启动：{{message}}',
-      portInUse: '无法启动：端口 {{port}} 已被其他程序占用。请换一个端口。',
+      portInUse:
+        '无法启动：端口 {{port}} 已被其他程序占用。请换一个端口。已有的访问令牌已作废，因为应用可能已把它发给了那个程序：请新建一个令牌并交给你的应用。',
     },
     address: '地址',
     token: '访问令牌（Bearer）',

@@ -11,7 +11,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_HTTP_CONNECTIONS } from '../../app/mcp-serve/limits.js';
+import { MAX_HTTP_CONNECTIONS, MAX_MESSAGE_BYTES } from '../../app/mcp-serve/limits.js';
 import { HTTP_TOKEN_SECRET } from '../../app/mcp-serve/mcp-serve.js';
 import { until } from '../helpers/wait.js';
 import { type ServeRig, startServe, textOf } from './helpers.js';
@@ -362,5 +362,172 @@ describe('MCP over Streamable HTTP', () => {
     }
     await rig.serve.applyHttp({ enabled: false, port });
     expect(rig.serve.state()).toEqual({ status: 'off' });
+  });
+
+  it('a port another program took withdraws the token its apps may have sent it: not let in on the next port', async () => {
+    rig = await startServe();
+    const { port, token } = await listening(rig);
+    await rig.serve.applyHttp({ enabled: false, port });
+    // Another user's program takes the port while the agent is away, and is handed the token.
+    const squatter = net.createServer((s) => s.destroy());
+    await new Promise<void>((r) => squatter.listen(port, '127.0.0.1', () => r()));
+    try {
+      await rig.serve.applyHttp({ enabled: true, port });
+      const failed = rig.serve.state();
+      expect(failed).toMatchObject({ status: 'failed', port, reason: 'port_in_use' });
+      expect(failed.status === 'failed' && failed.message).toMatch(
+        /in use by another program.*token was withdrawn.*make a new one/,
+      );
+    } finally {
+      squatter.close();
+    }
+    expect(await rig.secrets.get(HTTP_TOKEN_SECRET)).toBeUndefined();
+    expect(await rig.serve.hasHttpToken()).toBe(false);
+
+    // On the port the user moves to, the old token is refused; a new one made for the apps works.
+    await rig.serve.applyHttp({ enabled: true, port: 0 });
+    const moved = rig.serve.state();
+    expect(moved).toMatchObject({ status: 'listening', hasToken: false });
+    const movedPort = (moved as { port: number }).port;
+    const auth = (t: string) => ({ authorization: `Bearer ${t}` });
+    expect((await raw(movedPort, auth(token), initialize('2025-06-18'))).status).toBe(401);
+    const fresh = await rig.serve.resetHttpToken();
+    expect(fresh).not.toBe(token);
+    expect((await raw(movedPort, auth(fresh), initialize('2025-06-18'))).status).toBe(200);
+  });
+
+  it('its own restart on the same port, or a port in use with no token made, withdraws nothing', async () => {
+    rig = await startServe();
+    const { port, token } = await listening(rig);
+    await rig.serve.applyHttp({ enabled: false, port });
+    await rig.serve.applyHttp({ enabled: true, port });
+    expect(rig.serve.state()).toMatchObject({ status: 'listening', port, hasToken: true });
+    expect(await rig.serve.httpToken()).toBe(token);
+    expect(
+      (await raw(port, { authorization: `Bearer ${token}` }, initialize('2025-06-18'))).status,
+    ).toBe(200);
+
+    const fresh = await startServe();
+    try {
+      // `port` is this agent's: for the other agent it is in use, and it has no token to withdraw.
+      await fresh.serve.applyHttp({ enabled: true, port });
+      const failed = fresh.serve.state();
+      expect(failed).toMatchObject({ status: 'failed', reason: 'port_in_use' });
+      expect(failed.status === 'failed' && failed.message).not.toMatch(/withdrawn/);
+      expect(await fresh.serve.hasHttpToken()).toBe(false);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe('MCP over Streamable HTTP: nobody holds a connection without the token', () => {
+  /**
+   * A raw connection that sends `head`, then (given `more`) a little more every 100 ms, so no idle
+   * timeout (Node's keep-alive one is 5 s) ever ends it; what came back and whether it closed.
+   */
+  function hold(port: number, head: string, more?: string) {
+    const s = net.connect(port, '127.0.0.1');
+    const seen = { text: '', closed: false, socket: s };
+    const drip = more ? setInterval(() => s.write(more), 100) : undefined;
+    s.on('error', () => undefined);
+    s.on('data', (d: Buffer) => (seen.text += d.toString()));
+    s.on('close', () => {
+      seen.closed = true;
+      clearInterval(drip);
+    });
+    s.write(head);
+    return seen;
+  }
+  const chunk = '1\r\nx\r\n';
+  const chunkedPost = (port: number, headers: string, path = '/mcp') =>
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${headers}Transfer-Encoding: chunked\r\n\r\n1\r\nx\r\n`;
+
+  it('every refusal is answered with Connection: close and the connection ends, though its body never does', async () => {
+    rig = await startServe();
+    const { port, token } = await listening(rig);
+    const auth = `Authorization: Bearer ${token}\r\n`;
+    const refusals = {
+      401: hold(port, chunkedPost(port, 'Authorization: Bearer wrong\r\n'), chunk),
+      403: hold(port, chunkedPost(port, `${auth}Origin: https://evil.example\r\n`), chunk),
+      404: hold(port, chunkedPost(port, auth, '/other'), chunk),
+      413: hold(
+        port,
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${auth}Content-Length: ${MAX_MESSAGE_BYTES + 1}\r\n\r\n{`,
+        'x',
+      ),
+      // A GET refused, then the next request's headers coming a line at a time.
+      400: hold(
+        port,
+        `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${auth}\r\nGET /mcp HTTP/1.1\r\n`,
+        'X-Pad: 1\r\n',
+      ),
+    };
+    try {
+      for (const [status, seen] of Object.entries(refusals)) {
+        await until(() => seen.closed, `the ${status} connection closed`);
+        expect(seen.text, status).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+        expect(seen.text.toLowerCase(), status).toContain('connection: close');
+      }
+    } finally {
+      for (const seen of Object.values(refusals)) seen.socket.destroy();
+    }
+  });
+
+  it(`${MAX_HTTP_CONNECTIONS} refused requests whose bodies never end do not keep out the client with the token`, async () => {
+    rig = await startServe();
+    const { port, token } = await listening(rig);
+    const held = Array.from({ length: MAX_HTTP_CONNECTIONS }, () =>
+      hold(port, chunkedPost(port, 'Authorization: Bearer wrong\r\n'), chunk),
+    );
+    try {
+      await until(() => held.every((s) => s.closed), 'every refused connection closed', 10_000);
+      const res = await raw(port, { authorization: `Bearer ${token}` }, initialize('2025-06-18'));
+      expect(res.status).toBe(200);
+    } finally {
+      for (const s of held) s.socket.destroy();
+    }
+  });
+
+  it('a request that does not arrive whole in time is closed, token or not; an open GET stream is not', async () => {
+    const timeouts = { headersMs: 200, requestMs: 400, checkEveryMs: 50 };
+    rig = await startServe({}, { httpTimeouts: timeouts });
+    const { port, token } = await listening(rig);
+    const auth = { authorization: `Bearer ${token}` };
+    // The client's session and its GET stream, opened before the slow senders.
+    const init = await raw(port, auth, initialize('2025-06-18'));
+    const session = String(init.headers['mcp-session-id']);
+    const base = {
+      ...auth,
+      'mcp-session-id': session,
+      'mcp-protocol-version': '2025-06-18',
+    };
+    await raw(port, base, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    const stream = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      headers: { ...base, accept: 'text/event-stream' },
+    });
+    expect(stream.status).toBe(200);
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+
+    const silent = hold(port, '');
+    const slowHeaders = hold(port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`);
+    const slowBody = hold(port, chunkedPost(port, `Authorization: Bearer ${token}\r\n`), chunk);
+    try {
+      await until(() => silent.closed && slowHeaders.closed && slowBody.closed, 'slow senders cut');
+      expect(slowBody.text).toMatch(/^HTTP\/1.1 408 /);
+    } finally {
+      for (const s of [silent, slowHeaders, slowBody]) s.socket.destroy();
+    }
+    // Well past both bounds, the stream still carries what the agent tells the client.
+    await new Promise((r) => setTimeout(r, timeouts.requestMs * 2));
+    await rig.agent.setServiceEnabled('list_apps', false);
+    let text = '';
+    while (!text.includes('notifications/tools/list_changed')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    expect(text).toContain('notifications/tools/list_changed');
+    await reader.cancel();
   });
 });
