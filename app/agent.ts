@@ -74,6 +74,11 @@ export interface AgentOptions {
      * and the tests and bench that push thousands of calls through one connection on purpose.
      */
     callPace?: CallPaceLimits;
+    /**
+     * Permission questions one connection may have waiting at once (default MAX_WAITING_PROMPTS):
+     * tests that hold a connection's calls open on purpose.
+     */
+    maxWaitingPrompts?: number;
   };
   /** Extra services (tests, plugins); the built-ins are always there. */
   services?: Service[];
@@ -285,6 +290,9 @@ export class Agent {
       files,
       clock: this.clockSource,
       pace: new CallPace(this.clockSource, options.overrides?.callPace),
+      ...(options.overrides?.maxWaitingPrompts !== undefined && {
+        maxWaitingPrompts: options.overrides.maxWaitingPrompts,
+      }),
     });
 
     this.broker.on('prompt', (p) => this.events.emit('prompt', p));

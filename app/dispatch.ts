@@ -130,6 +130,8 @@ export interface GateDeps {
   clock: Clock;
   /** How fast each connection's calls may start (call-pace.ts); absent: unpaced. */
   pace?: CallPace;
+  /** Questions one connection may have waiting for the user (default MAX_WAITING_PROMPTS). */
+  maxWaitingPrompts?: number;
 }
 
 /** Live view of a call for the timeline (tool cards) and the terminal. */
@@ -548,7 +550,7 @@ export class Dispatcher {
     // queued: a wall of prompts is how a "yes" gets clicked without reading.
     const group = offerKeyOf(call.connection.id);
     const waiting = this.asking.get(group) ?? 0;
-    if (waiting >= MAX_WAITING_PROMPTS)
+    if (waiting >= (this.deps.maxWaitingPrompts ?? MAX_WAITING_PROMPTS))
       return {
         run: false,
         decision: 'denied',

@@ -291,7 +291,8 @@ describe('the agent as an MCP server (in process)', () => {
   });
 
   it('holds at most 32 calls of one client at once; the next is refused until some end', async () => {
-    rig = await startServe();
+    // Calls held open by their questions: more may wait here than the gate lets a server have.
+    rig = await startServe({ overrides: { maxWaitingPrompts: 64 } });
     rig.agent.broker.attach({ name: 'window' });
     const client = await rig.connect();
     const calls = Array.from({ length: 32 }, (_, n) =>
