@@ -198,6 +198,7 @@ export class AuditChainSecret {
     if (damage !== undefined)
       notices.push({
         message: `One of the audit log's two head copies was damaged (a write cut short when the agent stopped, or the file changed by someone): whether calls recorded after #${damage} were removed cannot be checked.`,
+        words: { key: 'notice.auditHeadDamaged', params: { seq: damage } },
       });
     const state = this.state;
     if (!state) {
@@ -206,6 +207,11 @@ export class AuditChainSecret {
           this.status === 'unavailable'
             ? "The audit log's key cannot be read now (the system keyring may be locked, or its encryption is unavailable). Calls are still recorded, but the ones recorded until the key can be read again cannot be checked for tampering. Unlock the keyring and restart the agent."
             : "The audit log's key could not be saved (the system's encryption service may be unavailable). Calls are still recorded, but they cannot be checked for tampering.",
+        words: {
+          key:
+            this.status === 'unavailable' ? 'notice.auditKeyUnavailable' : 'notice.auditKeyUnsaved',
+          params: {},
+        },
       });
       return notices;
     }
@@ -218,6 +224,7 @@ export class AuditChainSecret {
     if ((this.status === 'made' || this.migrated) && before > 0 && log.lastSeq > 0)
       notices.push({
         message: `The audit log's key was missing${this.damaged ? ' (its stored value is damaged)' : ''} although the log holds records: records 1–${before} were written without it (by an older version, or the key was removed) and cannot be checked for tampering.`,
+        words: { key: 'notice.auditKeyMissing', params: { last: before } },
       });
     const tail = log.uncheckedAtOpen;
     if (tail) {
@@ -226,6 +233,7 @@ export class AuditChainSecret {
       changed = true;
       notices.push({
         message: `Audit records ${tail.from}–${tail.to} carry no keyed MAC (recorded while the log's key could not be read, or their MACs were removed by someone): they cannot be checked for tampering.`,
+        words: { key: 'notice.auditUnchecked', params: { from: tail.from, to: tail.to } },
       });
     }
     if (changed) await this.save();

@@ -30,7 +30,13 @@ export type NoticeWords =
   /** A server's status and protocol lines past their pace are not shown until it slows down. */
   | { key: 'notice.linesHidden'; params: { server: string; perSecond: number } }
   /** A server's replies past their pace (server-tasks.ts) are not shown until it slows down. */
-  | { key: 'notice.repliesHidden'; params: { server: string; perSecond: number } };
+  | { key: 'notice.repliesHidden'; params: { server: string; perSecond: number } }
+  /** The audit log's tamper evidence cannot vouch for some records (app/audit/chain-secret.ts). */
+  | { key: 'notice.auditHeadDamaged'; params: { seq: number } }
+  | { key: 'notice.auditKeyUnavailable'; params: Record<string, never> }
+  | { key: 'notice.auditKeyUnsaved'; params: Record<string, never> }
+  | { key: 'notice.auditKeyMissing'; params: { last: number } }
+  | { key: 'notice.auditUnchecked'; params: { from: number; to: number } };
 
 /** A notice as the agent keeps it to tell again (one found while opening, before anyone listened). */
 export interface AgentNotice {

@@ -250,6 +250,16 @@ export const en = {
     remindersSetAside:
       'The reminders file was damaged, so it was moved aside to {{keptAs}} and your reminders start empty.',
     remindersNotSaved: 'Reminders could not be saved ({{reason}}). They hold until the app quits.',
+    auditHeadDamaged:
+      'One of the two copies of the audit log’s head was damaged (a write cut short when the app stopped, or the file changed by someone else). Whether calls recorded after #{{seq}} were removed cannot be checked.',
+    auditKeyUnavailable:
+      'The audit log’s key cannot be read now (the system keyring may be locked). Calls are still recorded, but those recorded until it can be read again cannot be checked for tampering. Unlock the keyring and restart the app.',
+    auditKeyUnsaved:
+      'The audit log’s key could not be saved (the system’s encryption may be unavailable). Calls are still recorded, but they cannot be checked for tampering.',
+    auditKeyMissing:
+      'The audit log’s key was missing although the log holds records: records 1–{{last}} were written without it (by an older version, or the key was removed) and cannot be checked for tampering.',
+    auditUnchecked:
+      'Audit records {{from}}–{{to}} carry no key (recorded while the key could not be read, or removed by someone else): they cannot be checked for tampering.',
     mcpSessionFailed: 'An MCP app could not start its session ({{reason}}).',
     mcpClientCutOff: 'An MCP app was cut off: {{bytes}} of answers waited for it to read them.',
     mcpUnreachable:

@@ -247,6 +247,16 @@ export const zhCN: Messages = {
       '数据文件夹 {{dir}} 对其他用户开放（权限 {{mode}}），且无法设为私有（{{reason}}）。请用以下命令修改：chmod 700 "{{dir}}"',
     remindersSetAside: '提醒文件已损坏，已移到 {{keptAs}}，你的提醒将从空白开始。',
     remindersNotSaved: '无法保存提醒（{{reason}}）。它们在应用退出前仍然有效。',
+    auditHeadDamaged:
+      '审计日志头部的两份副本之一已损坏（应用停止时写入被中断，或文件被他人修改）。无法核实 #{{seq}} 之后记录的调用是否被删除。',
+    auditKeyUnavailable:
+      '现在无法读取审计日志的密钥（系统钥匙串可能已锁定）。调用仍会被记录，但在能再次读取密钥之前记录的调用无法核验是否被篡改。请解锁钥匙串并重启应用。',
+    auditKeyUnsaved:
+      '无法保存审计日志的密钥（系统加密服务可能不可用）。调用仍会被记录，但无法核验是否被篡改。',
+    auditKeyMissing:
+      '审计日志已有记录，但其密钥缺失：记录 1–{{last}} 是在没有密钥时写入的（由旧版本写入，或密钥被删除），无法核验是否被篡改。',
+    auditUnchecked:
+      '审计记录 {{from}}–{{to}} 没有密钥签名（在无法读取密钥时记录，或签名被他人删除）：无法核验是否被篡改。',
     mcpSessionFailed: '一个 MCP 应用的会话无法启动（{{reason}}）。',
     mcpClientCutOff: '一个 MCP 应用已被断开：它有 {{bytes}} 的回复一直没有读取。',
     mcpUnreachable:

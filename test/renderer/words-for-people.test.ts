@@ -100,6 +100,11 @@ describe("the agent's own notices", () => {
       params: { keptAs: path.join(DATA, 'reminders.json.corrupt-2025-01-31T12-03-04-005Z') },
     },
     'notice.remindersNotSaved': { key: 'notice.remindersNotSaved', params: { reason: 'ENOSPC' } },
+    'notice.auditHeadDamaged': { key: 'notice.auditHeadDamaged', params: { seq: 1204 } },
+    'notice.auditKeyUnavailable': { key: 'notice.auditKeyUnavailable', params: {} },
+    'notice.auditKeyUnsaved': { key: 'notice.auditKeyUnsaved', params: {} },
+    'notice.auditKeyMissing': { key: 'notice.auditKeyMissing', params: { last: 57 } },
+    'notice.auditUnchecked': { key: 'notice.auditUnchecked', params: { from: 58, to: 63 } },
     'notice.mcpSessionFailed': {
       key: 'notice.mcpSessionFailed',
       params: { reason: 'Already connected to a transport' },

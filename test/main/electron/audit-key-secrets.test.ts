@@ -77,6 +77,8 @@ describe.each<Keyring>(['locked', 'unavailable'])('a keyring %s at one start', (
     expect(agent.startupNotices.map((n) => n.message).join('\n')).toMatch(
       /audit log's key cannot be read now/,
     );
+    // A window shows it in the reader's language.
+    expect(agent.startupNotices.map((n) => n.words?.key)).toContain('notice.auditKeyUnavailable');
     await createFile(agent, 'b'); // seq 3 and 4, without MACs
     const during = await agent.verifyAudit();
     expect(during).toMatchObject({ ok: false, firstBadSeq: 3 });
@@ -91,6 +93,10 @@ describe.each<Keyring>(['locked', 'unavailable'])('a keyring %s at one start', (
     expect(agent.startupNotices.map((n) => n.message).join('\n')).toMatch(
       /records 3–4 carry no keyed MAC/,
     );
+    expect(agent.startupNotices.map((n) => n.words)).toContainEqual({
+      key: 'notice.auditUnchecked',
+      params: { from: 3, to: 4 },
+    });
     await createFile(agent, 'c');
     const after = await agent.verifyAudit();
     // The old key still checks records 1-2 and 5-6; 3-4 are named, not called re-chained.
