@@ -9,10 +9,15 @@
  * offers nothing until the app opts in to its hardcoded key (setUsePlainTextEncryption); we opt
  * in and say so in Settings (weak but working), rather than refuse every token.
  */
-import { readFile } from 'node:fs/promises';
 import { inspect } from 'node:util';
 import { safeStorage } from 'electron';
-import { errorText, writeFileAtomic } from '../../app/settings/atomic.js';
+import {
+  type BoundedText,
+  errorText,
+  keepAside,
+  readBoundedText,
+  writeFileAtomic,
+} from '../../app/settings/atomic.js';
 import type { SecretStore } from '../../app/settings/secrets.js';
 
 /** The part of Electron's safeStorage we use; injectable so tests run without Electron. */
@@ -68,6 +73,7 @@ export class SafeStorageSecretStore implements SecretStore {
     ciphers: Map<string, string>,
     storage: SafeStorageLike,
     platform: NodeJS.Platform,
+    setAside?: string,
   ) {
     this.file = file;
     this.ciphers = ciphers;
@@ -77,7 +83,8 @@ export class SafeStorageSecretStore implements SecretStore {
     // would only warn), and every token the user enters would be refused.
     if (weak) storage.setUsePlainTextEncryption?.(true);
     this.kind = weak ? 'basic_text' : 'os-keychain';
-    this.warning = weak ? WEAK_PROTECTION_WARNING : undefined;
+    const warnings = [weak ? WEAK_PROTECTION_WARNING : undefined, setAside].filter(Boolean);
+    this.warning = warnings.length > 0 ? warnings.join(' ') : undefined;
   }
 
   /**
@@ -102,18 +109,37 @@ export class SafeStorageSecretStore implements SecretStore {
       platform = process.platform,
     }: SafeStorageSecretStoreOptions = {},
   ): Promise<SafeStorageSecretStore> {
-    let text: string | undefined;
+    let read: BoundedText;
     try {
-      text = await readFile(file, 'utf8');
+      // Bounded like every file of the agent's own: a huge one must not stop the app starting.
+      read = await readBoundedText(file);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-        throw new Error(`Cannot read the secrets file ${file} (${errorText(err)}).`, {
-          cause: err,
-        });
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+        return new SafeStorageSecretStore(file, new Map(), storage, platform);
+      throw new Error(`Cannot read the secrets file ${file} (${errorText(err)}).`, {
+        cause: err,
+      });
     }
-    // A damaged file loses only ciphertexts: the tokens must be entered again, nothing leaks.
-    const ciphers = (text !== undefined && parseCiphers(text)) || new Map<string, string>();
-    return new SafeStorageSecretStore(file, ciphers, storage, platform);
+    const ciphers = 'text' in read ? parseCiphers(read.text) : undefined;
+    if (ciphers) return new SafeStorageSecretStore(file, ciphers, storage, platform);
+    // Damaged, too large, or written by a newer version: set aside, never silently replaced by
+    // the next save (a downgrade would lose every token), and the user is told where it went.
+    let keptAs: string;
+    try {
+      keptAs = await keepAside(file, Date.now());
+    } catch (err) {
+      throw new Error(
+        `The secrets file ${file} cannot be read and could not be copied aside (${errorText(err)}).`,
+        { cause: err },
+      );
+    }
+    return new SafeStorageSecretStore(
+      file,
+      new Map(),
+      storage,
+      platform,
+      `The secrets file ${file} could not be read (damaged, too large, or from a newer version), so saved tokens must be entered again; the old file is kept as ${keptAs}.`,
+    );
   }
 
   async get(key: string): Promise<string | undefined> {
@@ -217,7 +243,8 @@ export class SafeStorageSecretStore implements SecretStore {
 function parseCiphers(text: string): Map<string, string> | undefined {
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    // A file re-saved by an editor may start with a byte order mark.
+    data = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { MAX_OWN_FILE_BYTES } from '../../../app/settings/atomic.js';
 import os from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
@@ -223,12 +224,48 @@ describe('SafeStorageSecretStore', () => {
     expect(await later.get('k')).toBe(TOKEN);
   });
 
-  it('opens a damaged file as empty (only ciphertexts are lost)', async () => {
+  it('sets a damaged file aside and says where, so the next save does not erase it', async () => {
     const store = await SafeStorageSecretStore.open(file, { safeStorage: fakeSafeStorage() });
     await store.set('k', 'v');
     await writeFile(file, '{ not json');
     const reopened = await SafeStorageSecretStore.open(file, { safeStorage: fakeSafeStorage() });
     expect(await reopened.get('k')).toBeUndefined();
+    expect(reopened.warning).toMatch(/could not be read .* kept as .*corrupt/);
+    await reopened.set('other', 'w');
+    const aside = (await readdir(path.dirname(file))).filter((f) => f.includes('corrupt'));
+    expect(aside).toHaveLength(1);
+    expect(await readFile(path.join(path.dirname(file), aside[0]!), 'utf8')).toBe('{ not json');
+  });
+
+  it('keeps the tokens of a file from a newer version aside rather than losing them on a save', async () => {
+    // A downgrade: the older app cannot read the file, and must not replace it with one token.
+    const store = await SafeStorageSecretStore.open(file, { safeStorage: fakeSafeStorage() });
+    await store.set('profile:p1:token', TOKEN);
+    const newer = JSON.stringify({ ...JSON.parse(await readFile(file, 'utf8')), version: 2 });
+    await writeFile(file, newer);
+    const older = await SafeStorageSecretStore.open(file, { safeStorage: fakeSafeStorage() });
+    expect(older.warning).toMatch(/newer version/);
+    await older.set('profile:p2:token', 'second');
+    const aside = (await readdir(path.dirname(file))).filter((f) => f.includes('corrupt'));
+    expect(await readFile(path.join(path.dirname(file), aside[0]!), 'utf8')).toBe(newer);
+  });
+
+  it('reads a file an editor saved with a byte order mark', async () => {
+    const store = await SafeStorageSecretStore.open(file, { safeStorage: fakeSafeStorage() });
+    await store.set('profile:p1:token', TOKEN);
+    await writeFile(file, `\uFEFF${await readFile(file, 'utf8')}`);
+    const reopened = await SafeStorageSecretStore.open(file, { safeStorage: fakeSafeStorage() });
+    expect(await reopened.get('profile:p1:token')).toBe(TOKEN);
+    expect(reopened.warning).toBeUndefined();
+  });
+
+  it('starts with a file too large to be its own, set aside unread', async () => {
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, '');
+    await truncate(file, MAX_OWN_FILE_BYTES + 1); // sparse: no disk is filled
+    const store = await SafeStorageSecretStore.open(file, { safeStorage: fakeSafeStorage() });
+    expect(store.warning).toMatch(/too large/);
+    expect(await store.get('anything')).toBeUndefined();
   });
 
   it('never shows a value in its printed form or error messages', async () => {
