@@ -36,23 +36,26 @@ export function riskOf(hint: McpToolHint, trusted: boolean): Risk {
   return 'write';
 }
 
-const outputAjv = new Ajv({ strict: false, allErrors: false, validateFormats: false });
-
 export function toolService(options: ToolServiceOptions): Service {
   const { tool, server, caller, name } = options;
-  let outputCheck: ValidateFunction | null | undefined;
+  // Its own validator, compiled on the first structured result and gone with the service: a
+  // shared one would keep the validator of every version of every tool a server ever listed.
+  let outputCheck: { ajv: Ajv; validate: ValidateFunction } | null | undefined;
   const checkOutput = (structured: Record<string, unknown>): string | undefined => {
     if (!tool.outputSchema) return undefined;
     if (outputCheck === undefined) {
       try {
-        outputCheck = outputAjv.compile(validationSchema(tool.outputSchema));
+        const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false });
+        outputCheck = { ajv, validate: ajv.compile(validationSchema(tool.outputSchema)) };
       } catch {
         // A schema our validator cannot compile is the server's problem, not a reason to fail calls.
         outputCheck = null;
       }
     }
-    if (!outputCheck || outputCheck(structured)) return undefined;
-    return outputAjv.errorsText(outputCheck.errors, { dataVar: 'structuredContent' });
+    if (!outputCheck || outputCheck.validate(structured)) return undefined;
+    return outputCheck.ajv.errorsText(outputCheck.validate.errors, {
+      dataVar: 'structuredContent',
+    });
   };
   return {
     name,
@@ -60,7 +63,8 @@ export function toolService(options: ToolServiceOptions): Service {
     description: tool.description,
     summary: tool.title,
     group: 'other',
-    parameters: validationSchema(tool.inputSchema) as ParamSchema,
+    // Checked against the schema the model is shown (inlined, bounded): no `$ref` left to fan out.
+    parameters: validationSchema(tool.shownSchema) as ParamSchema,
     serverParameters: tool.shownSchema as ParamSchema,
     risk: riskOf(tool.hint, server.trusted),
     timeoutMs: options.timeoutMs,

@@ -99,6 +99,8 @@ export class McpHub {
   private readonly runOnly: McpServerConfig[] = [];
   private readonly memorySecrets = new Map<string, string>();
   private readonly registered = new Map<string, Registered>();
+  /** The service name each server's tools were given, kept for them (assignServiceNames). */
+  private readonly given = new Map<string, { server: string; names: Map<string, string> }>();
   /** Problems met when registering (a schema the registry refused), by server id and tool. */
   private readonly registerProblems = new Map<string, Map<string, string>>();
   private readonly pendingImports = new Map<string, PendingImport>();
@@ -630,7 +632,14 @@ export class McpHub {
         tools: (this.connections.get(c.id)?.tools ?? []).map((t) => t.name),
       })),
       reserved,
+      new Map(
+        configs.flatMap((c) => {
+          const kept = this.given.get(c.id);
+          return kept?.server === c.name ? [[c.id, kept.names] as const] : [];
+        }),
+      ),
     );
+    this.remember(configs, assigned);
     const wanted = new Map<string, { service: Service; reg: Registered }>();
     for (const config of configs) {
       const conn = this.connections.get(config.id)!;
@@ -682,6 +691,34 @@ export class McpHub {
       }
     });
     for (const id of touched) if (this.connections.has(id)) this.emitView(id);
+  }
+
+  /**
+   * Keep the names just given for the next sync, so each stays with its tool (assignServiceNames).
+   * Bounded: a server's tools not listed now are forgotten oldest first past twice the tools it may
+   * list, and a server no longer configured is forgotten whole.
+   */
+  private remember(
+    configs: readonly McpServerConfig[],
+    assigned: ReadonlyMap<string, ReadonlyMap<string, string>>,
+  ): void {
+    // A renamed server's tools are named anew, after its new name.
+    const names = new Map(configs.map((c) => [c.id, c.name]));
+    for (const [id, kept] of [...this.given])
+      if (names.get(id) !== kept.server) this.given.delete(id);
+    for (const [id, given] of assigned) {
+      const kept = this.given.get(id)?.names ?? new Map<string, string>();
+      this.given.set(id, { server: names.get(id)!, names: kept });
+      for (const [tool, name] of given) {
+        // Listed now: the newest (Map order is the order of forgetting).
+        kept.delete(tool);
+        kept.set(tool, name);
+      }
+      for (const tool of kept.keys()) {
+        if (kept.size <= 2 * MCP_LIMITS.toolsPerServer) break;
+        kept.delete(tool);
+      }
+    }
   }
 
   private emitView(id: string): McpServerView {

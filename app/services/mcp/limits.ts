@@ -21,6 +21,11 @@ export const MCP_LIMITS = {
   contentBlocks: 200,
   /** Text gathered from a result before it is cut for the voice servers. */
   resultTextChars: 1024 * 1024,
+  /**
+   * A result's `structuredContent`: as JSON at most `resultTextChars`, nested at most this deep
+   * (the depth params may have); past either it is not passed on, and the text says so.
+   */
+  resultDepth: 64,
   /** Lines kept per server for the log view, and the length of each. */
   logLines: 500,
   logLineChars: 2000,

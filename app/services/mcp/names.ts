@@ -1,8 +1,9 @@
 /**
  * Service names for imported tools: `<server>_<tool>`, sanitised to the registry's rule
- * (`[a-z][a-z0-9_]*`, at most 64 characters). Assignment is a pure function of the servers in
- * settings order and their tools sorted by name, so the same configuration always gives the same
- * names, whichever server happened to answer first.
+ * (`[a-z][a-z0-9_]*`, at most 64 characters). A name carries what the user decided about the tool
+ * (its policy), so it must not move to another server's tool: assignment is a pure function of
+ * the servers in settings order, their tools sorted by name, and the names given before (kept by
+ * their tool, held for it while it is away), whichever server happened to answer first.
  */
 import { createHash } from 'node:crypto';
 
@@ -45,29 +46,71 @@ export interface NamingServer {
   tools: readonly string[];
 }
 
+/** The names given so far, by server id and tool: each is kept by its tool (assignServiceNames). */
+export type GivenNames = ReadonlyMap<string, ReadonlyMap<string, string>>;
+
 /**
  * Names for every tool of every server. `reserved` (built-in and other services) are never
- * taken. A name already taken gets `_2`, `_3`…; servers are taken in the order given (settings
- * order), each server's tools in code-point order of their names.
+ * taken. A name given before to a tool of a server in `servers` stays that tool's, and no other
+ * tool gets it, even while its server is restarting or its tool is not listed: a server that
+ * lists a new tool never takes over the name (and with it the "allow") of another server's tool.
+ *
+ * A new tool gets `<server>_<tool>` unless that is taken; when several new tools want the same
+ * name, the one whose server's part of it is longest has it (the user named the server; the
+ * server named its tool: `github_enterprise` + `search` before `github` + `enterprise_search`),
+ * then settings order, then tools by name. The others get `_2`, `_3`… in that order too.
  */
 export function assignServiceNames(
   servers: readonly NamingServer[],
   reserved: ReadonlySet<string>,
+  given: GivenNames = new Map(),
 ): Map<string, Map<string, string>> {
   const taken = new Set(reserved);
   const out = new Map<string, Map<string, string>>();
+  const wanting: { order: number; prefix: string; tool: string; base: string; whole: string }[] =
+    [];
   for (const server of servers) {
+    const before = given.get(server.id);
+    // Held even for tools not listed now: their names stay theirs (not reserved ones, though).
+    for (const name of before?.values() ?? []) if (!reserved.has(name)) taken.add(name);
+  }
+  servers.forEach((server, order) => {
     const prefix = serverPrefix(server.name);
     const names = new Map<string, string>();
-    for (const tool of [...new Set(server.tools)].sort()) {
-      const whole = `${server.name}\u0000${tool}`;
-      const base = fit(`${prefix}_${sanitise(tool)}`, '', whole);
-      let name = base;
-      for (let n = 2; taken.has(name); n += 1) name = fit(base, `_${n}`, whole);
-      taken.add(name);
-      names.set(tool, name);
-    }
     out.set(server.id, names);
+    const before = given.get(server.id);
+    for (const tool of [...new Set(server.tools)].sort()) {
+      const kept = before?.get(tool);
+      if (kept !== undefined && !reserved.has(kept)) {
+        names.set(tool, kept);
+        continue;
+      }
+      const whole = `${server.name}\u0000${tool}`;
+      wanting.push({
+        order,
+        prefix,
+        tool,
+        base: fit(`${prefix}_${sanitise(tool)}`, '', whole),
+        whole,
+      });
+    }
+  });
+  const byClaim = [...wanting].sort(
+    (a, b) => b.prefix.length - a.prefix.length || a.order - b.order,
+  );
+  const named = new Set<(typeof wanting)[number]>();
+  for (const w of byClaim) {
+    if (taken.has(w.base)) continue;
+    taken.add(w.base);
+    out.get(servers[w.order]!.id)!.set(w.tool, w.base);
+    named.add(w);
+  }
+  for (const w of wanting) {
+    if (named.has(w)) continue;
+    let name = w.base;
+    for (let n = 2; taken.has(name); n += 1) name = fit(w.base, `_${n}`, w.whole);
+    taken.add(name);
+    out.get(servers[w.order]!.id)!.set(w.tool, name);
   }
   return out;
 }

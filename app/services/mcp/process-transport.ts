@@ -17,7 +17,17 @@ export interface ProcessTransportHooks {
   garbage(line: string): void;
   /** `requested`: we stopped it (close), so the exit says nothing about the server. */
   exit(exit: McpExit, requested: boolean): void;
+  /** It is closed because it stopped reading what we send it (the reason, for its row). */
+  notReading?(reason: string): void;
 }
+
+/**
+ * What may wait in our memory for a server to read it: room for two of the largest messages. A
+ * server that reads at all never comes near it (its pipe takes 64 KB at a time).
+ */
+export const MAX_QUEUED_BYTES = 2 * MCP_LIMITS.messageBytes;
+
+const NOT_READING = `it is not reading its input (over ${MAX_QUEUED_BYTES / (1024 * 1024)} MB of messages to it wait unread)`;
 
 export class ProcessTransport implements Transport {
   onclose?: () => void;
@@ -26,6 +36,9 @@ export class ProcessTransport implements Transport {
   private proc: McpProcess | undefined;
   private closed = false;
   private closing = false;
+  /** Sends waiting for the server to read what is queued for it (one promise for them all). */
+  private drained: Promise<void> | undefined;
+  private releaseDrained: (() => void) | undefined;
 
   constructor(
     private readonly launch: () => Promise<McpProcess>,
@@ -82,16 +95,34 @@ export class ProcessTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.proc?.stdin;
-    if (!stdin || this.closed || stdin.destroyed || !stdin.writable)
+    if (!stdin || this.closed || this.closing || stdin.destroyed || !stdin.writable)
       return Promise.reject(new Error('the server process is not running'));
-    return new Promise((resolve, reject) => {
-      const ok = stdin.write(`${JSON.stringify(message)}\n`, (err) => {
-        if (err) reject(err);
-      });
-      // Backpressure: a server that reads slowly is not buried under our writes.
-      if (ok) resolve();
-      else stdin.once('drain', resolve);
+    const ok = stdin.write(`${JSON.stringify(message)}\n`);
+    // A server that stops reading its stdin while it sends requests (each answered by the SDK)
+    // would keep every answer in our memory: past the bound it is closed, and the row says why.
+    if (stdin.writableLength > MAX_QUEUED_BYTES) {
+      if (!this.closing) {
+        this.hooks.notReading?.(NOT_READING);
+        void this.close();
+      }
+      return Promise.reject(new Error(`the MCP server was closed: ${NOT_READING}`));
+    }
+    // Backpressure: a server that reads slowly is not buried under our writes. One waiter for
+    // every send that finds the pipe full, released when it drains or the server is gone.
+    if (ok) return Promise.resolve();
+    this.drained ??= new Promise<void>((resolve) => {
+      const done = () => {
+        stdin.off('drain', done);
+        stdin.off('close', done);
+        this.releaseDrained = undefined;
+        this.drained = undefined;
+        resolve();
+      };
+      this.releaseDrained = done;
+      stdin.on('drain', done);
+      stdin.on('close', done);
     });
+    return this.drained;
   }
 
   async close(): Promise<void> {
@@ -103,6 +134,7 @@ export class ProcessTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
+    this.releaseDrained?.();
     this.onclose?.();
   }
 }

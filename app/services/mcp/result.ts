@@ -5,7 +5,7 @@
  * is cut to MCP_RESULT_BYTES with a note, so it fits every dialect.
  */
 import { cutText } from '../../wire/kit/mcp-server.js';
-import { MCP_LIMITS, MCP_RESULT_BYTES } from './limits.js';
+import { MCP_LIMITS, MCP_RESULT_BYTES, depthExceeds } from './limits.js';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -78,14 +78,39 @@ export function resultText(result: unknown, maxBytes = MCP_RESULT_BYTES): ToolRe
   }
   if (blocks.length > MCP_LIMITS.contentBlocks)
     parts.push(`[${blocks.length - MCP_LIMITS.contentBlocks} more content blocks not shown]`);
-  const structured = isRecord(r.structuredContent) ? r.structuredContent : undefined;
-  if (!blocks.some((b) => isRecord(b) && b.type === 'text') && structured)
-    parts.push(JSON.stringify(structured).slice(0, MCP_LIMITS.resultTextChars));
+  const { structured, note } = boundedStructure(r.structuredContent);
+  // First, so it survives the text being cut.
+  if (note) parts.unshift(note);
+  else if (!blocks.some((b) => isRecord(b) && b.type === 'text') && structured)
+    parts.push(structured.json.slice(0, MCP_LIMITS.resultTextChars));
   let text = parts.join('\n').slice(0, MCP_LIMITS.resultTextChars);
   if (text === '') text = r.isError === true ? 'the tool failed and gave no reason' : '(no output)';
   return {
     text: cutText(text, maxBytes),
     isError: r.isError === true,
-    ...(structured ? { structuredContent: structured } : {}),
+    ...(structured ? { structuredContent: structured.value } : {}),
   };
+}
+
+/**
+ * `structuredContent` within the bounds the text has (MCP_LIMITS): passed on whole or not at all.
+ * Too deep, it would overflow the stack of every JSON.stringify after us (an MCP client of ours
+ * never got its answer); too large, it would reach every client whole while the text is cut.
+ */
+function boundedStructure(value: unknown): {
+  structured?: { value: Record<string, unknown>; json: string };
+  note?: string;
+} {
+  if (!isRecord(value)) return {};
+  // Checked without recursion before anything stringifies it.
+  if (depthExceeds(value, MCP_LIMITS.resultDepth))
+    return {
+      note: `[the tool's structured result is not passed on: it nests deeper than ${MCP_LIMITS.resultDepth} levels]`,
+    };
+  const json = JSON.stringify(value);
+  if (json.length > MCP_LIMITS.resultTextChars)
+    return {
+      note: `[the tool's structured result is not passed on: it is ${formatBytes(json.length)} of JSON, over the ${formatBytes(MCP_LIMITS.resultTextChars)} a result may have]`,
+    };
+  return { structured: { value, json } };
 }

@@ -19,7 +19,7 @@ import type { Clock, TimerHandle } from '../../clock.js';
 import type { McpServerConfig, McpServerState } from '../../contract/mcp.js';
 import { Emitter } from '../../events.js';
 import type { IdSource } from '../../ids.js';
-import { boundedFetch } from './bounded-fetch.js';
+import { DEFAULT_POST_LIMITS, boundedFetch } from './bounded-fetch.js';
 import type { McpExit, McpLauncher } from './launcher.js';
 import { MCP_LIMITS } from './limits.js';
 import { mergePath } from './login-path.js';
@@ -116,7 +116,10 @@ export class McpServerConnection {
   private relistAgain = false;
   private garbage: string[] = [];
   private lastExit: McpExit | undefined;
-  /** Why this connection was closed by us: a server at an address sent a message over the bound. */
+  /**
+   * Why this connection was closed by us: the server sent a message over the bound, stopped
+   * reading what we send it, or left too many of our posts unanswered.
+   */
   private tooLarge: string | undefined;
   /** Calls in flight, aborted on stop so the server is told (notifications/cancelled). */
   private readonly calls = new Set<AbortController>();
@@ -290,6 +293,7 @@ export class McpServerConnection {
     const url = new URL(config.url ?? '');
     const headers = { ...config.headers, ...secrets.headers };
     let transport: Transport | undefined;
+    const { initializeTimeoutMs, listTimeoutMs } = this.deps.timing;
     const fetch = boundedFetch(
       this.deps.fetch ?? globalThis.fetch,
       MCP_LIMITS.messageBytes,
@@ -299,6 +303,12 @@ export class McpServerConnection {
         this.log.add('agent', err.message);
         // The SDK would only log a failed stream and wait on; the connection fails at once instead.
         void transport?.close();
+      },
+      {
+        ...DEFAULT_POST_LIMITS,
+        // A post answered only when its call is done (a JSON answer) may take the call's time.
+        timeoutMs: () => Math.max(this.timeoutMs + 5000, initializeTimeoutMs, listTimeoutMs),
+        clock: this.deps.clock,
       },
     );
     const init = { requestInit: { headers }, fetch };
@@ -343,6 +353,11 @@ export class McpServerConnection {
         garbage: (line) => {
           if (this.garbage.length < 5) this.garbage.push(line.slice(0, 200));
           this.log.add('stdout', line);
+        },
+        notReading: (reason) => {
+          if (generation !== this.generation) return;
+          this.tooLarge ??= reason;
+          this.log.add('agent', reason);
         },
         exit: (exit, requested) => {
           if (generation !== this.generation) return;

@@ -14,10 +14,10 @@ import { cutChars, depthExceeds, MCP_LIMITS } from './limits.js';
 export const TITLE_CHARS = 80;
 
 /**
- * What an input schema may grow to once its `$ref`s are inlined for the voice servers and MCP
- * clients. A few `$ref`s to one big definition multiply it: a 42 KB schema can inline to 61 MB.
- * Four times the size accepted as sent leaves room for any schema that shares definitions
- * sensibly.
+ * What an input or output schema may grow to once its `$ref`s are inlined for the model and the
+ * gate (inlineRefs). A few `$ref`s to one big definition multiply it: a 42 KB schema can inline
+ * to 61 MB. Four times the size accepted as sent leaves room for any schema that shares
+ * definitions sensibly.
  */
 export const INLINED_SCHEMA_BYTES = 4 * MCP_LIMITS.schemaBytes;
 
@@ -25,9 +25,10 @@ export const INLINED_SCHEMA_BYTES = 4 * MCP_LIMITS.schemaBytes;
 const MAX_REF_CHARS = 512;
 
 /**
- * Schema bytes one server's tools may bring in all (as sent): each is compiled into a validator,
- * which for a large schema takes most of a second, and 256 tools of 64 KB would stop the agent for
- * minutes at each listing. Tools past it are left out, named on the server's row.
+ * Schema bytes one server's tools may bring in all (input and output schemas, as inlined): each is
+ * compiled into a validator, which for a large schema takes most of a second, and 256 tools of
+ * 64 KB would stop the agent for minutes at each listing. Tools past it are left out, named on the
+ * server's row.
  */
 export const SERVER_SCHEMA_BYTES = 2 * 1024 * 1024;
 
@@ -36,8 +37,12 @@ export interface ListedTool {
   title: string;
   description: string;
   inputSchema: Record<string, unknown>;
-  /** The input schema with its `$ref`s inlined (inlineRefs): what voice servers and MCP clients see. */
+  /**
+   * The input schema with its `$ref`s inlined (inlineRefs): what voice servers and MCP clients
+   * see, and what the gate checks calls against.
+   */
   shownSchema: Record<string, unknown>;
+  /** The output schema, inlined the same way: what MCP clients see and results are checked with. */
   outputSchema?: Record<string, unknown>;
   hint: McpToolHint;
 }
@@ -91,6 +96,7 @@ export function readTools(raw: readonly unknown[]): {
   const problems: ToolProblem[] = [];
   const seen = new Set<string>();
   let schemaBytes = 0;
+  const budgetSpent = `the server's schemas pass ${SERVER_SCHEMA_BYTES} bytes in all with this tool; it is left out`;
   for (const item of raw) {
     if (tools.length + problems.length >= MCP_LIMITS.toolsPerServer) {
       problems.push({
@@ -129,34 +135,34 @@ export function readTools(raw: readonly unknown[]): {
       problems.push({ tool: name, problem: 'its input schema is not of type "object"' });
       continue;
     }
-    const bytes = JSON.stringify(input).length + JSON.stringify(item.outputSchema ?? null).length;
-    if (schemaBytes + bytes > SERVER_SCHEMA_BYTES) {
-      problems.push({
-        tool: name,
-        problem: `the server's schemas pass ${SERVER_SCHEMA_BYTES} bytes in all with this tool; it is left out`,
-      });
+    if (schemaBytes >= SERVER_SCHEMA_BYTES) {
+      problems.push({ tool: name, problem: budgetSpent });
       continue;
     }
-    schemaBytes += bytes;
-    // Refused rather than offered with a loosened or un-inlined schema: the tool would then be
-    // described to the model differently from what the gate checks its calls against.
+    // Refused rather than offered with a loosened schema: the tool is described to the model and
+    // its calls are checked by the gate with this one schema, so both must hold all of it.
     const shownSchema = inlineRefs(input);
-    if (shownSchema === undefined) {
-      problems.push({
-        tool: name,
-        problem: `its input schema grows past ${INLINED_SCHEMA_BYTES} bytes once its $refs are expanded`,
-      });
+    if (typeof shownSchema === 'string') {
+      problems.push({ tool: name, problem: shownSchema });
       continue;
     }
     let output: Record<string, unknown> | undefined;
     if (item.outputSchema !== undefined) {
       const checked = checkSchema(item.outputSchema, 'output schema');
-      if (typeof checked === 'string') {
-        problems.push({ tool: name, problem: checked });
+      const inlined = typeof checked === 'string' ? checked : inlineRefs(checked, 'output schema');
+      if (typeof inlined === 'string') {
+        problems.push({ tool: name, problem: inlined });
         continue;
       }
-      output = checked;
+      output = inlined;
     }
+    // What the registry and the output check compile: the schemas as inlined.
+    const bytes = JSON.stringify(shownSchema).length + JSON.stringify(output ?? null).length;
+    if (schemaBytes + bytes > SERVER_SCHEMA_BYTES) {
+      problems.push({ tool: name, problem: budgetSpent });
+      continue;
+    }
+    schemaBytes += bytes;
     const annotations = isRecord(item.annotations) ? item.annotations : {};
     // The title reaches the permission prompt: one line, nothing that reorders or hides text.
     const shown = (v: unknown) => (typeof v === 'string' ? oneLine(v) : '');
@@ -200,7 +206,14 @@ export function validationSchema(schema: Record<string, unknown>): Record<string
 }
 
 /** Keywords whose values are maps of names to schemas (the names are not keywords). */
-const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions', 'dependentSchemas']);
+const SCHEMA_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'dependencies',
+]);
 /** Keywords whose values are data, not schemas: left as they are. */
 const DATA = new Set(['enum', 'const', 'default', 'examples', 'required']);
 
@@ -223,23 +236,62 @@ function withoutCostlyKeywords(node: unknown): unknown {
   return out;
 }
 
+/** Keywords that only serve `$ref` resolution, done by inlining: left out of the result. */
+const REF_ONLY = new Set([
+  '$defs',
+  'definitions',
+  '$schema',
+  '$id',
+  '$anchor',
+  '$dynamicAnchor',
+  '$recursiveAnchor',
+]);
+
 /**
- * The schema as voice servers are shown it: local `$ref`s (`#/$defs/…`, `#/definitions/…`)
- * replaced by what they point at, because the registry's server view keeps only plain keywords.
- * A reference cycle or one nested past the depth limit becomes `{}` (anything): the servers see a
- * looser schema, while the gate still validates against the original. Undefined when the result
- * would be longer than INLINED_SCHEMA_BYTES as JSON (the tool is then refused by readTools).
+ * How deep a schema may nest once its `$ref`s are inlined: the nesting sent is bounded by
+ * MCP_LIMITS.schemaDepth, and following references may add as much again.
  */
-export function inlineRefs(schema: Record<string, unknown>): Record<string, unknown> | undefined {
-  let budget = 20_000; // nodes visited: bounds the cost of expansion, not just its depth
-  // The JSON length of what has been produced so far (nodes visited alone do not bound it: one
-  // node can be a 40 KB string, reached through every $ref to it).
+export const INLINED_SCHEMA_DEPTH = 2 * MCP_LIMITS.schemaDepth;
+
+/**
+ * The schema with its local `$ref`s (`#`, `#/$defs/…`, `#/definitions/…`, any pointer into the
+ * schema) replaced by what they point at. It is what the model is shown and what the gate checks
+ * calls against (validationSchema of it), so both see the same thing, and with no `$ref` left a
+ * check costs at most the size of this schema: a few kilobytes of references fanning out
+ * (`a_i = {allOf: [a_{i+1}, a_{i+1}]}`) no longer make every check take 2^N steps.
+ *
+ * A recursive schema (a tree, a linked list) is cut where a `$ref` comes back inside its own
+ * expansion: that place accepts any value (`{}`). Calls are then checked down to the first
+ * repetition and deeper levels are left to the server to check, as are the levels a model sees;
+ * the gate's bound on how deep params nest (64 levels) still holds everywhere.
+ *
+ * Returns a problem, worded for the server's row, instead of cutting anything else: a `$ref` that
+ * cannot be followed (the validator used to refuse those too), or a result longer than
+ * INLINED_SCHEMA_BYTES as JSON or nested deeper than INLINED_SCHEMA_DEPTH.
+ */
+export function inlineRefs(
+  schema: Record<string, unknown>,
+  what = 'input schema',
+): Record<string, unknown> | string {
+  // The JSON length of what has been produced so far. It bounds the work too: every step below
+  // adds to it, except following a `$ref` to another `$ref`, which the depth bounds.
   let size = 0;
-  const grow = (chars: number): boolean => (size += chars) > INLINED_SCHEMA_BYTES;
+  let problem: string | undefined;
+  const fail = (text: string): undefined => {
+    problem ??= text;
+    return undefined;
+  };
+  const grow = (chars: number): boolean => {
+    size += chars;
+    if (size <= INLINED_SCHEMA_BYTES) return true;
+    fail(`its ${what} grows past ${INLINED_SCHEMA_BYTES} bytes once its $refs are expanded`);
+    return false;
+  };
   // Each ref is looked up once: a 50 KB ref reached thousands of times was split and decoded on
   // every visit (4 s for one tool). A ref longer than any real one points nowhere.
   const resolved = new Map<string, unknown>();
   const resolve = (ref: string): unknown => {
+    if (ref === '#') return schema;
     if (!ref.startsWith('#/') || ref.length > MAX_REF_CHARS) return undefined;
     if (resolved.has(ref)) return resolved.get(ref);
     let at: unknown = schema;
@@ -260,33 +312,57 @@ export function inlineRefs(schema: Record<string, unknown>): Record<string, unkn
     resolved.set(ref, at);
     return at;
   };
+  const data = (value: unknown): unknown => {
+    // Values (enum, const, default…) are kept as they are, whatever keys they hold.
+    if (!grow((JSON.stringify(value) ?? 'null').length)) return undefined;
+    return value;
+  };
   const walk = (node: unknown, chain: readonly string[], depth: number): unknown => {
-    if (size > INLINED_SCHEMA_BYTES) return undefined; // given up: unwind without more work
-    if (--budget < 0 || depth > MCP_LIMITS.schemaDepth) return grow(2) ? undefined : {};
+    if (problem !== undefined) return undefined; // given up: unwind without more work
+    if (depth > INLINED_SCHEMA_DEPTH)
+      return fail(
+        `its ${what} nests deeper than ${INLINED_SCHEMA_DEPTH} levels once its $refs are expanded`,
+      );
     if (Array.isArray(node)) {
       grow(2 + Math.max(0, node.length - 1)); // brackets and commas
       return node.map((n) => walk(n, chain, depth + 1));
     }
-    if (!isRecord(node)) {
-      grow((JSON.stringify(node) ?? 'null').length);
-      return node;
-    }
+    if (!isRecord(node)) return data(node);
     if (typeof node.$ref === 'string') {
       const ref = node.$ref;
-      const target = chain.includes(ref) ? undefined : resolve(ref);
       const { $ref: _r, ...siblings } = node;
-      if (!isRecord(target)) return walk(siblings, chain, depth + 1);
-      return walk({ ...target, ...siblings }, [...chain, ref], depth + 1);
+      // Back inside its own expansion: a recursive schema, cut here (see above).
+      if (chain.includes(ref)) return walk(siblings, chain, depth + 1);
+      const target = resolve(ref);
+      if (typeof target === 'boolean') return target ? walk(siblings, chain, depth + 1) : false;
+      if (!isRecord(target))
+        return fail(`its ${what} has a $ref the agent cannot follow: ${cutChars(ref, 80)}`);
+      // Following a reference adds no nesting to the result, but a chain of them is bounded too.
+      if (chain.length > INLINED_SCHEMA_DEPTH)
+        return fail(`its ${what} chains more than ${INLINED_SCHEMA_DEPTH} $refs`);
+      return walk({ ...target, ...siblings }, [...chain, ref], depth);
     }
     const out: Record<string, unknown> = {};
     grow(2); // braces
     for (const [k, v] of Object.entries(node)) {
-      if (k === '$defs' || k === 'definitions' || k === '$schema') continue;
+      if (REF_ONLY.has(k)) continue;
       grow(JSON.stringify(k).length + 2); // the key, its colon and a comma
-      out[k] = walk(v, chain, depth + 1);
+      if (DATA.has(k)) out[k] = data(v);
+      else if (SCHEMA_MAPS.has(k) && isRecord(v)) {
+        // A map of names to schemas: the names are not keywords (a property may be called "$ref").
+        grow(2);
+        const map: Record<string, unknown> = {};
+        for (const [name, sub] of Object.entries(v)) {
+          grow(JSON.stringify(name).length + 2);
+          map[name] = walk(sub, chain, depth + 2);
+        }
+        out[k] = map;
+      } else out[k] = walk(v, chain, depth + 1);
+      if (problem !== undefined) return undefined;
     }
     return out;
   };
-  const out = walk(schema, [], 0) as Record<string, unknown>;
-  return size > INLINED_SCHEMA_BYTES ? undefined : out;
+  const out = walk(schema, ['#'], 0);
+  if (problem !== undefined) return problem;
+  return isRecord(out) ? out : `its ${what} is not a JSON Schema object`;
 }

@@ -77,7 +77,7 @@ describe("an imported schema's costly keywords", () => {
 });
 
 describe("what a server's schemas may cost to read in", () => {
-  it('a $ref far longer than any real one is followed nowhere, however often it is reached', () => {
+  it('a $ref far longer than any real one is followed nowhere, however often it is reached: the tool is refused', () => {
     const longRef = `#/${'x/'.repeat(27_000)}`;
     const fanOut = (inner: unknown) => ({ allOf: Array.from({ length: 12 }, () => inner) });
     const schema = {
@@ -85,9 +85,9 @@ describe("what a server's schemas may cost to read in", () => {
       $defs: { L: { $ref: longRef } },
       properties: { a: fanOut(fanOut(fanOut({ $ref: '#/$defs/L' }))) },
     };
-    const inlined = inlineRefs(schema) as { properties: { a: { allOf: unknown[] } } };
-    expect(inlined.properties.a.allOf).toHaveLength(12);
-    expect(JSON.stringify(inlined)).not.toContain('x/x/');
+    const problem = inlineRefs(schema);
+    expect(problem).toMatch(/^its input schema has a \$ref the agent cannot follow: #\/x\/x/);
+    expect((problem as string).length).toBeLessThan(200);
   });
 
   it("tools past the server's total schema budget are left out, each named", () => {

@@ -37,7 +37,7 @@ describe('service names for imported tools', () => {
     );
   });
 
-  it('resolves collisions the same way whatever order tools arrive in: built-ins first, then settings order, tools by name', () => {
+  it('resolves collisions the same way whatever order tools arrive in: built-ins first, then the longest server part, settings order, tools by name', () => {
     const servers = [
       { id: '1', name: 'create', tools: ['file', 'File'] },
       { id: '2', name: 'a', tools: ['b_c'] },
@@ -53,7 +53,28 @@ describe('service names for imported tools', () => {
       File: 'create_file_2',
       file: 'create_file_3',
     });
-    expect(once.get('2')!.get('b_c')).toBe('a_b_c');
-    expect(once.get('3')!.get('c')).toBe('a_b_c_2');
+    // The user named server 3 "a_b"; server 2's own tool name only imitates it.
+    expect(once.get('3')!.get('c')).toBe('a_b_c');
+    expect(once.get('2')!.get('b_c')).toBe('a_b_c_2');
+  });
+
+  it("a name given to one server's tool stays with it: another server's new tool never takes it, even while it is away", () => {
+    const victim = { id: 'b', name: 'github-enterprise', tools: ['search'] };
+    const first = assignServiceNames([victim], new Set());
+    expect(first.get('b')!.get('search')).toBe('github_enterprise_search');
+    // An earlier server in settings order starts listing a tool mapping to the same name while
+    // the victim is restarting (no tools listed).
+    const attacker = { id: 'a', name: 'github', tools: ['issues', 'enterprise_search'] };
+    const away = assignServiceNames([attacker, { ...victim, tools: [] }], new Set(), first);
+    expect(away.get('a')!.get('enterprise_search')).toBe('github_enterprise_search_2');
+    const back = assignServiceNames([attacker, victim], new Set(), first);
+    expect(back.get('b')!.get('search')).toBe('github_enterprise_search');
+    expect(back.get('a')!.get('enterprise_search')).toBe('github_enterprise_search_2');
+    // With nothing given before (the next start), the server the user named so still has it.
+    const fresh = assignServiceNames([attacker, victim], new Set());
+    expect(fresh.get('b')!.get('search')).toBe('github_enterprise_search');
+    // A name a built-in came to use is given up.
+    const builtin = assignServiceNames([victim], new Set(['github_enterprise_search']), first);
+    expect(builtin.get('b')!.get('search')).toBe('github_enterprise_search_2');
   });
 });
