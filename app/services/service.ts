@@ -77,11 +77,11 @@ export interface Service<P = Record<string, unknown>> {
   server?: { id: string; name: string; tool: string };
   /** What an imported tool's server claims about it (MCP annotations): shown, not relied on. */
   hint?: McpToolHint;
-  /** An imported tool's declared output schema, kept as sent. */
+  /** An imported tool's declared output schema, its `$ref`s inlined within bounds (mcp/tools.ts). */
   outputSchema?: Record<string, unknown>;
   /**
    * The schema servers are shown when it must differ from `parameters` (an imported tool's
-   * `$ref`s inlined); `parameters` stays what calls are validated against.
+   * `$ref`s inlined, where `parameters` is the same schema prepared for the validator).
    */
   serverParameters?: ParamSchema;
 }
