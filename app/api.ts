@@ -117,6 +117,9 @@ interface ScreenWait {
   end: () => void;
 }
 
+/** Reminder speeches remembered to let their audio through from a connection not active. */
+const MAX_SPEECHES = 16;
+
 export class CoreApi implements AgentApi {
   readonly events = new Emitter<EventPayloads>();
   private readonly timeline: Timeline;
@@ -124,6 +127,8 @@ export class CoreApi implements AgentApi {
   private readonly registrations = new Map<string, RegistrationState>();
   private readonly tokens = new Set<string>();
   private active: string | undefined;
+  /** Reminder speech asked of a connection (`id\ntaskId`), newest MAX_SPEECHES: heard anyway. */
+  private readonly speeches = new Set<string>();
   private demo: { sim: DemoServer; profile: AdventProfile } | undefined;
   private voiceTask:
     { connection: string; taskId: string; bytes: number; logged: boolean } | undefined;
@@ -184,6 +189,10 @@ export class CoreApi implements AgentApi {
       this.emitConnection(id);
     });
     e.on('audio', ({ id, taskId, seq, data, sampleRate }) => {
+      // Only the connection the user talks to is heard, and a reminder's speech by the connection
+      // that set it: a background server pushing audio would cut off the active one's answer in
+      // the page's player and speak in its place, with nothing to tell the user who is talking.
+      if (id !== this.active && !this.speeches.has(`${id}\n${taskId}`)) return;
       // A copy: the event crosses a bridge and the buffer may be a view into a socket chunk.
       const pcm = data.buffer.slice(
         data.byteOffset,
@@ -688,7 +697,13 @@ export class CoreApi implements AgentApi {
     let speech: 'connection' | 'window' = 'window';
     if (session?.capabilities.speak && session.state.status === 'ready') {
       const sent = session.speak(spokenReminder(r, this.agent.getSettings().language));
-      if (sent.ok) speech = 'connection';
+      if (sent.ok) {
+        speech = 'connection';
+        // Its audio is heard though the connection may not be the active one.
+        this.speeches.add(`${speaker}\n${sent.taskId}`);
+        if (this.speeches.size > MAX_SPEECHES)
+          this.speeches.delete(this.speeches.values().next().value!);
+      }
     }
     this.events.emit('reminder', { reminder: r, speech });
   }
