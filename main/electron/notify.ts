@@ -32,6 +32,20 @@ export function promptTitle(prompt: Pick<PendingPrompt, 'connection' | 'service'
   return `${prompt.connection.name} wants to run ${prompt.service}`;
 }
 
+/**
+ * Text from a server made safe for a notification. On Linux the notification daemon may read a
+ * body as markup (the spec's `body-markup`: `<b>`, `<a href>`, `<img>`) and Electron passes it
+ * as it is, so a server could restyle or hide part of what the notification says. Look-alike
+ * characters instead of entities: a daemon without markup would show `&lt;` as it stands.
+ */
+export function notificationText(
+  text: string,
+  platform: NodeJS.Platform = process.platform,
+): string {
+  if (platform !== 'linux') return text;
+  return text.replace(/[<>&]/g, (c) => (c === '<' ? '\u2039' : c === '>' ? '\u203a' : '\uff06'));
+}
+
 /** True when the user is already looking at the window, so the in-app prompt is enough. */
 export function userIsLooking(win: WindowState | undefined): boolean {
   return !!win && win.isVisible() && !win.isMinimized() && win.isFocused();
@@ -51,8 +65,8 @@ export function notifyPrompts({
     if (userIsLooking(getWindow())) return;
     if (!broken && Notification.isSupported()) {
       const note = new Notification({
-        title: promptTitle(prompt),
-        body: prompt.summary,
+        title: notificationText(promptTitle(prompt)),
+        body: notificationText(prompt.summary),
         ...(iconPath ? { icon: iconPath } : {}),
         timeoutType: 'never',
         urgency: 'critical',
