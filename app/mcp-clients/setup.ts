@@ -18,7 +18,7 @@ import { CommandRefusal } from '../contract/errors.js';
 import type { IdSource } from '../ids.js';
 import { copyBeside, errorText, writeFileAtomic } from '../settings/atomic.js';
 import { CLIENT_APPS, type PlatformInfo, clientAppDir, clientConfigPath } from './apps.js';
-import { maskSecrets } from './mask.js';
+import { configSecrets, maskSecrets } from './mask.js';
 import { entryState, planSetup, snippetFor } from './plan.js';
 
 /** What an MCP client runs when the host did not say: `advent-agent` on the app's PATH. */
@@ -105,7 +105,7 @@ export class McpClientSetup {
       after: plan.text,
       at: now,
     });
-    const shown = maskDiff(plan.diff);
+    const shown = maskDiff(plan.diff, configSecrets(read.text, plan.text));
     return {
       id,
       app,
@@ -232,13 +232,17 @@ function backUp(file: string, epochMs: number, mode = 0o600): Promise<string> {
 
 /**
  * The diff as it is shown: credential-like values masked on every line, added ones too (a file
- * written on one line is all in its added line).
+ * written on one line is all in its added line). `secrets` come from the whole files, as a line
+ * alone may not say its value is one (the flag before it on the line above, or folded away).
  */
-function maskDiff(diff: readonly DiffLine[]): { diff: DiffLine[]; masked: boolean } {
+function maskDiff(
+  diff: readonly DiffLine[],
+  secrets: ReadonlySet<string>,
+): { diff: DiffLine[]; masked: boolean } {
   let masked = false;
   const out = diff.map((line): DiffLine => {
     if (line.op === 'skip') return line;
-    const shown = maskSecrets(line.text);
+    const shown = maskSecrets(line.text, secrets);
     masked ||= shown.masked;
     return { op: line.op, text: shown.text };
   });

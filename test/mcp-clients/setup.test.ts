@@ -80,6 +80,49 @@ describe('one-click setup on real files', () => {
     expect(after.mcpServers.github.args).toEqual(['server-github', '--api-key', 'sk-arg-123']);
   });
 
+  it.each([
+    ['postgres', ['-y', 'server-postgres', 'postgresql://admin:Pg-S3cret-pw@db.internal/prod']],
+    ['brave', ['-y', 'brave-mcp', '--api-key', 'BSA-live-0123456789']],
+    [
+      'remote',
+      ['mcp-remote', 'https://mcp.example.com/sse', '--header', 'X-API-Key: sk-live-abcdef'],
+    ],
+    [
+      'bearer',
+      ['mcp-remote', 'https://h/sse?api_key=sk-q1', '--header', 'Authorization: Bearer sk-b2'],
+    ],
+  ])(
+    'hides the credential of %s in a pretty-printed file, one argument per line, and writes it as it is',
+    async (server, args) => {
+      await mkdir(claudeDir(), { recursive: true });
+      // JSON.stringify(…, null, 2): the layout Claude Desktop's docs show; this server is last,
+      // so its arguments are the context lines right above our entry.
+      const config = {
+        mcpServers: {
+          memory: { command: 'npx', args: ['-y', 'mem'] },
+          [server]: { command: 'npx', args },
+        },
+      };
+      await writeFile(claudeFile(), JSON.stringify(config, null, 2) + '\n');
+      const preview = await setup.preview('claude');
+      const shown = preview.diff.map((l) => (l.op === 'skip' ? '' : l.text)).join('\n');
+      expect(shown).toContain(args.at(-2));
+      for (const secret of [
+        'Pg-S3cret-pw',
+        'BSA-live-0123456789',
+        'sk-live-abcdef',
+        'sk-q1',
+        'sk-b2',
+      ])
+        expect(shown).not.toContain(secret);
+      expect(preview.masked).toBe(true);
+      expect(shown).toContain(`"${launch.args[0]}"`);
+      await setup.apply(preview.id);
+      const after = JSON.parse(await readFile(claudeFile(), 'utf8'));
+      expect(after.mcpServers[server].args).toEqual(args);
+    },
+  );
+
   it('lists each app with its file, whether it is installed and the state of our entry', async () => {
     await mkdir(claudeDir(), { recursive: true });
     await writeFile(claudeFile(), JSON.stringify({ mcpServers: { 'advent-agent': ours } }));
