@@ -5,6 +5,7 @@
  * JSON with comments and trailing commas is accepted. Each entry is checked on its own: a bad one
  * is a problem in the list, the others still import.
  */
+import { maskUrlPasswords } from '../../audit/redact.js';
 import type { McpTransport } from '../../contract/mcp.js';
 import { hasUnsafeChars, oneLine } from '../../unsafe-chars.js';
 import { jsonErrorText, parseJsonc } from './jsonc.js';
@@ -51,6 +52,29 @@ export function isSecretEnvName(name: string): boolean {
 /** Whether a header's value should go to the SecretStore (Authorization, Cookie, X-API-Key…). */
 export function isSecretHeaderName(name: string): boolean {
   return /^(authorization|proxy-authorization|cookie)$/i.test(name) || SECRET_NAME.test(name);
+}
+
+/** A query parameter that usually carries a credential (`?api_key=…`, `&token=…`). */
+const SECRET_QUERY =
+  /[?&#;][\w.-]*(token|secret|passw(or)?d|pwd|api[_-]?key|apikey|access[_-]?key|auth|signature|sig)[\w.-]*=[^&#\s]/i;
+
+/** Whether a value carries a credential in itself: a URL password or a secret query parameter. */
+export function carriesCredential(value: string): boolean {
+  return maskUrlPasswords(value) !== value || SECRET_QUERY.test(value);
+}
+
+/**
+ * Whether a command line carries a credential: in a URL, after a credential-named flag
+ * (`--api-key KEY`, `--token=KEY`). Such arguments stay in settings.json as written, so the
+ * import says so and suggests an environment variable, which can be kept as a secret.
+ */
+function argsCarryCredential(args: readonly string[]): boolean {
+  return args.some((a, i) => {
+    if (carriesCredential(a)) return true;
+    const flag = /^--?([\w.-]+)(=.+)?$/.exec(a);
+    if (!flag || !SECRET_NAME.test(flag[1] as string)) return false;
+    return flag[2] !== undefined || (i + 1 < args.length && !args[i + 1]!.startsWith('-'));
+  });
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -231,6 +255,10 @@ function parseEntry(name: string, entry: unknown): ParsedServer | string {
     notes.push(
       'it uses ${…} placeholders (filled in by the app it came from); edit them after importing',
     );
+  if ((url !== undefined && carriesCredential(url)) || argsCarryCredential(args))
+    notes.push(
+      'its address or an argument seems to hold a credential, which is kept in settings.json as written; a value under "env" marked secret is kept in the secret store instead',
+    );
   let timeoutSec: number | undefined;
   if (typeof entry.timeout === 'number' && entry.timeout >= 1 && entry.timeout <= 3600)
     timeoutSec = Math.round(entry.timeout);
@@ -248,8 +276,14 @@ function parseEntry(name: string, entry: unknown): ParsedServer | string {
     url,
     env: keptEnv,
     headers: keptHeaders,
-    secretEnv: Object.keys(keptEnv).filter(isSecretEnvName),
-    secretHeaders: Object.keys(keptHeaders).filter(isSecretHeaderName),
+    // A value that carries a credential in itself (DATABASE_URL=postgres://user:pw@…) is a
+    // secret whatever its name.
+    secretEnv: Object.keys(keptEnv).filter(
+      (k) => isSecretEnvName(k) || carriesCredential(keptEnv[k] as string),
+    ),
+    secretHeaders: Object.keys(keptHeaders).filter(
+      (k) => isSecretHeaderName(k) || carriesCredential(keptHeaders[k] as string),
+    ),
     disabled: entry.disabled === true || entry.enabled === false,
     trusted: false,
     timeoutSec,

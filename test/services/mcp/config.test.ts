@@ -8,6 +8,35 @@ import { importSourcePath } from '../../../app/services/mcp/import-sources.js';
 import { stripJsonc } from '../../../app/services/mcp/jsonc.js';
 
 describe('reading the mcpServers format users already have', () => {
+  it('keeps a value holding a credential in itself as a secret, and says when one stays in plain view', () => {
+    const { servers } = parseServersJson(
+      JSON.stringify({
+        mcpServers: {
+          db: {
+            command: 'npx',
+            args: ['-y', 'mcp-postgres'],
+            env: { DATABASE_URL: 'postgresql://admin:Pg-S3cret@db/prod', PGHOST: 'db' },
+          },
+          brave: { command: 'npx', args: ['-y', 'brave-mcp', '--api-key', 'BSA-live-0123'] },
+          inline: { command: 'tool', args: ['--token=abc123'] },
+          remote: { url: 'https://mcp.example.com/sse?api_key=sk-url-secret' },
+          plain: { command: 'npx', args: ['-y', 'server-time', '--verbose'] },
+        },
+      }),
+    );
+    const byName = Object.fromEntries(servers.map((s) => [s.name, s]));
+    expect(byName.db!.secretEnv).toEqual(['DATABASE_URL']);
+    const warned = (name: string) =>
+      byName[name]!.notes.some((n) => /seems to hold a credential/.test(n));
+    expect(['db', 'brave', 'inline', 'remote', 'plain'].map(warned)).toEqual([
+      false,
+      true,
+      true,
+      true,
+      false,
+    ]);
+  });
+
   it("reads Claude Desktop's file: stdio entries with env, a remote one with headers", () => {
     const { servers, problems } = parseServersJson(
       JSON.stringify({
