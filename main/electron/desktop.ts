@@ -14,6 +14,7 @@ import type {
   ScreenSource,
 } from '../../app/services/platform/desktop.js';
 import { ServiceFailure } from '../../app/services/service.js';
+import { oneLine } from '../../app/unsafe-chars.js';
 
 /** Wide enough to read a screen, small enough to send: vision models scale down further anyway. */
 export const MAX_CAPTURE_WIDTH = 1600;
@@ -103,7 +104,9 @@ export function reminderNotice(
 ): { title: string; body: string } {
   const words = language === 'zh-CN' ? WORDS['zh-CN'] : WORDS.en;
   const title = reminder.kind === 'timer' ? words.timer : words.reminder;
-  const text = reminder.text || title;
+  // One line without control/bidi characters, as the prompt showed it (a stored text is cleaned
+  // already; this keeps the notification honest whatever put the text there).
+  const text = oneLine(reminder.text) || title;
   return { title, body: platform === 'linux' ? escapeMarkup(text) : text };
 }
 

@@ -1,14 +1,18 @@
+import { LOCAL_CONNECTION, type ConnectionRef } from '../../contract/connection.js';
 import type { Reminders } from '../reminders/reminders.js';
 import { describeDue } from '../reminders/when.js';
 import { ServiceFailure, type Service } from '../service.js';
-import { nameOf } from './reminder_common.js';
+import { nameOf, visibleTo } from './reminder_common.js';
 
 export type CancelReminderParams = { id: string };
 
-/** The waiting reminder with this id, or the refusal for the model. */
-function waiting(reminders: Reminders, id: string) {
+/**
+ * The waiting reminder with this id, or the refusal for the model. Another server's reminder is
+ * answered as an unknown id: its existence, like its text, is not this connection's to learn.
+ */
+function waiting(reminders: Reminders, id: string, asking: ConnectionRef) {
   const r = reminders.get(id);
-  if (!r)
+  if (!r || !visibleTo(r, asking))
     throw new ServiceFailure(
       'not_found',
       `there is no reminder or timer with the id '${id}'; list_reminders shows the ids of those waiting`,
@@ -28,7 +32,8 @@ export function cancelReminderService(reminders: Reminders): Service<CancelRemin
     summary: 'Cancels a reminder or timer that has not rung yet.',
     group: 'time',
     description:
-      'Cancel a reminder or timer that has not rung yet, by the id set_timer, set_reminder or list_reminders gave.',
+      'Cancel a reminder or timer that has not rung yet, by the id set_timer, set_reminder or list_reminders gave. ' +
+      'Only those you set or the user set themselves can be cancelled.',
     parameters: {
       type: 'object',
       properties: {
@@ -45,14 +50,19 @@ export function cancelReminderService(reminders: Reminders): Service<CancelRemin
     risk: 'write',
     timeoutMs: 5000,
     preview(params, ctx) {
-      const r = waiting(reminders, params.id);
+      const r = waiting(reminders, params.id, ctx.connection);
+      // A server cancelling one the user set themselves: the prompt says it is the user's own.
+      const yours =
+        r.connection.id === LOCAL_CONNECTION.id && ctx.connection.id !== LOCAL_CONNECTION.id
+          ? ' (one you set yourself)'
+          : '';
       return {
-        summary: `Cancel ${nameOf(r)} set for ${describeDue(r.dueAt, ctx.clock.now())}`,
+        summary: `Cancel ${nameOf(r)} set for ${describeDue(r.dueAt, ctx.clock.now())}${yours}`,
         resolvedPaths: [],
       };
     },
-    async run(params) {
-      const r = waiting(reminders, params.id);
+    async run(params, ctx) {
+      const r = waiting(reminders, params.id, ctx.connection);
       await reminders.cancel(r.id);
       return { message: `Cancelled ${nameOf(r)}`, id: r.id };
     },

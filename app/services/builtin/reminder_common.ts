@@ -1,12 +1,38 @@
 /** What the four reminder services share: the room check, adding, and how a reminder reads. */
+import { LOCAL_CONNECTION, type ConnectionRef } from '../../contract/connection.js';
 import type { ReminderView } from '../../contract/reminders.js';
-import { MAX_PENDING, type NewReminder, type Reminders } from '../reminders/reminders.js';
-import { shortLine } from '../../unsafe-chars.js';
+import { MAX_PENDING, MAX_TEXT, type NewReminder, type Reminders } from '../reminders/reminders.js';
+import { oneLine, shortLine } from '../../unsafe-chars.js';
 import { ServiceFailure } from '../service.js';
 
-/** Server text as one short quoted line of a prompt: nothing in it can reorder or hide words. */
-export function quoted(text: string, max = 80): string {
+/**
+ * Server text as one quoted line of a prompt: nothing in it can reorder or hide words. Long
+ * enough for a whole reminder, so the prompt shows all that will be stored, shown and spoken.
+ */
+export function quoted(text: string, max = MAX_TEXT): string {
   return `“${shortLine(text, max)}”`;
+}
+
+/**
+ * A reminder's text as it is stored, shown in the prompt, the notification and the conversation,
+ * and spoken: one line (line breaks and whitespace runs one space), without the control, bidi
+ * and invisible characters that could hide words in a prompt and show them in a notification.
+ */
+export function reminderText(text: string): string {
+  return oneLine(text).slice(0, MAX_TEXT);
+}
+
+/**
+ * Whether `asking` may see (list) and cancel `r`: the user sees all; a server sees those it set
+ * and those the user set from the window (the user's own, in the user's words) — never another
+ * server's, whose text is what the user gave that server and could carry its words to this one.
+ */
+export function visibleTo(r: Pick<ReminderView, 'connection'>, asking: ConnectionRef): boolean {
+  return (
+    asking.id === LOCAL_CONNECTION.id ||
+    r.connection.id === asking.id ||
+    r.connection.id === LOCAL_CONNECTION.id
+  );
 }
 
 function full(): ServiceFailure {

@@ -1,7 +1,7 @@
 import { MAX_TEXT, MAX_AHEAD_MS, type Reminders } from '../reminders/reminders.js';
 import { describeDue, localIso, parseWhen } from '../reminders/when.js';
-import { ServiceFailure, type Service } from '../service.js';
-import { addReminder, checkRoom, quoted } from './reminder_common.js';
+import { ServiceFailure, type CallPreview, type Service } from '../service.js';
+import { addReminder, checkRoom, quoted, reminderText } from './reminder_common.js';
 
 export type SetReminderParams = { time: string; text: string };
 
@@ -20,6 +20,25 @@ function dueAt(time: string, now: number): number {
       `${time.trim()} is more than a year ahead; give a nearer time`,
     );
   return when.at;
+}
+
+/** The text as it will be stored and shown (see `reminderText`), or the refusal when none is left. */
+function textOf(params: SetReminderParams): string {
+  const text = reminderText(params.text);
+  if (!text)
+    throw new ServiceFailure(
+      'invalid_params',
+      'text has nothing to show once line breaks and control characters are removed; give the words to remind of',
+    );
+  return text;
+}
+
+/**
+ * What the user approved: the sentence, and the moment it named. A time of day is read once,
+ * here: read again after a slow answer, '14:30' would have become tomorrow's 14:30.
+ */
+interface SetReminderPlan extends CallPreview {
+  dueAt: number;
 }
 
 export function setReminderService(reminders: Reminders): Service<SetReminderParams> {
@@ -45,7 +64,8 @@ export function setReminderService(reminders: Reminders): Service<SetReminderPar
           type: 'string',
           minLength: 1,
           maxLength: MAX_TEXT,
-          description: "What to remind the user of, e.g. 'call mom'",
+          description:
+            "What to remind the user of, one line, e.g. 'call mom' (line breaks and control characters are removed)",
         },
       },
       required: ['time', 'text'],
@@ -53,23 +73,35 @@ export function setReminderService(reminders: Reminders): Service<SetReminderPar
     },
     risk: 'write',
     timeoutMs: 5000,
-    preview(params, ctx) {
+    preview(params, ctx): SetReminderPlan {
       checkRoom(reminders);
       const now = ctx.clock.now();
       const at = dueAt(params.time, now);
       return {
-        summary: `Remind you at ${describeDue(at, now)}: ${quoted(params.text)}`,
+        summary: `Remind you at ${describeDue(at, now)}: ${quoted(textOf(params))}`,
         resolvedPaths: [],
+        dueAt: at,
       };
     },
-    async run(params, ctx) {
+    async run(params, ctx, approved) {
       const now = ctx.clock.now();
+      const shown = (approved as SetReminderPlan | undefined)?.dueAt;
+      // The moment the prompt showed; without a preview (a direct run) the params alone decide.
+      const at = typeof shown === 'number' ? shown : dueAt(params.time, now);
       const r = await addReminder(reminders, {
         kind: 'reminder',
-        text: params.text.trim(),
-        dueAt: dueAt(params.time, now),
+        text: textOf(params),
+        // Passed while the user was deciding: it rings at once (a due time already past rings on
+        // the next tick), never on another day than the one approved.
+        dueAt: at,
         connection: ctx.connection,
       });
+      if (at <= now)
+        return {
+          message: `The time approved (${describeDue(at, now)}) passed while the user was asked; the reminder rings now: ${quoted(r.text)}`,
+          id: r.id,
+          due: localIso(r.dueAt),
+        };
       return {
         message: `Reminder set for ${describeDue(r.dueAt, now)}: ${quoted(r.text)}`,
         id: r.id,

@@ -1,7 +1,7 @@
-import type { Reminders } from '../reminders/reminders.js';
+import { MAX_TEXT, type Reminders } from '../reminders/reminders.js';
 import { describeDue, describeDuration, localIso } from '../reminders/when.js';
 import type { Service } from '../service.js';
-import { addReminder, checkRoom, quoted } from './reminder_common.js';
+import { addReminder, checkRoom, quoted, reminderText } from './reminder_common.js';
 
 export type SetTimerParams = { duration_seconds: number; label?: string };
 
@@ -29,8 +29,9 @@ export function setTimerService(reminders: Reminders): Service<SetTimerParams> {
         },
         label: {
           type: 'string',
-          maxLength: 200,
-          description: "What the timer is for, said when it rings, e.g. 'tea'",
+          maxLength: MAX_TEXT,
+          description:
+            "What the timer is for, one line, said when it rings, e.g. 'tea' (line breaks and control characters are removed)",
         },
       },
       required: ['duration_seconds'],
@@ -40,7 +41,7 @@ export function setTimerService(reminders: Reminders): Service<SetTimerParams> {
     timeoutMs: 5000,
     preview(params) {
       checkRoom(reminders);
-      const label = params.label?.trim();
+      const label = reminderText(params.label ?? '');
       return {
         summary: `Set a timer for ${describeDuration(params.duration_seconds)}${label ? `: ${quoted(label)}` : ''}`,
         resolvedPaths: [],
@@ -48,7 +49,7 @@ export function setTimerService(reminders: Reminders): Service<SetTimerParams> {
     },
     async run(params, ctx) {
       const now = ctx.clock.now();
-      const label = params.label?.trim() ?? '';
+      const label = reminderText(params.label ?? '');
       const r = await addReminder(reminders, {
         kind: 'timer',
         text: label,
@@ -56,7 +57,8 @@ export function setTimerService(reminders: Reminders): Service<SetTimerParams> {
         connection: ctx.connection,
       });
       return {
-        message: `Timer set for ${describeDuration(params.duration_seconds)}${label ? ` (${quoted(label)})` : ''}; it rings at ${describeDue(r.dueAt, now)}`,
+        // Counted from the user's yes, not from the request: say so, the model may have waited.
+        message: `Timer set for ${describeDuration(params.duration_seconds)}${label ? ` (${quoted(label)})` : ''}, counted from when the user allowed it; it rings at ${describeDue(r.dueAt, now)}`,
         id: r.id,
         due: localIso(r.dueAt),
       };

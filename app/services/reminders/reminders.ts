@@ -13,6 +13,7 @@ import type { AgentNotice } from '../../contract/notice.js';
 import type { ReminderKind, ReminderState, ReminderView } from '../../contract/reminders.js';
 import { Emitter } from '../../events.js';
 import { type IdSource, cryptoIds } from '../../ids.js';
+import { oneLine } from '../../unsafe-chars.js';
 import {
   errorText,
   keepAside,
@@ -110,7 +111,7 @@ export class Reminders {
     const reminder: ReminderView = {
       id: this.freshId(),
       kind: input.kind,
-      text: input.text.slice(0, MAX_TEXT),
+      text: storedText(input.text),
       dueAt: input.dueAt,
       createdAt: now,
       state: 'pending',
@@ -256,6 +257,15 @@ export class Reminders {
   }
 }
 
+/**
+ * One line without control, bidi or invisible characters, at most MAX_TEXT: what the prompt
+ * showed is what the notification, the conversation and the voice say (also for a file written
+ * before texts were cleaned, or edited by hand).
+ */
+function storedText(text: string): string {
+  return oneLine(text).slice(0, MAX_TEXT);
+}
+
 const STATES: readonly ReminderState[] = ['pending', 'fired', 'missed'];
 
 /** The saved list, with anything malformed left out; undefined when the file is not ours at all. */
@@ -287,7 +297,7 @@ function parseFile(text: string): ReminderView[] | undefined {
     out.push({
       id: r.id,
       kind: r.kind,
-      text: r.text.slice(0, MAX_TEXT),
+      text: storedText(r.text),
       dueAt: r.dueAt,
       createdAt: r.createdAt,
       state: r.state as ReminderState,

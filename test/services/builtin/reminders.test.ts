@@ -75,7 +75,8 @@ describe('the reminder services', () => {
     });
     const result = await timer.run({ duration_seconds: 300, label: 'tea' }, ctx);
     expect(result).toMatchObject({
-      message: 'Timer set for 5 minutes (“tea”); it rings at 14:05',
+      message:
+        'Timer set for 5 minutes (“tea”), counted from when the user allowed it; it rings at 14:05',
       id: expect.stringMatching(/^r-[0-9a-f]{8}$/),
     });
     expect(reminders.list()).toMatchObject([
@@ -93,6 +94,7 @@ describe('the reminder services', () => {
     expect(await set.preview!({ time: '2025-01-22T15:30', text: 'call mom' }, ctx)).toEqual({
       summary: 'Remind you at 15:30: “call mom”',
       resolvedPaths: [],
+      dueAt: new Date(2025, 0, 22, 15, 30).getTime(),
     });
     expect((await set.preview!({ time: '09:00', text: 'stand-up' }, ctx)).summary).toBe(
       'Remind you at tomorrow 09:00: “stand-up”',
@@ -128,6 +130,7 @@ describe('the reminder services', () => {
           text: 'oven',
           due: expect.stringMatching(/^2025-01-22T14:10:00/),
           state: 'pending',
+          set_by: 'you',
           in: '10 minutes',
         },
       ],
