@@ -15,6 +15,7 @@ import type {
 } from '../../app/services/platform/desktop.js';
 import { ServiceFailure } from '../../app/services/service.js';
 import { oneLine } from '../../app/unsafe-chars.js';
+import { notificationBody } from './notify.js';
 
 /** Wide enough to read a screen, small enough to send: vision models scale down further anyway. */
 export const MAX_CAPTURE_WIDTH = 1600;
@@ -107,11 +108,8 @@ export function reminderNotice(
   // One line without control/bidi characters, as the prompt showed it (a stored text is cleaned
   // already; this keeps the notification honest whatever put the text there).
   const text = oneLine(reminder.text) || title;
-  return { title, body: platform === 'linux' ? escapeMarkup(text) : text };
+  return { title, body: notificationBody(text, platform) };
 }
-
-const escapeMarkup = (s: string): string =>
-  s.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 
 export interface ReminderNotifyOptions {
   api: Pick<CoreApi, 'events'>;

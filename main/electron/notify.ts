@@ -33,17 +33,17 @@ export function promptTitle(prompt: Pick<PendingPrompt, 'connection' | 'service'
 }
 
 /**
- * Text from a server made safe for a notification. On Linux the notification daemon may read a
- * body as markup (the spec's `body-markup`: `<b>`, `<a href>`, `<img>`) and Electron passes it
- * as it is, so a server could restyle or hide part of what the notification says. Look-alike
- * characters instead of entities: a daemon without markup would show `&lt;` as it stands.
+ * A notification body made safe on Linux, where the notification server may read it as markup
+ * (the spec's `body-markup`: `<b>`, `<a href>`, `<img>`) and Electron passes it as it is: server
+ * text could restyle or hide part of what it says, and broken markup can blank it. The title is
+ * plain text everywhere.
  */
-export function notificationText(
+export function notificationBody(
   text: string,
   platform: NodeJS.Platform = process.platform,
 ): string {
   if (platform !== 'linux') return text;
-  return text.replace(/[<>&]/g, (c) => (c === '<' ? '\u2039' : c === '>' ? '\u203a' : '\uff06'));
+  return text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 }
 
 /** True when the user is already looking at the window, so the in-app prompt is enough. */
@@ -65,8 +65,8 @@ export function notifyPrompts({
     if (userIsLooking(getWindow())) return;
     if (!broken && Notification.isSupported()) {
       const note = new Notification({
-        title: notificationText(promptTitle(prompt)),
-        body: notificationText(prompt.summary),
+        title: promptTitle(prompt),
+        body: notificationBody(prompt.summary),
         ...(iconPath ? { icon: iconPath } : {}),
         timeoutType: 'never',
         urgency: 'critical',

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventPayloads } from '../../../app/contract/commands.js';
 import type { PendingPrompt } from '../../../app/contract/policy.js';
 import { Emitter } from '../../../app/events.js';
-import { notificationText, notifyPrompts, promptTitle } from '../../../main/electron/notify.js';
+import { notificationBody, notifyPrompts, promptTitle } from '../../../main/electron/notify.js';
 import { FakeBrowserWindow, FakeNotification, fakeEvent } from './fake-electron.js';
 
 vi.mock('electron', () => import('./fake-electron.js').then((m) => m.fakeElectron()));
@@ -56,24 +56,16 @@ describe('prompt notifications', () => {
     expect(win.visible && win.focused).toBe(true);
   });
 
-  it("shows a server's markup as text where the daemon would read it (Linux)", () => {
+  it("shows a server's markup in the body as text where the daemon would read it (Linux)", () => {
     const sneaky = '<b>OK</b> <a href="https://x.example">details</a> & more';
-    expect(notificationText(sneaky, 'linux')).toBe(
-      '\u2039b\u203aOK\u2039/b\u203a \u2039a href="https://x.example"\u203adetails\u2039/a\u203a \uff06 more',
+    expect(notificationBody(sneaky, 'linux')).toBe(
+      '&lt;b&gt;OK&lt;/b&gt; &lt;a href="https://x.example"&gt;details&lt;/a&gt; &amp; more',
     );
-    expect(notificationText(sneaky, 'darwin')).toBe(sneaky);
+    expect(notificationBody(sneaky, 'darwin')).toBe(sneaky);
     win.visible = false;
-    events.emit('prompt', {
-      ...PROMPT,
-      connection: { id: 'p', name: '<i>Bank</i>' },
-      summary: sneaky,
-    });
-    const { title, body } = FakeNotification.instances[0]!.options as {
-      title: string;
-      body: string;
-    };
-    expect(title).toBe(notificationText('<i>Bank</i> wants to run create_file'));
-    expect(body).toBe(notificationText(sneaky));
+    events.emit('prompt', { ...PROMPT, summary: sneaky });
+    const { body } = FakeNotification.instances[0]!.options as { body: string };
+    expect(body).toBe(notificationBody(sneaky));
   });
 
   it('clicking the notification focuses the window again', () => {
