@@ -7,40 +7,28 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Agent } from '../../../app/agent.js';
 import type { ReminderView } from '../../../app/contract/reminders.js';
-import { seededIds } from '../../../app/ids.js';
 import { setReminderService } from '../../../app/services/builtin/set_reminder.js';
 import { setTimerService } from '../../../app/services/builtin/set_timer.js';
-import { createFilesSandbox } from '../../../app/services/files/sandbox.js';
 import { Reminders } from '../../../app/services/reminders/reminders.js';
 import { spokenReminder } from '../../../app/services/reminders/spoken.js';
 import { ServiceFailure, type ServiceContext } from '../../../app/services/service.js';
 import { MemorySecretStore } from '../../../app/settings/secrets.js';
 import { reminderNotice } from '../../../main/electron/desktop.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
-import { context, tempDirs } from '../helpers.js';
+import { tempDirs } from '../helpers.js';
+import { NOW, openReminderRig } from './reminder-rig.js';
 
 vi.mock('electron', () =>
   import('../../main/electron/fake-electron.js').then((m) => m.fakeElectron()),
 );
 
 const dirs = tempDirs();
-// 14:00 local time: the sentences below read in the local zone, wherever the test runs.
-const NOW = new Date(2025, 0, 22, 14, 0, 0).getTime();
 let clock: FakeClock;
 let reminders: Reminders;
 let ctx: ServiceContext;
 
 beforeEach(async () => {
-  clock = new FakeClock(NOW);
-  reminders = await Reminders.open({
-    file: path.join(await dirs.make(), 'reminders.json'),
-    clock,
-    ids: seededIds(7),
-  });
-  ctx = {
-    ...context(createFilesSandbox({ roots: () => [], maxFileBytes: () => 1 }), clock),
-    connection: { id: 'p1', name: 'Home server' },
-  };
+  ({ clock, reminders, ctx } = await openReminderRig(await dirs.make(), 7));
 });
 afterEach(async () => {
   await reminders.close();

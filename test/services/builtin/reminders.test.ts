@@ -1,35 +1,23 @@
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cancelReminderService } from '../../../app/services/builtin/cancel_reminder.js';
 import { listRemindersService } from '../../../app/services/builtin/list_reminders.js';
 import { setReminderService } from '../../../app/services/builtin/set_reminder.js';
 import { setTimerService } from '../../../app/services/builtin/set_timer.js';
-import { createFilesSandbox } from '../../../app/services/files/sandbox.js';
-import { seededIds } from '../../../app/ids.js';
-import { MAX_PENDING, Reminders } from '../../../app/services/reminders/reminders.js';
+import type { Reminders } from '../../../app/services/reminders/reminders.js';
+import { MAX_PENDING } from '../../../app/services/reminders/reminders.js';
 import { ServiceFailure, type ServiceContext } from '../../../app/services/service.js';
 import { Registry } from '../../../app/services/registry.js';
-import { FakeClock } from '../../helpers/fake-clock.js';
-import { context, tempDirs } from '../helpers.js';
+import type { FakeClock } from '../../helpers/fake-clock.js';
+import { tempDirs } from '../helpers.js';
+import { NOW, openReminderRig } from './reminder-rig.js';
 
 const dirs = tempDirs();
-// 14:00 local time: the sentences below read in the local zone, wherever the test runs.
-const NOW = new Date(2025, 0, 22, 14, 0, 0).getTime();
 let clock: FakeClock;
 let reminders: Reminders;
 let ctx: ServiceContext;
 
 beforeEach(async () => {
-  clock = new FakeClock(NOW);
-  reminders = await Reminders.open({
-    file: path.join(await dirs.make(), 'reminders.json'),
-    clock,
-    ids: seededIds(5),
-  });
-  ctx = {
-    ...context(createFilesSandbox({ roots: () => [], maxFileBytes: () => 1 }), clock),
-    connection: { id: 'p1', name: 'Home server' },
-  };
+  ({ clock, reminders, ctx } = await openReminderRig(await dirs.make(), 5));
 });
 afterEach(async () => {
   await reminders.close();
