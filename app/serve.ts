@@ -46,27 +46,75 @@ export interface ContractServer {
   dispose(): void;
 }
 
+/**
+ * Commands one UI may have running at once; more wait their turn, up to MAX_UI_CALLS_WAITING,
+ * and past that are refused (`busy`). A page that holds the token is still a page: one sending
+ * thousands of audit searches at once held gigabytes and stalled every other window.
+ */
+export const MAX_UI_CALLS_RUNNING = 16;
+export const MAX_UI_CALLS_WAITING = 256;
+
 export function serveContract(api: ServedApi, port: ContractPort): ContractServer {
   const offs = EVENT_NAMES.map((name) =>
     api.events.on(name, (payload) => port.send(name, payload as EventPayloads[typeof name])),
   );
   const detach = port.answersPrompts === false ? undefined : api.attachUi(port.name);
   let disposed = false;
+  let running = 0;
+  /** Calls waiting for a turn, in arrival order; each is resolved to run, or to give up. */
+  const waiting: ((run: boolean) => void)[] = [];
+  const next = (): void => {
+    running -= 1;
+    const turn = waiting.shift();
+    if (turn) {
+      running += 1;
+      turn(true);
+    }
+  };
+  const turn = (): Promise<boolean> | boolean => {
+    if (running < MAX_UI_CALLS_RUNNING) {
+      running += 1;
+      return true;
+    }
+    if (waiting.length >= MAX_UI_CALLS_WAITING) return false;
+    return new Promise<boolean>((resolve) => waiting.push(resolve));
+  };
+  const busy: CallReply = {
+    ok: false,
+    error: {
+      code: 'busy',
+      message: `this window has ${MAX_UI_CALLS_RUNNING + MAX_UI_CALLS_WAITING} commands running or waiting; this one was not run`,
+    },
+  };
+  const gone: CallReply = {
+    ok: false,
+    error: { code: 'connection_lost', message: 'the window went away before this ran' },
+  };
+  async function run(method: unknown, args: unknown): Promise<CallReply> {
+    // An optional argument left out may arrive as undefined (IPC's structured clone keeps it).
+    const list = Array.isArray(args) ? [...(args as unknown[])] : args;
+    if (Array.isArray(list)) while (list.length && list[list.length - 1] === undefined) list.pop();
+    try {
+      // Inside the try too: this never rejects, whatever the caller sent.
+      const checked = checkCommand(method, list);
+      if (!checked.ok)
+        return { ok: false, error: { code: checked.code, message: checked.message } };
+      const fn = api[checked.name] as (...a: unknown[]) => Promise<unknown>;
+      return { ok: true, value: await fn.apply(api, checked.args) };
+    } catch (err) {
+      return { ok: false, error: commandErrorOf(err) };
+    }
+  }
+
   return {
     async call(method, args) {
-      // An optional argument left out may arrive as undefined (IPC's structured clone keeps it).
-      const list = Array.isArray(args) ? [...(args as unknown[])] : args;
-      if (Array.isArray(list))
-        while (list.length && list[list.length - 1] === undefined) list.pop();
+      const mine = turn();
+      const ran = mine === true || mine === false ? mine : await mine;
+      if (!ran) return disposed ? gone : busy;
       try {
-        // Inside the try too: this never rejects, whatever the caller sent.
-        const checked = checkCommand(method, list);
-        if (!checked.ok)
-          return { ok: false, error: { code: checked.code, message: checked.message } };
-        const fn = api[checked.name] as (...a: unknown[]) => Promise<unknown>;
-        return { ok: true, value: await fn.apply(api, checked.args) };
-      } catch (err) {
-        return { ok: false, error: commandErrorOf(err) };
+        return await run(method, args);
+      } finally {
+        next();
       }
     },
     dispose() {
@@ -74,6 +122,8 @@ export function serveContract(api: ServedApi, port: ContractPort): ContractServe
       disposed = true;
       for (const off of offs) off();
       detach?.();
+      // Nobody is left to read their answers: what has not started never starts.
+      for (const give of waiting.splice(0)) give(false);
     },
   };
 }

@@ -40,6 +40,8 @@ export const BRIDGE_ERROR_CODES = [
   'not_connected',
   /** The bridge closed before the command's answer came. */
   'connection_lost',
+  /** This UI has too many commands waiting already; the command was not run. */
+  'busy',
 ] as const;
 export type BridgeErrorCode = (typeof BRIDGE_ERROR_CODES)[number];
 

@@ -71,6 +71,7 @@ export const en = {
   bridgeError: {
     not_connected: 'Not connected to the agent; reconnecting…',
     connection_lost: 'The connection to the agent was lost before this finished. Try again.',
+    busy: 'The agent is still working on many earlier requests from this window; try again in a moment.',
   },
   errorCode: {
     unknown_service: 'No such service on this computer',

@@ -71,6 +71,7 @@ export const zhCN: Messages = {
   bridgeError: {
     not_connected: '未连接到智能体，正在重新连接…',
     connection_lost: '操作完成前与智能体的连接中断了，请重试。',
+    busy: '智能体仍在处理此窗口之前的大量请求，请稍后再试。',
   },
   errorCode: {
     unknown_service: '这台电脑上没有这个服务',

@@ -17,6 +17,7 @@ export function errorText(t: TFunction, err: unknown): string {
   if (err instanceof BridgeError) {
     if (err.code === 'not_connected') return t('bridgeError.not_connected');
     if (err.code === 'connection_lost') return t('bridgeError.connection_lost');
+    if (err.code === 'busy') return t('bridgeError.busy');
     if (isCommandRefusal(err.code)) {
       // "cannot carry chat / voice / spoken text" reads differently in each language.
       const key =
