@@ -54,8 +54,10 @@ export class Timeline implements Disposable {
     });
     on('replyInterrupted', ({ id, taskId, text }) => {
       const existing = this.items.get(`a:${id}:${taskId}`);
-      // A turn cut off before any reply leaves nothing to show.
-      if (!existing && !text) return;
+      // A turn cut off before any reply leaves nothing to show; a reply that already ended
+      // (the next turn supersedes its task) was not cut off.
+      if ((!existing && !text) || (existing?.kind === 'assistant' && existing.state === 'done'))
+        return;
       const item = this.assistant(id, taskId);
       this.put({ ...item, text: text || item.text, state: 'interrupted' });
     });

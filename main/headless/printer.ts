@@ -24,6 +24,11 @@ interface ReplyProgress {
 export class Printer {
   private openReply: string | undefined;
   private readonly replies = new Map<string, ReplyProgress>();
+  /**
+   * Replies already printed to their end: a later change of one (the timeline marks an ended
+   * reply interrupted when the next turn starts) is not news, and would print it all again.
+   */
+  private readonly ended = new Set<string>();
   private readonly audioBytes = new Map<string, number>();
   private readonly shown = new Map<
     string,
@@ -93,6 +98,7 @@ export class Printer {
    * `(thinking)` lines, and it closes when done (or cut off).
    */
   reply(item: AssistantItem): void {
+    if (this.ended.has(item.id)) return;
     let progress = this.replies.get(item.id);
     if (!progress) {
       progress = { text: '', thought: 0 };
@@ -121,6 +127,8 @@ export class Printer {
     }
     if (item.state === 'streaming') return;
     this.replies.delete(item.id);
+    this.ended.add(item.id);
+    if (this.ended.size > OPEN_REPLIES_LIMIT) this.ended.delete(this.ended.values().next().value!);
     if (this.openReply === item.id) {
       this.stdout.write(item.state === 'interrupted' ? ' [interrupted]\n' : '\n');
       this.openReply = undefined;

@@ -19,6 +19,20 @@ function setup() {
 const delta = (id: string, taskId: string, text: string) => ({ id, taskId, text });
 
 describe('the conversation timeline', () => {
+  it('keeps a reply that ended as done when the next turn supersedes its task', () => {
+    const { events, item, sentFor } = setup();
+    events.emit('replyDelta', delta('adv', 'task0001', "It's noon."));
+    events.emit('replyDone', { id: 'adv', taskId: 'task0001', text: "It's noon." });
+    const told = sentFor('a:adv:task0001').length;
+    events.emit('replyInterrupted', { id: 'adv', taskId: 'task0001', text: '' });
+    expect(item('a:adv:task0001')).toMatchObject({ state: 'done', text: "It's noon." });
+    expect(sentFor('a:adv:task0001')).toHaveLength(told);
+    // One still streaming is cut off as before.
+    events.emit('replyDelta', delta('adv', 'task0002', 'It is'));
+    events.emit('replyInterrupted', { id: 'adv', taskId: 'task0002', text: '' });
+    expect(item('a:adv:task0002')).toMatchObject({ state: 'interrupted', text: 'It is' });
+  });
+
   it('replaces a voice bubble label with what the server heard, keeping its length', () => {
     const { events, timeline, item } = setup();
     timeline.user('xz', 't1', '', 3200);

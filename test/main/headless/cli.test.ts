@@ -275,6 +275,9 @@ describe('advent-agent command line', () => {
     expect(r.stdout.text).toMatch(/assistant› You said: hello there/);
     const turns = sim.received.filter((f) => f.type === FrameType.TEXT).map((f) => f.text);
     expect(turns).toEqual(['what time is it', 'hello there']);
+    // Each reply once: the next turn superseding an ended reply's task does not print it again.
+    expect(r.stdout.text.match(/assistant› /g)).toHaveLength(2);
+    expect(r.stdout.text).not.toMatch(/\[interrupted\]/);
   });
 
   it('without a terminal nobody can answer: a write call is denied at once and the user is told why', async () => {
