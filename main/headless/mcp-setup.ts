@@ -58,11 +58,12 @@ export async function mcpSetupCommand(args: McpSetupArgs, io: CliIo): Promise<nu
     preview = await setup.preview(app);
   } catch (err) {
     if (!(err instanceof CommandRefusal)) throw err;
-    const hint =
-      err.code === 'mcp_client_not_installed'
-        ? '\n`advent-agent mcp-setup` shows the snippet to copy.'
-        : '';
-    return refuse(`${err.message}${hint}`);
+    const refused = refuse(err.message);
+    // Our own line, printed as it is: the refusal's line escapes control characters (a newline
+    // in it showed as \x0A).
+    if (err.code === 'mcp_client_not_installed')
+      io.stderr.write('`advent-agent mcp-setup` shows the snippet to copy.\n');
+    return refused;
   }
   const file = oneLine(preview.configPath);
   if (preview.change === 'none') {

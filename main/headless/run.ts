@@ -235,6 +235,17 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
     out.info('(none of these servers chats: typed lines are not sent; /commands still work)');
   pump();
 
+  /** No more lines are taken: the turns waiting go out and their replies come, then the run ends. */
+  const endInput = (): void => {
+    // Nobody is left to answer questions once input has ended.
+    detachTerminal();
+    inputEnded = true;
+    drainTimer = setTimeout(() => {
+      if (waiting.length || current) out.notice('warn', 'gave up waiting for the last reply');
+      finish();
+    }, io.drainTimeoutMs ?? 30_000);
+    maybeDone();
+  };
   let lines: ReturnType<typeof createInterface> | undefined;
   if (!args.noChat) {
     lines = createInterface({ input: io.stdin, terminal: false });
@@ -249,7 +260,13 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
         else out.info('answer y (once), s (this session), a (always) or n (deny)');
         return;
       }
-      if (!line) return;
+      if (!line || inputEnded) return;
+      // Piped lines are a script: its /quit comes after the turns before it, as the end of input
+      // would (a person at a terminal who types /quit means now).
+      if (!interactive && /^\/(quit|exit)$/.test(line) && (waiting.length || current)) {
+        endInput();
+        return;
+      }
       if (line.startsWith('/')) {
         void command(line, api, out).then((quit) => quit && finish());
         return;
@@ -265,15 +282,8 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
     });
     lines.on('close', () => {
       // Closed by the shutdown itself: nothing is left to wait for.
-      if (finishing) return;
-      // Nobody is left to answer questions once input has ended.
-      detachTerminal();
-      inputEnded = true;
-      drainTimer = setTimeout(() => {
-        if (waiting.length || current) out.notice('warn', 'gave up waiting for the last reply');
-        finish();
-      }, io.drainTimeoutMs ?? 30_000);
-      maybeDone();
+      if (finishing || inputEnded) return;
+      endInput();
     });
   }
 

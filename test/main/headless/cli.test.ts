@@ -280,6 +280,16 @@ describe('advent-agent command line', () => {
     expect(r.stdout.text).not.toMatch(/\[interrupted\]/);
   });
 
+  it('piped input: a /quit after turns ends the run once they are answered, as the end of input would', async () => {
+    sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
+    const r = start(runArgs(sim.port));
+    r.stdin.write('what time is it\nhello there\n/quit\nnot sent\n');
+    expect(await r.exit).toBe(0);
+    const turns = sim.received.filter((f) => f.type === FrameType.TEXT).map((f) => f.text);
+    expect(turns).toEqual(['what time is it', 'hello there']);
+    expect(r.stdout.text).toMatch(/assistant› You said: hello there/);
+  });
+
   it('without a terminal nobody can answer: a write call is denied at once and the user is told why', async () => {
     sim = await AdventSim.start({ demo: true, disconnectCloseMs: 10 });
     const r = start(runArgs(sim.port));

@@ -302,7 +302,8 @@ describe('mcp-setup on a temp home', () => {
     expect(r.stderr.text).toContain(
       `VS Code is not installed for this user (no ${path.join(home, '.config', 'Code')}); copy the snippet instead`,
     );
-    expect(r.stderr.text).toContain('`advent-agent mcp-setup` shows the snippet to copy.');
+    expect(r.stderr.text).toContain('\n`advent-agent mcp-setup` shows the snippet to copy.\n');
+    expect(r.stderr.text).not.toMatch(/\\x0A/);
     expect(existsSync(path.join(home, '.config'))).toBe(false);
   });
 });
