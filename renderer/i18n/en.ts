@@ -673,7 +673,7 @@ export const en = {
   },
   settings: {
     title: 'Settings',
-    roots: 'Folders services may write into',
+    roots: 'Folders file services may use',
     rootsHelp: 'Full paths. File services can only touch files inside these folders.',
     root: 'Folder {{n}}',
     addRoot: 'Add folder',
@@ -712,7 +712,7 @@ export const en = {
     trustHelp:
       'Then its tools that say they only read run without asking. Tools that say they can delete or overwrite always ask.',
     serverPolicy: 'Its tools, when called',
-    policyDefault: 'Ask (default)',
+    policyDefault: 'Default: ask, unless trusted and read-only',
     policyLabel: 'When called',
     tools_one: '{{count}} tool',
     tools_other: '{{count}} tools',

@@ -654,7 +654,7 @@ export const zhCN: Messages = {
   },
   settings: {
     title: '设置',
-    roots: '服务可以写入的文件夹',
+    roots: '文件服务可以使用的文件夹',
     rootsHelp: '请填写完整路径。文件类服务只能操作这些文件夹内的文件。',
     root: '文件夹 {{n}}',
     addRoot: '添加文件夹',
@@ -691,7 +691,7 @@ export const zhCN: Messages = {
     trust: '信任此服务器对其工具的说明',
     trustHelp: '信任后，声明只读的工具无需询问即可运行。声明可能删除或覆盖的工具始终会询问。',
     serverPolicy: '其工具被调用时',
-    policyDefault: '询问（默认）',
+    policyDefault: '默认：询问（受信任的只读工具除外）',
     policyLabel: '被调用时',
     tools_one: '{{count}} 个工具',
     tools_other: '{{count}} 个工具',

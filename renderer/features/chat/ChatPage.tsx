@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PageHeader } from '../../components/PageHeader.js';
 import { useConnectionLabel } from '../../lib/names.js';
@@ -46,6 +46,8 @@ export function ChatPage() {
   const label = useConnectionLabel();
   const bridgeOpen = useUi((s) => s.bridgeStatus === 'open');
   const ready = bridgeOpen && active?.state.status === 'ready';
+  // The demo button goes away with the welcome panel; the message box is where to go next.
+  const [demoStarted, setDemoStarted] = useState(false);
 
   // Label items with their server only when more than one server is in the conversation.
   const names = useMemo(() => {
@@ -60,12 +62,12 @@ export function ChatPage() {
     <div className="page page-chat">
       <PageHeader title={t('chat.title')} aside={<MoodFace connection={active?.profile.id} />} />
       {firstRun ? (
-        <Welcome />
+        <Welcome onDemoStarted={() => setDemoStarted(true)} />
       ) : (
         <>
           <ConnectionBanner />
           <Timeline items={items} names={names} />
-          <Composer active={active} />
+          <Composer active={active} focusWhenReady={demoStarted} />
           <SpeakBox ready={ready} />
         </>
       )}

@@ -12,7 +12,14 @@ import { useUi } from '../../store/ui.js';
 
 const MAX_TEXT = 8000;
 
-export function Composer({ active }: { active: ConnectionView | undefined }) {
+export function Composer({
+  active,
+  focusWhenReady = false,
+}: {
+  active: ConnectionView | undefined;
+  /** Take the focus once the box can be typed in, unless the user has put it somewhere already. */
+  focusWhenReady?: boolean;
+}) {
   const { t } = useTranslation();
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
@@ -30,6 +37,16 @@ export function Composer({ active }: { active: ConnectionView | undefined }) {
         : !ready
           ? t('chat.disabledConnecting')
           : t('chat.sendHint');
+
+  // A disabled box cannot hold the focus, so it is given once the connection is ready; only while
+  // nothing has it (the button that started this is gone), never taken from where the user went.
+  const focused = useRef(false);
+  useEffect(() => {
+    if (!focusWhenReady || !ready || focused.current) return;
+    focused.current = true;
+    const current = document.activeElement;
+    if (current === null || current === document.body) ref.current?.focus();
+  }, [focusWhenReady, ready]);
 
   // Grow with the text up to a few lines.
   useEffect(() => {

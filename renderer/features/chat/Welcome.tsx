@@ -6,7 +6,8 @@ import { MoodFaceIcon } from '../../components/MoodFaces.js';
 import { useAction } from '../../lib/useAction.js';
 import { useUi } from '../../store/ui.js';
 
-export function Welcome() {
+/** `onDemoStarted`: the demo is on its way and this panel goes; the page moves focus on from here. */
+export function Welcome({ onDemoStarted }: { onDemoStarted?: () => void }) {
   const { t } = useTranslation();
   const requestNewProfile = useUi((s) => s.requestNewProfile);
   const { busy, run } = useAction();
@@ -24,7 +25,12 @@ export function Welcome() {
           disabled={busy}
           aria-describedby="welcome-demo-body"
           data-testid="demo-start"
-          onClick={() => void run(() => bridge().invoke('startDemo'))}
+          onClick={() =>
+            void run(async () => {
+              await bridge().invoke('startDemo');
+              onDemoStarted?.();
+            })
+          }
         >
           <span className="choice-icon" aria-hidden="true">
             <PlayIcon />

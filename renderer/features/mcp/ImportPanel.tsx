@@ -3,7 +3,7 @@
  * VS Code's file, or pasted JSON. The preview says what will be added (and which values become
  * secrets); nothing is saved or started until the user confirms.
  */
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type {
   McpImportPreview,
@@ -26,6 +26,14 @@ export function ImportPanel({ start, onDone }: { start: ImportStart; onDone: () 
   const [sources, setSources] = useState<McpImportSourceView[]>([]);
   const [preview, setPreview] = useState<McpImportPreview | undefined>();
   const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const pasteRef = useRef<HTMLTextAreaElement>(null);
+  const titleRef = useRef<HTMLHeadingElement>(null);
+
+  // The button that opened this panel is disabled while it is open, so the focus comes here: into
+  // the box to paste in, or onto the title of the list of files to import from.
+  useEffect(() => {
+    (start.kind === 'paste' ? pasteRef.current : titleRef.current)?.focus();
+  }, [start.kind]);
 
   useEffect(() => {
     if (start.kind !== 'sources') return;
@@ -51,7 +59,7 @@ export function ImportPanel({ start, onDone }: { start: ImportStart; onDone: () 
 
   return (
     <section className="card mcp-import" aria-labelledby={`${id}-title`} data-testid="mcp-import">
-      <h2 id={`${id}-title`}>
+      <h2 id={`${id}-title`} ref={titleRef} tabIndex={-1}>
         {start.kind === 'paste' ? t('mcp.import.pasteTitle') : t('mcp.import.fromTitle')}
       </h2>
       {!preview && start.kind === 'paste' && (
@@ -59,6 +67,7 @@ export function ImportPanel({ start, onDone }: { start: ImportStart; onDone: () 
           <label htmlFor={`${id}-json`}>{t('mcp.import.pasteLabel')}</label>
           <textarea
             id={`${id}-json`}
+            ref={pasteRef}
             rows={10}
             value={json}
             spellCheck={false}

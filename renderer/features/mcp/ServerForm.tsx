@@ -3,7 +3,7 @@
  * address (URL, headers). A variable or header marked secret is kept with the other secrets,
  * never in the settings file; editing leaves a saved secret as it is unless a new value is typed.
  */
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { McpServerInput, McpServerView, McpTransport } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
@@ -108,6 +108,13 @@ export function ServerForm({ server, onDone }: { server?: McpServerView; onDone:
   );
   const [timeoutSec, setTimeoutSec] = useState(String(server?.timeoutSec ?? 60));
   const [error, setError] = useState<string | undefined>();
+  const nameRef = useRef<HTMLInputElement>(null);
+
+  // "Add server" is disabled while this form is open, and "Edit" is further down the page: the
+  // focus comes to the first field either way.
+  useEffect(() => {
+    nameRef.current?.focus();
+  }, []);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -176,6 +183,7 @@ export function ServerForm({ server, onDone }: { server?: McpServerView; onDone:
           <label htmlFor={`${id}-name`}>{t('mcp.form.name')}</label>
           <input
             id={`${id}-name`}
+            ref={nameRef}
             value={name}
             maxLength={64}
             required

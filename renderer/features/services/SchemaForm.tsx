@@ -5,7 +5,6 @@ import { useTranslation } from 'react-i18next';
 import type { RunResult, ServiceView } from '../../../app/contract/index.js';
 import { bridge } from '../../bridge/current.js';
 import { prettyJson } from '../../lib/format.js';
-import { ModelMessage } from '../../components/ModelMessage.js';
 import { paramHelp } from '../../i18n/service-text.js';
 import { errorCodeText, errorText } from '../../lib/labels.js';
 import { useUi } from '../../store/ui.js';
@@ -263,7 +262,11 @@ export function SchemaForm({ service }: { service: ServiceView }) {
             {result.ok ? (
               <pre translate="no">{resultData}</pre>
             ) : result.code ? (
-              <ModelMessage message={result.message} />
+              // The user ran it: no server was told anything, and no prompt or policy stood in the
+              // way, so the message is the reason itself ("unknown time zone…"). Shown, not folded.
+              <p lang="en" data-testid={`service-result-message-${service.name}`}>
+                {result.message}
+              </p>
             ) : (
               <p>{result.message}</p>
             )}

@@ -1,5 +1,6 @@
 /**
- * Settings: folders services may write into (a text field each; Electron adds a folder picker),
+ * Settings: the folders file services may read, list, search and write in (a text field each;
+ * Electron adds a folder picker),
  * the prompt timeout, language and theme (applied at once), where data and logs live, and where
  * secrets are kept (with the host's warning when that is weak), and how to use this agent's
  * services from other MCP apps.
