@@ -194,26 +194,24 @@ describe('services in Chinese', () => {
     expect(paramHelp('en', 'create_file', 'filename', 'Path…')).toBe('Path…');
   });
 
-  it('a call reads in plain Chinese words, replacing says so, and odd params fall back to the core’s sentence', () => {
-    const core = 'Create file notes/a.txt (6 B) in ~/Documents/Advent Agent';
-    const params = { filename: 'notes/a.txt', content: '买牛奶' };
-    expect(callSentence('zh-CN', { service: 'create_file', params }, core)).toBe(
-      '写入文件 notes/a.txt（9 B）',
+  it('a call reads in plain Chinese words, replacing says so, and other sentences stay the core’s', () => {
+    const core = 'Create file notes/a.txt (9 B) in ~/Documents/Advent Agent';
+    expect(callSentence('zh-CN', { service: 'create_file' }, core)).toBe(
+      '在 ~/Documents/Advent Agent 中新建文件 notes/a.txt（9 B）',
     );
+    expect(
+      callSentence('zh-CN', { service: 'create_file' }, core.replace(/^Create/, 'Replace')),
+    ).toMatch(/^替换 ~\/Documents\/Advent Agent 中的文件 notes\/a\.txt（9 B），原有内容会丢失$/);
+    const held = 'Create file (filename “1”)';
+    expect(callSentence('zh-CN', { service: 'create_file' }, held)).toBe(held);
+    expect(callSentence('en', { service: 'create_file' }, core)).toBe(core);
     expect(
       callSentence(
         'zh-CN',
-        { service: 'create_file', params, grantKey: 'create_file:overwrite' },
-        core,
+        { service: 'get_current_time' },
+        'Read the current time (Europe/Paris)',
       ),
-    ).toMatch(/^替换文件 notes\/a\.txt/);
-    expect(callSentence('zh-CN', { service: 'create_file', params: { filename: 1 } }, core)).toBe(
-      core,
-    );
-    expect(callSentence('en', { service: 'create_file', params }, core)).toBe(core);
-    expect(callSentence('zh-CN', { service: 'get_current_time', params: {} }, 'x')).toBe(
-      '读取当前时间（本地时区）',
-    );
+    ).toBe('读取当前时间（Europe/Paris）');
   });
 });
 
