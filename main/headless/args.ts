@@ -11,7 +11,8 @@ import { PROFILE_KIND_SPECS, type ProfileKindSpec } from '../../app/contract/pro
 import { type KindFlags, kindOptions, kindUsage, parseKindFlags } from './flag-kinds.js';
 
 /** The subcommands that answer `--help` / `-h` with their own usage. */
-export type HelpTopic = 'run' | 'ui' | 'audit' | 'mcp' | 'mcp-setup';
+export const HELP_TOPICS = ['run', 'ui', 'audit', 'mcp', 'mcp-setup'] as const;
+export type HelpTopic = (typeof HELP_TOPICS)[number];
 
 /**
  * The usage text, with the server flags of every kind the command line can add: all of it, or

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { systemDataDir, systemFilesRoot } from '../../app/settings/paths.js';
 import { DIALECTS } from '../../app/wire/dialects.js';
-import { parseCliArgs, usage } from './args.js';
+import { HELP_TOPICS, parseCliArgs, usage } from './args.js';
 import { auditCommand } from './audit.js';
 import { mcpCommand } from './mcp.js';
 import { mcpSetupCommand } from './mcp-setup.js';
@@ -15,7 +15,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   const kinds = (io.dialects ?? DIALECTS).map((d) => d.profile);
   const parsed = parseCliArgs(argv, kinds);
   if (!parsed.ok) {
-    io.stderr.write(`advent-agent: ${parsed.message}\n\n${usage(kinds)}`);
+    // The usage of the command the line was for, not every command's (a hundred lines).
+    const topic = HELP_TOPICS.find((t) => t === argv[0]);
+    const more = topic
+      ? usage(kinds, topic)
+      : 'Run `advent-agent --help` for the commands, or `advent-agent COMMAND --help` for one.\n';
+    io.stderr.write(`advent-agent: ${parsed.message}\n\n${more}`);
     return 2;
   }
   const { args } = parsed;

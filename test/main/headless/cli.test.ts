@@ -172,6 +172,17 @@ describe('advent-agent command line', () => {
     expect(r.stderr.text).toMatch(message as RegExp);
   });
 
+  it("follows a bad line with that command's usage only, or a pointer to --help", async () => {
+    const run = start(['run', '--bogus']);
+    expect(await run.exit).toBe(2);
+    expect(run.stderr.text).toMatch(/advent-agent run /);
+    expect(run.stderr.text).not.toMatch(/advent-agent audit |mcp-setup/);
+    const unknown = start(['frobnicate']);
+    expect(await unknown.exit).toBe(2);
+    expect(unknown.stderr.text).toMatch(/Run `advent-agent --help` for the commands/);
+    expect(unknown.stderr.text.split('\n').length).toBeLessThan(6);
+  });
+
   it('paces calls as --calls-per-second says, this run only, keeping at least the default burst', () => {
     const paceOf = (argv: string[]) => {
       const parsed = parseCliArgs(argv);
