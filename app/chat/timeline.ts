@@ -111,6 +111,8 @@ export class Timeline implements Disposable {
         code: e.code,
         message: e.message,
         durationMs: e.durationMs,
+        ...(e.waitMs !== undefined && { waitMs: e.waitMs }),
+        ...(e.runMs !== undefined && { runMs: e.runMs }),
         auditSeq: e.auditSeq,
       };
       this.put(done);

@@ -43,6 +43,9 @@ export interface ToolItem extends Base {
   code?: ErrorCode;
   message?: string;
   durationMs?: number;
+  /** Of that, how long the user took to answer its question, and how long the service ran. */
+  waitMs?: number;
+  runMs?: number;
   auditSeq?: number;
 }
 

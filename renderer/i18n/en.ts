@@ -278,6 +278,7 @@ export const en = {
     waiting: 'Waiting for you',
     review: 'Review',
     duration: '{{value}} ms',
+    durationAsked: '{{value}} ms · you decided in {{waited}} s',
     audit: 'audit #{{seq}}',
     auditLabel: 'audit #{{seq}}: open this record in Activity',
     params: 'Parameters',

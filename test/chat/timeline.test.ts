@@ -97,6 +97,33 @@ describe('the conversation timeline', () => {
     expect(item('t:k1')).toMatchObject({ kind: 'tool', service: 'create_file' });
   });
 
+  it("keeps a call's time deciding apart from its running time", () => {
+    const { events, item } = setup();
+    const connection = { id: 'srv', name: 'srv' };
+    events.emit('callStarted', {
+      key: 'k2',
+      connection,
+      dialect: 'advent',
+      callId: 'c2',
+      service: 'create_file',
+      params: {},
+      at: 1000,
+    });
+    events.emit('callFinished', {
+      key: 'k2',
+      connection,
+      callId: 'c2',
+      service: 'create_file',
+      decision: 'allowed-once',
+      outcome: 'ok',
+      durationMs: 10_718,
+      waitMs: 10_691,
+      runMs: 7,
+      auditSeq: 3,
+    });
+    expect(item('t:k2')).toMatchObject({ durationMs: 10_718, waitMs: 10_691, runMs: 7 });
+  });
+
   it("marks the server's own STATUS words apart from the agent's notices", () => {
     const { events, timeline } = setup();
     events.emit('status', { id: 'adv', name: 'Advent', text: 'quota low' });

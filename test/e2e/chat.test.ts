@@ -62,6 +62,8 @@ describe('chat and permissions', { timeout: 60_000 }, () => {
     await card.waitFor();
     expect(await text(card.getByTestId('tool-decision'))).toBe(en.decision.auto);
     expect(await text(card.getByTestId('tool-outcome'))).toBe(en.outcome.ok);
+    // Nobody was asked: one duration, no time for deciding.
+    expect(await text(card)).not.toMatch(/you decided/);
     const reply = page.locator(by('chat-assistant', { state: 'done' }));
     await reply.waitFor();
     expect(await text(reply.locator('.bubble-text'))).toMatch(/^It's .+\.$/);
@@ -103,6 +105,8 @@ describe('chat and permissions', { timeout: 60_000 }, () => {
     const card = page.locator(by('tool-card', { service: 'create_file', state: 'done' }));
     expect(await text(card.getByTestId('tool-decision'))).toBe(en.decision['allowed-once']);
     expect(await text(card.getByTestId('tool-outcome'))).toBe(en.outcome.ok);
+    // The time the user spent deciding is said apart from the service's own.
+    expect(await text(card)).toMatch(/\d+ ms · you decided in \d+\.\d s/);
 
     // The card's audit link opens Activity on that very record.
     const seq = Number((/\d+/.exec(await text(card.getByTestId('tool-audit-link'))) ?? [])[0]);

@@ -62,9 +62,18 @@ export function ToolCard({ item }: { item: ToolItem }) {
           )}
         </span>
         <span className="tool-meta">
-          {item.durationMs !== undefined && (
-            <span className="muted">{t('tool.duration', { value: item.durationMs })}</span>
-          )}
+          {item.durationMs !== undefined &&
+            // The time the user spent deciding is theirs, not the service's: said apart.
+            (item.waitMs !== undefined ? (
+              <span className="muted">
+                {t('tool.durationAsked', {
+                  value: item.runMs ?? Math.max(0, item.durationMs - item.waitMs),
+                  waited: (item.waitMs / 1000).toFixed(1),
+                })}
+              </span>
+            ) : (
+              <span className="muted">{t('tool.duration', { value: item.durationMs })}</span>
+            ))}
           {item.auditSeq !== undefined && (
             <button
               type="button"
