@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
-import path from 'node:path';
+import { lockHolder } from '../settings/lock.js';
 import { socketPath, socketProblem, tokenPath } from './socket-path.js';
 
 /**
@@ -46,19 +46,6 @@ export async function connectToAgent(dataDir: string): Promise<net.Socket | unde
   return socket;
 }
 
-/** Whether the data folder's lock (`agent.lock`, "pid nonce") names a process that is alive. */
-async function heldByLiveAgent(dataDir: string): Promise<boolean> {
-  const text = await readFile(path.join(dataDir, 'agent.lock'), 'utf8').catch(() => '');
-  const pid = Number(text.trim().split(' ')[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * The agent holding `dataDir` once its socket answers, tried again with a growing pause for at
  * most `waitMs` while a live process holds the lock; undefined if it never answers (or the holder
@@ -70,7 +57,7 @@ export async function awaitStartingAgent(
 ): Promise<net.Socket | undefined> {
   if (socketProblem(dataDir)) return undefined;
   const deadline = Date.now() + waitMs;
-  for (let pause = FIRST_RETRY_MS; await heldByLiveAgent(dataDir); pause *= 2) {
+  for (let pause = FIRST_RETRY_MS; (await lockHolder(dataDir)) !== undefined; pause *= 2) {
     const socket = await connectToAgent(dataDir);
     if (socket) return socket;
     const left = deadline - Date.now();

@@ -46,6 +46,18 @@ async function readText(file: string): Promise<string | undefined> {
   }
 }
 
+/** The pid in a lock's text ("pid nonce"), when it names a process that is alive. */
+function liveOwner(text: string): number | undefined {
+  const owner = Number(text.trim().split(' ')[0]);
+  return Number.isInteger(owner) && owner > 0 && alive(owner) ? owner : undefined;
+}
+
+/** The live process holding `dir`'s lock, if any (an `mcp` waits for such an agent to answer). */
+export async function lockHolder(dir: string): Promise<number | undefined> {
+  const text = await readText(path.join(dir, 'agent.lock')).catch(() => undefined);
+  return text === undefined ? undefined : liveOwner(text);
+}
+
 export async function lockDataDir(dir: string, pid = process.pid): Promise<DataDirLock> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const file = path.join(dir, 'agent.lock');
@@ -70,8 +82,8 @@ export async function lockDataDir(dir: string, pid = process.pid): Promise<DataD
       }
       const seen = await readText(file);
       if (seen === undefined) continue; // released meanwhile: try again
-      const owner = Number(seen.trim().split(' ')[0]);
-      if (Number.isInteger(owner) && owner > 0 && alive(owner)) {
+      const owner = liveOwner(seen);
+      if (owner !== undefined) {
         throw new Error(
           `another Advent Agent (process ${owner}) is already using ${dir}; close it first, or give this one its own --data-dir`,
         );
