@@ -138,10 +138,12 @@ export class Turns {
       case FrameType.END: {
         const reply = this.replies.get(task);
         this.replies.delete(task);
+        // Ended before anyone hears of it: a listener may start the next turn at once (piped
+        // lines in the terminal), and begin() would take this one for cut off.
+        if (this.active === task) this.active = undefined;
         const tail = reply && !reply.full ? reply.decoder.decode() : '';
         if (tail) this.events.emit('replyDelta', { taskId: task, text: tail });
         this.events.emit('replyDone', { taskId: task, text: (reply?.text ?? '') + tail });
-        if (this.active === task) this.active = undefined;
         return;
       }
       case FrameType.EMOJI: {

@@ -197,6 +197,27 @@ describe('Advent session: text turns', () => {
     expect(statuses).toContain('##INFO:system note');
   });
 
+  it('a turn started the moment the last reply ends does not report that reply as cut off', async () => {
+    // Piped lines in the terminal: the next one goes out from inside the replyDone listener.
+    h = await startHarness();
+    const first = h.session.sendText('one');
+    if (!first.ok) throw new Error(first.message);
+    const interrupted: string[] = [];
+    h.agent.events.on('replyInterrupted', (e) => void interrupted.push(e.taskId));
+    let second: string | undefined;
+    h.agent.events.on('replyDone', () => {
+      const next = h!.session.sendText('two');
+      if (next.ok) second ??= next.taskId;
+    });
+    const done = nextEvent(h.agent.events, 'replyDone');
+    const peer = h.sim.peer();
+    await peer.text(first.taskId, ['reply one']);
+    await peer.end(first.taskId);
+    expect((await done).text).toBe('reply one');
+    await until(() => second !== undefined, 'the next turn sent');
+    expect(interrupted).toEqual([]);
+  });
+
   it('SPEAK sends the text for the character to say verbatim under a fresh task', async () => {
     h = await startHarness();
     const sent = h.session.speak('你好，欢迎！');
