@@ -279,6 +279,7 @@ export const en = {
     review: 'Review',
     duration: '{{value}} ms',
     durationAsked: '{{value}} ms · you decided in {{waited}} s',
+    decided: 'you decided in {{waited}} s',
     audit: 'audit #{{seq}}',
     auditLabel: 'audit #{{seq}}: open this record in Activity',
     params: 'Parameters',

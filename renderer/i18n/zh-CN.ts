@@ -276,6 +276,7 @@ export const zhCN: Messages = {
     review: '查看',
     duration: '{{value}} 毫秒',
     durationAsked: '{{value}} 毫秒 · 你用 {{waited}} 秒做了决定',
+    decided: '你用 {{waited}} 秒做了决定',
     audit: '审计 #{{seq}}',
     auditLabel: '审计 #{{seq}}：在活动记录中打开此记录',
     params: '参数',

@@ -140,6 +140,9 @@ describe('chat and permissions', { timeout: 60_000 }, () => {
     const card = page.locator(by('tool-card', { service: 'create_file', state: 'done' }));
     await card.waitFor();
     expect(await text(card.getByTestId('tool-decision'))).toBe(en.decision.denied);
+    // Nothing ran: only the deciding is timed, no run time made up from it.
+    expect(await text(card)).not.toMatch(/\d+ ms · you decided/);
+    expect(await text(card)).toMatch(/you decided in \d+\.\d s/);
 
     // The same through the demo's conversation: its reply says why like a person would, never
     // the sentence written for the model.

@@ -64,12 +64,15 @@ export function ToolCard({ item }: { item: ToolItem }) {
         <span className="tool-meta">
           {item.durationMs !== undefined &&
             // The time the user spent deciding is theirs, not the service's: said apart.
+            // A call that did not run (denied, timed out) has only the deciding to show.
             (item.waitMs !== undefined ? (
               <span className="muted">
-                {t('tool.durationAsked', {
-                  value: item.runMs ?? Math.max(0, item.durationMs - item.waitMs),
-                  waited: (item.waitMs / 1000).toFixed(1),
-                })}
+                {item.runMs !== undefined
+                  ? t('tool.durationAsked', {
+                      value: item.runMs,
+                      waited: (item.waitMs / 1000).toFixed(1),
+                    })
+                  : t('tool.decided', { waited: (item.waitMs / 1000).toFixed(1) })}
               </span>
             ) : (
               <span className="muted">{t('tool.duration', { value: item.durationMs })}</span>
