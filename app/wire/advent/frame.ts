@@ -282,15 +282,11 @@ export class FrameDecoder {
 
   /** Feed bytes; returns the frames they complete. The decoder may keep views into `chunk`. */
   push(chunk: Uint8Array): Frame[] {
-    const out = this.read(chunk);
-    return this.earlyAudio ? this.deliverHeld(out) : out;
-  }
-
-  private read(chunk: Uint8Array): Frame[] {
     const n = chunk.byteLength;
     if (n === 0) return NO_FRAMES;
+    // One byte at a time (a server writing byte by byte): just store it unless it ends a marker.
+    // Here in `push` itself, not in `read`: one call per byte less is a quarter of case (b)'s time.
     if (n === 1 && this.tail < this.buf.length && this.tail - this.head + 1 < this.wakeLen) {
-      // One byte at a time (a server writing byte by byte): just store it unless it ends a marker.
       const c = chunk[0]!;
       if (
         !(c === MARKER_LAST_D && this.markerEndsAt(chunk as Buffer, 0, END)) &&
@@ -300,6 +296,11 @@ export class FrameDecoder {
         return NO_FRAMES;
       }
     }
+    const out = this.read(chunk, n);
+    return this.earlyAudio ? this.deliverHeld(out) : out;
+  }
+
+  private read(chunk: Uint8Array, n: number): Frame[] {
     const incoming = Buffer.isBuffer(chunk)
       ? chunk
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
