@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeIo, type AuditIo } from '../../app/audit/append.js';
 import type { AuditRecord } from '../../app/contract/audit.js';
-import { entry, manualClock, useLogs, useTempDirs } from './helpers.js';
+import { entry, logText, manualClock, useLogs, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs();
 const openLog = useLogs();
@@ -27,37 +27,44 @@ function observedIo(): {
   failNextWrite: () => void;
 } {
   let syncs = 0;
-  let written = '';
+  /** The file's bytes as written (in place, at positions: append.ts writes over its room). */
+  let written = Buffer.alloc(0);
   let durable = '';
+  const writeAt = (bytes: Buffer, position: number): void => {
+    const end = position + bytes.length;
+    if (end > written.length)
+      written = Buffer.concat([written, Buffer.alloc(end - written.length)]);
+    bytes.copy(written, position);
+  };
   let held: { arrive: () => void; gate: Promise<void> } | undefined;
   let fail = false;
   const io: AuditIo = {
     ...nodeIo,
     openAppend: async (path) => {
       const real = await nodeIo.openAppend(path);
-      written = await readFile(path, 'utf8');
+      written = await readFile(path);
       return {
         stat: () => real.stat(),
         read: (...args) => real.read(...args),
         truncate: async (len) => {
           await real.truncate(len);
-          written = Buffer.from(written).subarray(0, len).toString('utf8');
+          written = written.subarray(0, len);
         },
         close: () => real.close(),
-        write: async (buffer, offset, length) => {
+        write: async (buffer, offset, length, position) => {
           if (fail) {
             fail = false;
             const half = Math.floor(length / 2);
-            await real.write(buffer, offset, half);
-            written += buffer.toString('utf8', offset, offset + half);
+            await real.write(buffer, offset, half, position);
+            writeAt(buffer.subarray(offset, offset + half), position);
             throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
           }
-          const r = await real.write(buffer, offset, length);
-          written += buffer.toString('utf8', offset, offset + r.bytesWritten);
+          const r = await real.write(buffer, offset, length, position);
+          writeAt(buffer.subarray(offset, offset + r.bytesWritten), position);
           return r;
         },
         sync: async () => {
-          const covered = written;
+          const covered = written.toString('utf8');
           const hold = held;
           held = undefined;
           if (hold) {
@@ -127,7 +134,7 @@ describe('AuditLog group commit', () => {
     expect(notDurableAtResolve).toEqual([]);
     expect(results.map((r) => r.callId)).toEqual(Array.from({ length: 100 }, (_, i) => `c${i}`));
     expectChained([first, ...results], 1);
-    const onDisk = (await readFile(join(dir, '2026-11.jsonl'), 'utf8')).split('\n');
+    const onDisk = (await logText(join(dir, '2026-11.jsonl'))).split('\n');
     expect(onDisk).toEqual([first, ...results].map((r) => JSON.stringify(r)).concat(''));
     expect(await log.verify()).toEqual({
       ok: true,
@@ -272,7 +279,7 @@ describe('AuditLog group commit', () => {
     firstSync.release();
     const records = [await first, ...(await Promise.all(waiting))];
     expectChained(records, 1);
-    expect((await readFile(join(dir, '2026-12.jsonl'), 'utf8')).split('\n')).toEqual([
+    expect((await logText(join(dir, '2026-12.jsonl'))).split('\n')).toEqual([
       JSON.stringify(records[1]),
       JSON.stringify(records[2]),
       '',

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
@@ -16,6 +16,15 @@ export function useTempDirs(): () => Promise<string> {
     dirs.push(dir);
     return dir;
   };
+}
+
+/**
+ * A month file's text as the log holds it: without the room of newlines an open log keeps past
+ * its end (append.ts ROOM_BYTES), which closing it cuts.
+ */
+export async function logText(path: string): Promise<string> {
+  const text = await readFile(path, 'utf8');
+  return text.replace(/\n+$/, (_, at: number) => (at === 0 ? '' : '\n'));
 }
 
 /** Opens logs that are closed after the test: a log keeps its month file open for appending. */

@@ -5,13 +5,14 @@ import { nodeIo, type AppendHandle, type AuditIo } from '../../app/audit/append.
 import { GENESIS_HASH, recordHash } from '../../app/audit/chain.js';
 import { MASK, canonicalJson, sha256Hex } from '../../app/audit/redact.js';
 import type { AuditRecord } from '../../app/contract/audit.js';
-import { entry, manualClock, useLogs, useTempDirs } from './helpers.js';
+import { entry, logText, manualClock, useLogs, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs();
 const openLog = useLogs();
 
+/** The lines of a month file, up to the log's end (not the room an open log keeps after it). */
 async function lines(path: string): Promise<string[]> {
-  return (await readFile(path, 'utf8')).split('\n');
+  return (await logText(path)).split('\n');
 }
 
 /** The month files in `dir` (the head file beside them is written a moment later: head.ts). */
@@ -147,7 +148,7 @@ describe('AuditLog append', () => {
     let before = '';
     for (let i = 0; i < 5; i++) {
       await log.append(entry({ callId: `c${i}` }));
-      const now = await readFile(file, 'utf8');
+      const now = await logText(file);
       expect(now.startsWith(before)).toBe(true);
       before = now;
     }
@@ -319,13 +320,13 @@ describe('AuditLog write failures', () => {
     const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z'), io });
     const a = await log.append(entry());
     const file = join(dir, '2026-11.jsonl');
-    const before = await readFile(file, 'utf8');
+    const before = await logText(file);
 
     failNext = true;
     await expect(log.append(entry({ callId: 'lost' }))).rejects.toThrow(
       `audit log could not be written to ${file}: no space left on device (ENOSPC)`,
     );
-    expect(await readFile(file, 'utf8')).toBe(before);
+    expect(await logText(file)).toBe(before);
 
     const b = await log.append(entry());
     expect(b).toMatchObject({ seq: 2, prevHash: a.hash });
@@ -395,7 +396,7 @@ describe('AuditLog write failures', () => {
     const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z'), io });
     const a = await log.append(entry());
     const file = join(dir, '2026-11.jsonl');
-    const before = await readFile(file, 'utf8');
+    const before = await logText(file);
 
     failing = true;
     await expect(log.append(entry({ callId: 'lost' }))).rejects.toThrow(/input\/output error/);
@@ -406,7 +407,7 @@ describe('AuditLog write failures', () => {
     failing = false;
     const b = await log.append(entry({ callId: 'after' }));
     expect(b).toMatchObject({ seq: 2, prevHash: a.hash });
-    expect(await readFile(file, 'utf8')).toBe(`${before}${JSON.stringify(b)}\n`);
+    expect(await logText(file)).toBe(`${before}${JSON.stringify(b)}\n`);
     expect(await log.verify()).toMatchObject({ ok: true, records: 2, tornLines: 0 });
   });
 
@@ -451,9 +452,9 @@ export function halfWriteThenFail(
     sync: () => real.sync(),
     truncate: (len) => real.truncate(len),
     close: () => real.close(),
-    write: async (buffer, offset, length) => {
-      if (!fail()) return real.write(buffer, offset, length);
-      await real.write(buffer, offset, Math.floor(length / 2));
+    write: async (buffer, offset, length, position) => {
+      if (!fail()) return real.write(buffer, offset, length, position);
+      await real.write(buffer, offset, Math.floor(length / 2), position);
       throw Object.assign(new Error(`${code}: simulated`), { code });
     },
   };

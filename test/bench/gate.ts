@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { type AuditIo, nodeIo } from '../../app/audit/append.js';
+import { type AuditIo, ROOM_BYTES, nodeIo } from '../../app/audit/append.js';
 import { GENESIS_HASH, canonicalRecord, recordMac } from '../../app/audit/chain.js';
 import { AuditLog } from '../../app/audit/log.js';
 import { canonicalJson, redactParams, sha256Hex } from '../../app/audit/redact.js';
@@ -68,26 +68,35 @@ function lineOf(bytes: number): Buffer {
 }
 
 /**
- * One audit line (`bytes` long, auditLineBytes) appended and fdatasync'd, as the log does per
- * batch: `pool` in libuv's thread pool (how the log flushes a disk until its flushes have proved
- * quick), `inline` on the event loop (how it flushes a quick disk, app/audit/flush-pace.ts, and a
- * RAM file system always).
+ * One audit line (`bytes` long, auditLineBytes) written and fdatasync'd. `pool` and `inline`
+ * append it, the plain durable write and issue 9 §7's "one fsync": `pool` flushed in libuv's
+ * thread pool (how the log flushes a disk until its flushes have proved quick), `inline` on the
+ * event loop (how it flushes a quick disk, app/audit/flush-pace.ts, and a RAM file system
+ * always). `in place` writes it over room made ready past the end, as the log writes its records
+ * (append.ts ROOM_BYTES), and flushes inline: no size changes, so fdatasync has only the data.
  */
 export async function fsyncAlone(
   medium: Medium,
   n: number,
-  how: 'pool' | 'inline',
+  how: 'pool' | 'inline' | 'in place',
   bytes: number,
 ): Promise<Latency> {
   const dir = await mkdtemp(path.join(medium.base, 'advent-bench-fsync-'));
-  const fd = openSync(path.join(dir, 'f.jsonl'), 'a+', 0o600);
+  const inPlace = how === 'in place';
+  const fd = openSync(path.join(dir, 'f.jsonl'), inPlace ? 'w+' : 'a+', 0o600);
   const line = lineOf(bytes);
-  const flush = {
-    pool: () => fdatasyncAsync(fd),
-    inline: async () => fdatasyncSync(fd),
-  }[how];
+  if (inPlace) {
+    writeSync(fd, Buffer.alloc(ROOM_BYTES, 0x0a), 0, ROOM_BYTES, 0);
+    fdatasyncSync(fd);
+  }
+  let at = 0;
+  const flush = how === 'pool' ? () => fdatasyncAsync(fd) : async () => fdatasyncSync(fd);
   const once = async () => {
-    writeSync(fd, line);
+    if (inPlace) {
+      if (at + line.length > ROOM_BYTES) at = 0;
+      writeSync(fd, line, 0, line.length, at);
+      at += line.length;
+    } else writeSync(fd, line);
     await flush();
   };
   try {
@@ -172,7 +181,7 @@ export function busyWaitFlushIo(ms: number): AuditIo {
       return {
         stat: () => inner.stat(),
         read: (buffer, offset, length, position) => inner.read(buffer, offset, length, position),
-        write: (buffer, offset, length) => inner.write(buffer, offset, length),
+        write: (buffer, offset, length, position) => inner.write(buffer, offset, length, position),
         truncate: (len) => inner.truncate(len),
         close: () => inner.close(),
         sync: () => {

@@ -662,6 +662,9 @@ function gateTargets(r: Results): string[] {
     const fsync = fsyncInline ?? fsyncDisk;
     const bound = bare.latency.p50 + fsync.latency.p50 + 0.1;
     const bareDurable = componentOf(r, 'bare MCP SDK + fsync:', 'disk');
+    // The log writes its records over room made ready (app/audit/append.ts): its own flush.
+    const own = componentOf(r, 'fsync in place:', 'disk');
+    const ownBound = own && bare.latency.p50 + own.latency.p50 + 0.1;
     out.push(
       `Sequential round trip with the audit on disk: ${ms(seqDisk.latency.p50)} ms p50 against the bare MCP SDK ` +
         `round trip (${ms(bare.latency.p50)} ms, in-memory transport, no gate) + one fsync ` +
@@ -670,6 +673,12 @@ function gateTargets(r: Results): string[] {
         (bareDurable
           ? `. The bare server whose tool makes that same fsync answers in ${ms(bareDurable.latency.p50)} ms p50, ` +
             `${ms(bareDurable.latency.p50 - bare.latency.p50 - fsync.latency.p50)} ms beyond the sum of the two apart`
+          : '') +
+        (own && ownBound !== undefined
+          ? `. The log writes each record over room made ready past its end (app/audit/append.ts), so its ` +
+            `flush changes no file size and fdatasync has only the data to write: ${ms(own.latency.p50)} ms p50 ` +
+            `for the same line written so. Counted against that flush instead, the bound is ${ms(ownBound)} ms: ` +
+            `${seqDisk.latency.p50 <= ownBound ? 'met' : 'not met'}`
           : '') +
         (writeDisk
           ? `. A write-ahead call through the gate alone (two fsyncs) takes ${ms(writeDisk.latency.p50)} ms p50 on disk`
@@ -682,7 +691,9 @@ function gateTargets(r: Results): string[] {
     const woken = componentOf(r, 'CPU: the same, right after', 'disk');
     const gateDisk = componentOf(r, 'gate:', 'disk');
     if (seqTmp && gateTmp) {
-      const beyond = seqDisk.latency.p50 - fsync.latency.p50;
+      // Beyond the log's own flush (in place), which the busy-wait below stands for.
+      const flush = own ?? fsync;
+      const beyond = seqDisk.latency.p50 - flush.latency.p50;
       const wire = seqTmp.latency.p50 - gateTmp.latency.p50;
       const busy = componentOf(r, 'round trip, each flush a busy-wait', 'disk');
       out.push(
@@ -691,8 +702,8 @@ function gateTargets(r: Results): string[] {
           `${ms(wire)} ms (both ends: the simulator's frames, JSON and promise, TCP over loopback twice, the agent's ` +
           `decoding, session and reply), against 0.1 ms allowed for everything but the fsync.` +
           (busy
-            ? ` With each flush replaced by a busy-wait as long as the fsync's p50 (no I/O, nothing durable), the ` +
-              `round trip on disk takes ${ms(busy.latency.p50)} ms p50, ${ms(busy.latency.p50 - fsync.latency.p50)} ms ` +
+            ? ` With each flush replaced by a busy-wait as long as that flush's p50 (no I/O, nothing durable), the ` +
+              `round trip on disk takes ${ms(busy.latency.p50)} ms p50, ${ms(busy.latency.p50 - flush.latency.p50)} ms ` +
               `beyond the wait: the same code and the same time spent waiting cost that much. The real fsync costs ` +
               `${ms(Math.max(0, seqDisk.latency.p50 - busy.latency.p50))} ms more than the wait: what the disk flush ` +
               `does to the code around it, beyond its own time` +
@@ -700,7 +711,7 @@ function gateTargets(r: Results): string[] {
                 ? ` (building and hashing one audit record takes ${us(warm.latency.p50)} µs p50 warm and ` +
                   `${us(woken.latency.p50)} µs right after an fsync, ${(woken.latency.p50 / warm.latency.p50).toFixed(1)}×` +
                   (gateDisk
-                    ? `; the gate alone spends ${ms(Math.max(0, gateDisk.latency.p50 - fsync.latency.p50))} ms beyond ` +
+                    ? `; the gate alone spends ${ms(Math.max(0, gateDisk.latency.p50 - flush.latency.p50))} ms beyond ` +
                       `its fsync on disk, against ${ms(gateTmp.latency.p50)} ms in all in RAM`
                     : '') +
                   ')'
@@ -913,7 +924,9 @@ missed, and this file is rewritten with the latest numbers on every run.
   The references of issue 9 §7 are measured in the same run: one write + fdatasync of a line as
   long as the call's audit record (measured: the log writes one record for this call) on
   each medium, through the thread pool and inline (the log flushes inline in RAM, and on a disk
-  once its flushes have proved quick: app/audit/flush-pace.ts), and a bare
+  once its flushes have proved quick: app/audit/flush-pace.ts), appended as a plain durable
+  write does and, beside it, written over room made ready past the end, as the log writes its
+  records (app/audit/append.ts: no size changes, so fdatasync has only the data), and a bare
   \`@modelcontextprotocol/sdk\` tool server (McpServer + Client over the SDK's in-memory
   transport, no gate, no audit), alone and with its tool making the same inline fsync.
 - **Call round trip per dialect**: the same call from a simulator of each dialect the agent

@@ -37,11 +37,11 @@ function fillingIo(failFrom: number): AuditIo {
         truncate: (n) => real.truncate(n),
         sync: () => real.sync(),
         close: () => real.close(),
-        write: async (buffer, offset, length) => {
+        write: async (buffer, offset, length, position) => {
           writes += 1;
-          if (writes < failFrom) return real.write(buffer, offset, length);
+          if (writes < failFrom) return real.write(buffer, offset, length, position);
           // Half the bytes land, then the disk is full: the worst case for the log.
-          await real.write(buffer, offset, Math.floor(length / 2));
+          await real.write(buffer, offset, Math.floor(length / 2), position);
           throw Object.assign(new Error('ENOSPC: no space left on device, write'), {
             code: 'ENOSPC',
           });

@@ -14,8 +14,8 @@ import {
   type AgentChild,
   HostileAdvent,
   MiB,
+  auditBytes,
   requireBuild,
-  sizeOf,
   sleep,
   spawnAgent,
   waitFor,
@@ -100,6 +100,6 @@ describe('hostile Advent server: memory stays bounded', () => {
     expect(results.every((r) => r.result.success === false)).toBe(true);
     expect(Math.max(...results.map((r) => JSON.stringify(r).length))).toBeLessThan(4096);
     expect(a.rss() - baseline).toBeLessThan(NAMES_RSS_CEILING);
-    expect(await sizeOf(`${a.dir}/data/audit`)).toBeLessThan(1 * MiB);
+    expect(await auditBytes(`${a.dir}/data/audit`)).toBeLessThan(1 * MiB);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -213,10 +213,19 @@ export function rssOf(pid: number): number {
 }
 
 /** Bytes of every file under `dir`. */
-export async function sizeOf(dir: string): Promise<number> {
+/**
+ * The bytes of the audit log in `dir`: its files, less the room of newlines a running agent keeps
+ * past the end of its month file (app/audit/append.ts ROOM_BYTES), which is no record's.
+ */
+export async function auditBytes(dir: string): Promise<number> {
   let total = 0;
-  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total += (await stat(path.join(entry.parentPath, entry.name))).size;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const bytes = await readFile(path.join(dir, entry.name));
+    let end = bytes.length;
+    if (entry.name.endsWith('.jsonl'))
+      while (end > 1 && bytes[end - 1] === 0x0a && bytes[end - 2] === 0x0a) end -= 1;
+    total += end;
   }
   return total;
 }
