@@ -70,6 +70,10 @@ describe('activity and settings', { timeout: 60_000 }, () => {
     const row = page.getByTestId('audit-row');
     expect(await text(row)).toContain('create_file');
     expect(await text(row)).toContain(en.decision.denied);
+    // A call that never ran has no run time to show (its total was the user's deciding).
+    expect(await row.locator('.col-duration [title]').getAttribute('title')).toBe(
+      en.activity.notRun,
+    );
 
     await page.getByTestId('audit-filter-service').selectOption('');
     await page.getByTestId('audit-filter-decision').selectOption('auto');
@@ -77,6 +81,7 @@ describe('activity and settings', { timeout: 60_000 }, () => {
     await expect.poll(() => page.getByTestId('audit-row').count()).toBe(2);
     for (const r of await page.getByTestId('audit-row').all()) {
       expect(await text(r)).toContain('get_current_time');
+      expect(await text(r.locator('.col-duration'))).toMatch(/^\d+ ms$/);
     }
 
     // An export follows the filters: only the two automatic calls.

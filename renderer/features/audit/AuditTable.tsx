@@ -13,6 +13,7 @@ import { Badge, decisionTone, outcomeTone } from '../../components/Badge.js';
 import { formatDateTime } from '../../lib/format.js';
 import { useConnectionLabel } from '../../lib/names.js';
 import { useAudit } from '../../store/audit.js';
+import { runTimeOf } from './stats.js';
 
 export const ROW_HEIGHT = 38;
 /** The sticky header row's height: the rows start below it inside the scrolling grid. */
@@ -22,6 +23,8 @@ function Cells({ r, lang }: { r: AuditRecord; lang: string }) {
   const { t } = useTranslation();
   const label = useConnectionLabel();
   const server = label({ id: r.connectionId, name: r.connection });
+  // The service's own time: the total counts the user's thinking ("10718 ms" to write a note).
+  const ran = runTimeOf(r);
   return (
     <>
       <span role="gridcell" className="col-seq">
@@ -43,7 +46,14 @@ function Cells({ r, lang }: { r: AuditRecord; lang: string }) {
         <Badge tone={outcomeTone(r.outcome)}>{t(`outcome.${r.outcome}`)}</Badge>
       </span>
       <span role="gridcell" className="col-duration">
-        {t('common.ms', { value: r.durationMs })}
+        {ran === undefined ? (
+          <span title={t('activity.notRun')}>
+            <span aria-hidden="true">—</span>
+            <span className="sr-only">{t('activity.notRun')}</span>
+          </span>
+        ) : (
+          t('common.ms', { value: ran })
+        )}
       </span>
     </>
   );
