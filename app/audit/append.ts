@@ -15,27 +15,6 @@ import { promisify } from 'node:util';
 import { classifyLine } from './files.js';
 import { FlushPace } from './flush-pace.js';
 
-/** The part of a node FileHandle the append needs; a seam so tests can make the disk fail. */
-export interface AppendHandle {
-  stat(): Promise<{ size: number }>;
-  read(
-    buffer: Buffer,
-    offset: number,
-    length: number,
-    position: number,
-  ): Promise<{ bytesRead: number }>;
-  /** Writes at `position` (a month file is written in place, over the room made ready). */
-  write(
-    buffer: Buffer,
-    offset: number,
-    length: number,
-    position: number,
-  ): Promise<{ bytesWritten: number }>;
-  sync(): Promise<void>;
-  truncate(len: number): Promise<void>;
-  close(): Promise<void>;
-}
-
 /** The part of a node FileHandle the head file needs (writes in place, at a position). */
 export interface HeadHandle {
   write(
@@ -46,6 +25,21 @@ export interface HeadHandle {
   ): Promise<{ bytesWritten: number }>;
   sync(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * The part of a node FileHandle the append needs; a seam so tests can make the disk fail. A month
+ * file is written in place too, over the room made ready past the log's end (ROOM_BYTES).
+ */
+export interface AppendHandle extends HeadHandle {
+  stat(): Promise<{ size: number }>;
+  read(
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position: number,
+  ): Promise<{ bytesRead: number }>;
+  truncate(len: number): Promise<void>;
 }
 
 export interface AuditIo {

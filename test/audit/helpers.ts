@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
+import { type AppendHandle, type AuditIo, nodeIo } from '../../app/audit/append.js';
 import { AuditLog, type AuditLogOptions } from '../../app/audit/log.js';
 import type { AuditEntry } from '../../app/contract/audit.js';
 
@@ -25,6 +26,28 @@ export function useTempDirs(): () => Promise<string> {
 export async function logText(path: string): Promise<string> {
   const text = await readFile(path, 'utf8');
   return text.replace(/\n+$/, (_, at: number) => (at === 0 ? '' : '\n'));
+}
+
+/**
+ * Real file access whose month-file handles behave as `change` says: each method it leaves out
+ * goes to the real handle. How tests make a disk fill up, fail or be watched.
+ */
+export function changedIo(change: (real: AppendHandle) => Partial<AppendHandle>): AuditIo {
+  return {
+    ...nodeIo,
+    openAppend: async (path) => {
+      const real = await nodeIo.openAppend(path);
+      return {
+        stat: () => real.stat(),
+        read: (...a) => real.read(...a),
+        write: (...a) => real.write(...a),
+        sync: () => real.sync(),
+        truncate: (n) => real.truncate(n),
+        close: () => real.close(),
+        ...change(real),
+      };
+    },
+  };
 }
 
 /** Opens logs that are closed after the test: a log keeps its month file open for appending. */

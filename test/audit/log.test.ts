@@ -5,7 +5,7 @@ import { nodeIo, type AppendHandle, type AuditIo } from '../../app/audit/append.
 import { GENESIS_HASH, recordHash } from '../../app/audit/chain.js';
 import { MASK, canonicalJson, sha256Hex } from '../../app/audit/redact.js';
 import type { AuditRecord } from '../../app/contract/audit.js';
-import { entry, logText, manualClock, useLogs, useTempDirs } from './helpers.js';
+import { changedIo, entry, logText, manualClock, useLogs, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs();
 const openLog = useLogs();
@@ -379,20 +379,10 @@ describe('AuditLog write failures', () => {
     let failing = false;
     const eio = () => Object.assign(new Error('EIO: simulated'), { code: 'EIO' });
     // A failing disk: the write lands, the fsync and then the cut-back both fail.
-    const io: AuditIo = {
-      ...nodeIo,
-      openAppend: async (path) => {
-        const real = await nodeIo.openAppend(path);
-        return {
-          stat: () => real.stat(),
-          read: (...args) => real.read(...args),
-          write: (...args) => real.write(...args),
-          close: () => real.close(),
-          sync: () => (failing ? Promise.reject(eio()) : real.sync()),
-          truncate: (len) => (failing ? Promise.reject(eio()) : real.truncate(len)),
-        };
-      },
-    };
+    const io = changedIo((real) => ({
+      sync: () => (failing ? Promise.reject(eio()) : real.sync()),
+      truncate: (len) => (failing ? Promise.reject(eio()) : real.truncate(len)),
+    }));
     const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z'), io });
     const a = await log.append(entry());
     const file = join(dir, '2026-11.jsonl');

@@ -1,9 +1,9 @@
 import { appendFile, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOM_BYTES, nodeIo, type AuditIo } from '../../app/audit/append.js';
+import { ROOM_BYTES } from '../../app/audit/append.js';
 import { AuditLog } from '../../app/audit/log.js';
-import { entry, logText, manualClock, useLogs, useTempDirs } from './helpers.js';
+import { changedIo, entry, logText, manualClock, useLogs, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs();
 const openLog = useLogs();
@@ -41,21 +41,10 @@ describe('the room past the audit log’s end', () => {
     const dir = await tempDir();
     let writes = 0;
     let syncs = 0;
-    const io: AuditIo = {
-      ...nodeIo,
-      openAppend: async (path) => {
-        const real = await nodeIo.openAppend(path);
-        return {
-          ...real,
-          stat: () => real.stat(),
-          read: (...a) => real.read(...a),
-          truncate: (n) => real.truncate(n),
-          close: () => real.close(),
-          write: (...a) => ((writes += 1), real.write(...a)),
-          sync: () => ((syncs += 1), real.sync()),
-        };
-      },
-    };
+    const io = changedIo((real) => ({
+      write: (...a) => ((writes += 1), real.write(...a)),
+      sync: () => ((syncs += 1), real.sync()),
+    }));
     const log = await openLog({ dir, clock: manualClock(NOV), io });
     const file = join(dir, '2026-11.jsonl');
     // Records are bounded (a message is cut), so it takes a few thousand to pass the room twice.
@@ -77,27 +66,16 @@ describe('the room past the audit log’s end', () => {
   it('still takes the records on a disk too full for the room', async () => {
     const dir = await tempDir();
     const space = 64 * 1024; // what the disk has left: records fit, the room does not
-    const io: AuditIo = {
-      ...nodeIo,
-      openAppend: async (path) => {
-        const real = await nodeIo.openAppend(path);
-        return {
-          stat: () => real.stat(),
-          read: (...a) => real.read(...a),
-          truncate: (n) => real.truncate(n),
-          close: () => real.close(),
-          sync: () => real.sync(),
-          write: async (buffer, offset, length, position) => {
-            const fits = Math.max(0, Math.min(length, space - position));
-            if (fits < length) {
-              await real.write(buffer, offset, fits, position);
-              throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
-            }
-            return real.write(buffer, offset, length, position);
-          },
-        };
+    const io = changedIo((real) => ({
+      write: async (buffer, offset, length, position) => {
+        const fits = Math.max(0, Math.min(length, space - position));
+        if (fits < length) {
+          await real.write(buffer, offset, fits, position);
+          throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
+        }
+        return real.write(buffer, offset, length, position);
       },
-    };
+    }));
     const log = await openLog({ dir, clock: manualClock(NOV), io });
     const records = [];
     for (let i = 0; i < 10; i++) records.push(await log.append(entry({ callId: `c${i}` })));

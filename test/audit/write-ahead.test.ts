@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nodeIo, type AuditIo } from '../../app/audit/append.js';
+import type { AuditIo } from '../../app/audit/append.js';
 import { exportAudit } from '../../app/audit/export.js';
 import type { AuditLog } from '../../app/audit/log.js';
 import { systemClock } from '../../app/clock.js';
@@ -13,7 +13,7 @@ import { createFilesSandbox } from '../../app/services/files/sandbox.js';
 import { Registry } from '../../app/services/registry.js';
 import type { Service } from '../../app/services/service.js';
 import type { Risk } from '../../app/contract/policy.js';
-import { manualClock, useLogs, useTempDirs } from './helpers.js';
+import { changedIo, manualClock, useLogs, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs();
 const openLog = useLogs();
@@ -67,24 +67,12 @@ const call = (callId: string, params: unknown = { name: 'a' }): CallRequest => (
 /** An AuditIo whose writes fail with ENOSPC while `full` says so. */
 function fillableIo(): { io: AuditIo; fill(on: boolean): void } {
   let full = false;
-  const io: AuditIo = {
-    ...nodeIo,
-    openAppend: async (path) => {
-      const real = await nodeIo.openAppend(path);
-      return {
-        ...real,
-        stat: () => real.stat(),
-        read: (...a) => real.read(...a),
-        truncate: (n) => real.truncate(n),
-        sync: () => real.sync(),
-        close: () => real.close(),
-        write: (...a) =>
-          full
-            ? Promise.reject(Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' }))
-            : real.write(...a),
-      };
-    },
-  };
+  const io = changedIo((real) => ({
+    write: (...a) =>
+      full
+        ? Promise.reject(Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' }))
+        : real.write(...a),
+  }));
   return { io, fill: (on) => (full = on) };
 }
 

@@ -8,7 +8,8 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nodeIo, type AuditIo } from '../../app/audit/append.js';
+import type { AuditIo } from '../../app/audit/append.js';
+import { changedIo } from '../audit/helpers.js';
 import { AuditLog } from '../../app/audit/log.js';
 import { systemClock } from '../../app/clock.js';
 import { type DispatchResult, Dispatcher } from '../../app/dispatch.js';
@@ -27,28 +28,17 @@ afterEach(async () => {
 /** Month-file writes succeed until the `failFrom`-th (1-based); from then on the disk is full. */
 function fillingIo(failFrom: number): AuditIo {
   let writes = 0;
-  return {
-    ...nodeIo,
-    openAppend: async (file) => {
-      const real = await nodeIo.openAppend(file);
-      return {
-        stat: () => real.stat(),
-        read: (...a) => real.read(...a),
-        truncate: (n) => real.truncate(n),
-        sync: () => real.sync(),
-        close: () => real.close(),
-        write: async (buffer, offset, length, position) => {
-          writes += 1;
-          if (writes < failFrom) return real.write(buffer, offset, length, position);
-          // Half the bytes land, then the disk is full: the worst case for the log.
-          await real.write(buffer, offset, Math.floor(length / 2), position);
-          throw Object.assign(new Error('ENOSPC: no space left on device, write'), {
-            code: 'ENOSPC',
-          });
-        },
-      };
+  return changedIo((real) => ({
+    write: async (buffer, offset, length, position) => {
+      writes += 1;
+      if (writes < failFrom) return real.write(buffer, offset, length, position);
+      // Half the bytes land, then the disk is full: the worst case for the log.
+      await real.write(buffer, offset, Math.floor(length / 2), position);
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), {
+        code: 'ENOSPC',
+      });
     },
-  };
+  }));
 }
 
 async function run(failFrom: number) {
