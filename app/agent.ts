@@ -511,7 +511,11 @@ export class Agent {
       const previous = this.offeredTools.get(key) ?? this.filterTools(was);
       this.offeredTools.delete(key);
       // A name added that matches no service, or the same set written again, changes nothing.
-      if (sameNames(previous, this.filterTools(now.get(key)))) continue;
+      const offered = this.filterTools(now.get(key));
+      if (sameNames(previous, offered)) continue;
+      // Questions for a service no longer offered to these connections go: the gate refuses them.
+      const still = new Set(offered.map((t) => t.name));
+      this.broker.cancelWhere((p) => offerKeyOf(p.connection.id) === key && !still.has(p.service));
       for (const session of this.sessions.values())
         if (offerKeyOf(session.id) === key) session.reregister();
       this.events.emit('offerChanged', { key });
@@ -534,6 +538,8 @@ export class Agent {
       draft.services[name] = { ...draft.services[name], enabled: on };
     });
     this.registry.setEnabled(name, on);
+    // Its questions still open go from every window: the gate refuses those calls as switched off.
+    if (!on) this.broker.cancelWhere((p) => p.service === name);
   }
 
   async setServicePolicy(name: string, policy: Policy): Promise<void> {
@@ -542,6 +548,8 @@ export class Agent {
     await this.settings.update((draft) => {
       draft.services[name] = { ...draft.services[name], policy };
     });
+    // Blocked: its questions still open go, and the gate refuses those calls as blocked.
+    if (policy === 'deny') this.broker.cancelWhere((p) => p.service === name);
     this.events.emit('services', this.services());
   }
 

@@ -191,11 +191,28 @@ interface Verdict {
 type Permission = (
   { run: true; decision: Decision } | { run: false; decision: Decision; result: DispatchResult }
 ) & {
-  /** The user was asked (the time until the answer is the call's waitMs). */
+  /** The user was asked (the time until the answer is the call's waitMs), and what came back. */
   asked?: boolean;
+  answer?: PromptResolution;
 };
 
 const refuse = (code: ErrorCode, message: string): DispatchResult => ({ ok: false, code, message });
+
+const switchedOff = (name: string): DispatchResult =>
+  refuse(
+    'disabled',
+    `the service '${name}' is switched off by the user; do not retry it — tell the user it can be switched on in the app's Services page`,
+  );
+
+const blocked = (name: string): DispatchResult =>
+  refuse(
+    'denied',
+    `the user has blocked the service '${name}'; do not retry — tell the user it is blocked in the app's Services page`,
+  );
+
+/** What a grant is remembered under: the service, or the service and the preview's escalation. */
+const grantKeyOf = (service: Service, preview: CallPreview | undefined): string =>
+  preview?.escalation ? `${service.name}:${preview.escalation}` : service.name;
 
 /**
  * Permission questions one connection may have waiting for the user at once; more are refused
@@ -345,15 +362,8 @@ export class Dispatcher {
         ),
       };
     }
-    if (!call.userRun && !registry.isEnabled(service.name)) {
-      return {
-        decision: 'disabled',
-        result: refuse(
-          'disabled',
-          `the service '${service.name}' is switched off by the user; do not retry it — tell the user it can be switched on in the app's Services page`,
-        ),
-      };
-    }
+    if (!call.userRun && !registry.isEnabled(service.name))
+      return { decision: 'disabled', result: switchedOff(service.name) };
     // Before anything walks them (the validator, the preview, the audit's redaction and hash):
     // params nested or sized past the bounds are refused here, with a walk that never recurses.
     const shape = paramsShapeProblem(call.params);
@@ -434,6 +444,13 @@ export class Dispatcher {
       ? { run: true, decision: 'user-run' }
       : await this.permit(call, service, preview, key);
     const waitMs = permission.asked ? Math.max(0, this.deps.clock.now() - asked) : undefined;
+    // While the question waited, the user may have switched the service off, blocked it or
+    // stopped offering it to this server (in another window, or the terminal): that latest word
+    // wins over a yes given to the question before, and is why a question it dropped ended.
+    if (permission.asked && (permission.run || permission.answer === 'cancelled')) {
+      const revoked = this.revoked(call, service, preview, offered);
+      if (revoked) return { ...revoked, summary, waitMs };
+    }
     if (!permission.run)
       return {
         decision: permission.decision,
@@ -511,6 +528,36 @@ export class Dispatcher {
   }
 
   /** The permission step: a decision to run, or a refusal. */
+  /**
+   * What the user changed, while they were asked, that takes the call's permission back: the
+   * service switched off, blocked by its policy, or no longer offered to this connection.
+   */
+  private revoked(
+    call: CallRequest,
+    service: Service,
+    preview: CallPreview | undefined,
+    offered: (name: string) => boolean,
+  ): Pick<Verdict, 'decision' | 'result'> | undefined {
+    if (!this.deps.registry.isEnabled(service.name))
+      return { decision: 'disabled', result: switchedOff(service.name) };
+    if (!offered(service.name))
+      return {
+        decision: 'invalid',
+        result: refuse(
+          'unknown_service',
+          `the user stopped offering '${service.name}' to this connection while it waited for their answer, so it was not run`,
+        ),
+      };
+    const now = this.deps.policy.decide({
+      service: service.name,
+      risk: service.risk,
+      grantKey: grantKeyOf(service, preview),
+      escalation: Boolean(preview?.escalation),
+    });
+    if (now.kind === 'deny') return { decision: 'denied', result: blocked(service.name) };
+    return undefined;
+  }
+
   private async permit(
     call: CallRequest,
     service: Service,
@@ -518,7 +565,7 @@ export class Dispatcher {
     key: string,
   ): Promise<Permission> {
     const { policy, broker } = this.deps;
-    const grantKey = preview?.escalation ? `${service.name}:${preview.escalation}` : service.name;
+    const grantKey = grantKeyOf(service, preview);
     const decided = policy.decide({
       service: service.name,
       risk: service.risk,
@@ -534,14 +581,7 @@ export class Dispatcher {
           decision: decided.scope === 'session' ? 'allowed-session' : 'allowed-always',
         };
       case 'deny':
-        return {
-          run: false,
-          decision: 'denied',
-          result: refuse(
-            'denied',
-            `the user has blocked the service '${service.name}'; do not retry — tell the user it is blocked in the app's Services page`,
-          ),
-        };
+        return { run: false, decision: 'denied', result: blocked(service.name) };
       case 'ask':
         break;
     }
@@ -580,7 +620,11 @@ export class Dispatcher {
       if (left > 0) this.asking.set(group, left);
       else this.asking.delete(group);
     }
-    return { ...(await this.answered(answer, call, service, grantKey, summary)), asked: true };
+    return {
+      ...(await this.answered(answer, call, service, grantKey, summary)),
+      asked: true,
+      answer,
+    };
   }
 
   private async answered(
