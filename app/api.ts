@@ -44,7 +44,7 @@ import { type PlatformInfo, platformInfo } from './mcp-clients/apps.js';
 import { McpClientSetup } from './mcp-clients/setup.js';
 import { MCP_CLIENTS_OFFER, type Offer } from './contract/offer.js';
 import type { Policy, PromptAnswer } from './contract/policy.js';
-import type { Language } from './contract/profiles/spec.js';
+import { type Language, reservedId } from './contract/profiles/spec.js';
 import { Emitter } from './events.js';
 import { CommandRefusal } from './contract/errors.js';
 import type { BaseProfile } from './wire/dialect.js';
@@ -344,6 +344,11 @@ export class CoreApi implements AgentApi {
   async saveConnection(input: ProfileInput, secret?: string): Promise<ProfileView> {
     if (input.id === DEMO_ID)
       throw new CommandRefusal('demo_readonly', 'the demo server cannot be edited');
+    if (input.id !== undefined && reservedId(input.id))
+      throw new CommandRefusal(
+        'invalid_profile',
+        `the id '${input.id}' is kept for the app's own connections; save the profile under another id`,
+      );
     const id = input.id ?? `p-${this.agent.ids.hex(8)}`;
     const { profile, secret: split } = this.completeProfile({ ...stripUndefined(input), id });
     const token = (split ?? secret)?.trim() || undefined;

@@ -14,7 +14,8 @@ import {
   type TSchema,
   Type,
 } from '@sinclair/typebox';
-import type { ConnectionCapabilities } from '../connection.js';
+import { type ConnectionCapabilities, LOCAL_CONNECTION } from '../connection.js';
+import { MCP_CLIENTS_OFFER, MCP_CLIENT_PREFIX } from '../offer.js';
 
 /** The languages the UI speaks. */
 export const LANGUAGES = ['en', 'zh-CN'] as const;
@@ -102,7 +103,22 @@ export interface ProfileKindSpec {
   readonly toolLimitHint?: number;
 }
 
-export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' });
+/**
+ * Ids the app gives connections of its own: the user's own runs, the MCP apps' shared selection
+ * and each MCP app. A profile saved under one would share their selection, pace and questions
+ * (a hand-edited settings file, or a command with an explicit id), so none may take them.
+ */
+const RESERVED_IDS = `(?!(?:${LOCAL_CONNECTION.id}|${MCP_CLIENTS_OFFER})$)(?!${MCP_CLIENT_PREFIX})`;
+
+/** Whether `id` is one of those (the rule of `Id`'s pattern, for a refusal that says so). */
+export function reservedId(id: string): boolean {
+  return id === LOCAL_CONNECTION.id || id === MCP_CLIENTS_OFFER || id.startsWith(MCP_CLIENT_PREFIX);
+}
+export const Id = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: `^${RESERVED_IDS}[A-Za-z0-9_.:-]+$`,
+});
 export const ProfileName = Type.String({ minLength: 1, maxLength: 100 });
 const closed = { additionalProperties: false } as const;
 
