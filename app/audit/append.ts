@@ -193,12 +193,16 @@ export interface Placed {
 }
 
 /**
- * Room made ready past the log's end, as newlines: records are written over it, so a record's
+ * Room made ready past the log's end, as NUL bytes: records are written over it, so a record's
  * flush changes no file size and fdatasync has only the data to write, not a journal commit of the
  * new size as well (ext4 on the bench machine: 0.09 ms against 0.14 ms per flush, and the round
  * trip's code after it runs warmer). When a batch reaches past it, the next 1 MiB comes with that
- * batch's own write and flush. Newlines, because every reader already passes over blank lines
- * (`classifyLine`); `close()` cuts what is left, so only a crash leaves it behind.
+ * batch's write and flush, best effort. `close()` cuts what is left, so only a crash leaves it.
+ *
+ * NUL, as a disk shows a lost sector: readers take a line of NULs alone as blank (`classifyLine`),
+ * and a record next to NULs as torn. So whatever a power cut keeps of a batch written over the
+ * room (a later record's sector, not an earlier one's), the record whose line lost bytes to NULs
+ * stays torn and never stands as a record the chain would have to skip.
  */
 export const ROOM_BYTES = 1 << 20;
 let room: Buffer | undefined;
@@ -254,15 +258,16 @@ export class MonthWriter {
       at += bytes.length;
     }
     let grows = at > this.fileSize;
-    if (grows) parts.push((room ??= Buffer.alloc(ROOM_BYTES, 0x0a)));
+    if (grows) parts.push((room ??= Buffer.alloc(ROOM_BYTES)));
     const total = at - size + (grows ? ROOM_BYTES : 0);
     const data = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, total);
     try {
       try {
         await writeAll(handle, data, size);
       } catch (err) {
-        // A disk too full for the room may still have space for the records: they go alone.
-        if (!grows || (err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+        // A disk too full for the room (or a quota, a file size limit) may still take the
+        // records: they go alone. A disk that fails them too fails the append below.
+        if (!grows) throw err;
         grows = false;
         await handle.truncate(at);
         await writeAll(handle, data.subarray(0, at - size), size);
@@ -331,10 +336,11 @@ export class MonthWriter {
   }
 
   /**
-   * Opens `path` and learns where its log ends: after its last byte that is not room (a newline
-   * or, from a file system that lost the room's bytes in a crash, a NUL), and after the newline
-   * that follows it. What lies past that (room left by a crash) is cut, so the file holds only
-   * the log and the next append makes fresh room.
+   * Opens `path` and learns where its log ends: after its last byte that is neither NUL (room
+   * left by a crash) nor a newline, and after the byte that follows it. A newline there ends the
+   * line; a NUL there is kept, so a line the readers found torn (a record whose newline a crash
+   * lost) stays torn and the next append begins a line of its own. What lies past is cut, so the
+   * file holds only the log and the next append makes fresh room.
    */
   private async openAt(path: string): Promise<AppendHandle> {
     const handle = await this.io.openAppend(path);
@@ -343,7 +349,7 @@ export class MonthWriter {
       const last = await lastContentByte(handle, fileSize);
       const follows = last + 1 < fileSize ? await byteAt(handle, last + 1) : undefined;
       this.endsInNewline = last < 0 || follows === 0x0a;
-      this.size = last < 0 ? 0 : follows === 0x0a ? last + 2 : last + 1;
+      this.size = last < 0 ? 0 : follows === undefined ? last + 1 : last + 2;
       // A file that cannot be cut keeps its room: the next records are written over it all the same.
       this.fileSize =
         fileSize > this.size
@@ -382,10 +388,10 @@ async function writeAll(handle: AppendHandle, data: Buffer, position: number): P
 const LEFT_READ_LIMIT = 16 << 20;
 
 /**
- * Whether bytes `from`..`to` of the file hold a whole record line (one the next appends would
- * repeat the seq of). A fragment does not, nor does the room of newlines after it. Bounded: what
- * a failed append leaves is at most one batch and its room; more than that, or an unreadable
- * file, counts as holding one.
+ * Whether bytes `from`..`to` of the file hold a whole record (one the next appends would repeat
+ * the seq of), read as the log's readers read lines: the last one too, newline or not. A fragment
+ * does not, nor does the room after it. Bounded: what a failed append leaves is at most one batch
+ * and its room; more than that, or an unreadable file, counts as holding one.
  */
 async function holdsRecord(handle: AppendHandle, from: number, to: number): Promise<boolean> {
   if (to - from > LEFT_READ_LIMIT) return true;
@@ -398,7 +404,6 @@ async function holdsRecord(handle: AppendHandle, from: number, to: number): Prom
       got += bytesRead;
     }
     const lines = buf.toString('utf8', 0, got).split('\n');
-    lines.pop(); // the last piece has no newline: never a whole line
     return lines.some((line) => typeof classifyLine(line) === 'object');
   } catch {
     return true;

@@ -62,8 +62,11 @@ export interface MonthFile {
  * record when it parses and has a record's shape, whether or not a newline follows it (a crash can
  * land just before the newline); anything else is torn.
  */
+/** Whitespace and NULs alone: room past the log's end (append.ts ROOM_BYTES) or an empty line. */
+const BLANK = /^[\s\0]*$/;
+
 export function classifyLine(line: string): StoredRecord | 'blank' | 'torn' {
-  if (line.trim() === '') return 'blank';
+  if (BLANK.test(line)) return 'blank';
   return parseRecordLine(line) ?? 'torn';
 }
 

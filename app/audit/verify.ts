@@ -96,6 +96,12 @@ export async function verifyAudit(
   let sawMac = false;
   let prev: ChainHead = { seq: 0, hash: GENESIS_HASH };
   let hashAtHead: string | undefined;
+  /**
+   * The hash of the record at `expected.seq` as found. Records after it were written while this
+   * verify read the files (calls go on meanwhile): they are checked like the rest, and the log's
+   * own end is judged at the seq it had when verify began.
+   */
+  let hashAtExpected: string | undefined;
   let failure: Failure | undefined;
   let lastPath = dir;
 
@@ -124,6 +130,7 @@ export async function verifyAudit(
       else {
         prev = { seq: record.seq, hash: record.hash };
         if (head && record.seq === head.seq) hashAtHead = record.hash;
+        if (expected && record.seq === expected.seq) hashAtExpected = record.hash;
       }
     });
   }
@@ -144,7 +151,7 @@ export async function verifyAudit(
       file: lastPath,
       reason: `records missing at the end (the log held seq ${atLeast} when the agent last started or closed; the last whole record on disk is seq ${prev.seq})`,
     };
-  if (!failure && expected && (prev.seq !== expected.seq || prev.hash !== expected.hash)) {
+  if (!failure && expected && (prev.seq < expected.seq || hashAtExpected !== expected.hash)) {
     failure =
       prev.seq < expected.seq
         ? {

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_NAME, cutName } from '../../app/audit/bounds.js';
@@ -7,7 +6,7 @@ import { MonthReader, runSync } from '../../app/audit/lines.js';
 import { RECENT_BYTES, RecordIndex } from '../../app/audit/query.js';
 import type { AuditQuery, AuditRecord } from '../../app/contract/audit.js';
 import { sha256Hex } from '../../app/audit/redact.js';
-import { entry, manualClock, useLogs, useTempDirs } from './helpers.js';
+import { entry, logText, manualClock, useLogs, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs();
 const openLog = useLogs();
@@ -40,7 +39,7 @@ describe('bounded records', () => {
         }),
       );
     }
-    const text = await readFile(join(dir, '2026-11.jsonl'), 'utf8');
+    const text = await logText(join(dir, '2026-11.jsonl'));
     const records = text.split('\n').filter(Boolean);
     expect(records).toHaveLength(40);
     for (const line of records) expect(line.length).toBeLessThan(8 * 1024);

@@ -20,12 +20,11 @@ export function useTempDirs(): () => Promise<string> {
 }
 
 /**
- * A month file's text as the log holds it: without the room of newlines an open log keeps past
- * its end (append.ts ROOM_BYTES), which closing it cuts.
+ * A month file's text as the log holds it: without the room of NULs an open log keeps past its
+ * end (append.ts ROOM_BYTES), which closing it cuts.
  */
 export async function logText(path: string): Promise<string> {
-  const text = await readFile(path, 'utf8');
-  return text.replace(/\n+$/, (_, at: number) => (at === 0 ? '' : '\n'));
+  return (await readFile(path, 'utf8')).replace(/\0+$/, '');
 }
 
 /**

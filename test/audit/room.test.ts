@@ -63,28 +63,29 @@ describe('the room past the audit log’s end', () => {
     expect(writes).toBe(syncs);
   });
 
-  it('still takes the records on a disk too full for the room', async () => {
-    const dir = await tempDir();
-    const space = 64 * 1024; // what the disk has left: records fit, the room does not
-    const io = changedIo((real) => ({
-      write: async (buffer, offset, length, position) => {
-        const fits = Math.max(0, Math.min(length, space - position));
-        if (fits < length) {
-          await real.write(buffer, offset, fits, position);
-          throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
-        }
-        return real.write(buffer, offset, length, position);
-      },
-    }));
-    const log = await openLog({ dir, clock: manualClock(NOV), io });
-    const records = [];
-    for (let i = 0; i < 10; i++) records.push(await log.append(entry({ callId: `c${i}` })));
-    const file = join(dir, '2026-11.jsonl');
-    expect(await readFile(file, 'utf8')).toBe(
-      records.map((r) => `${JSON.stringify(r)}\n`).join(''),
-    );
-    expect(await log.verify()).toMatchObject({ ok: true, records: 10, tornLines: 0 });
-  });
+  for (const code of ['ENOSPC', 'EDQUOT', 'EFBIG'])
+    it(`still takes the records when the room does not fit (${code})`, async () => {
+      const dir = await tempDir();
+      const space = 64 * 1024; // what the disk has left: records fit, the room does not
+      const io = changedIo((real) => ({
+        write: async (buffer, offset, length, position) => {
+          const fits = Math.max(0, Math.min(length, space - position));
+          if (fits < length) {
+            await real.write(buffer, offset, fits, position);
+            throw Object.assign(new Error(`${code}: simulated`), { code });
+          }
+          return real.write(buffer, offset, length, position);
+        },
+      }));
+      const log = await openLog({ dir, clock: manualClock(NOV), io });
+      const records = [];
+      for (let i = 0; i < 10; i++) records.push(await log.append(entry({ callId: `c${i}` })));
+      const file = join(dir, '2026-11.jsonl');
+      expect(await readFile(file, 'utf8')).toBe(
+        records.map((r) => `${JSON.stringify(r)}\n`).join(''),
+      );
+      expect(await log.verify()).toMatchObject({ ok: true, records: 10, tornLines: 0 });
+    });
 
   it('cuts the room when it closes, so a closed log holds exactly its records', async () => {
     const dir = await tempDir();
@@ -131,5 +132,74 @@ describe('the room past the audit log’s end', () => {
       tornLines: 1,
       tornTail: false,
     });
+  });
+  it('a record whose newline a crash lost stays torn, and its seq is not taken twice', async () => {
+    const dir = await tempDir();
+    const file = await closedLog(dir, 2);
+    const [a, b] = (await readFile(file, 'utf8')).split('\n');
+    // Record 2 was written but never flushed: its bytes survived, its newline and the room after
+    // it read back as NULs. Readers take that line as torn, so the log ends at record 1.
+    await writeFile(file, `${a}\n${b}${'\0'.repeat(3000)}`);
+    const log = await openLog({ dir, clock: manualClock(NOV) });
+    const next = await log.append(entry({ callId: 'after' }));
+    expect(next.seq).toBe(2);
+    await log.close();
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    expect(lines).toEqual([a, `${b}\0`, JSON.stringify(next), '']);
+    expect(await (await AuditLog.open({ dir })).verify()).toMatchObject({
+      ok: true,
+      records: 2,
+      tornLines: 1,
+    });
+  });
+
+  it('a record whose predecessor a power cut lost is torn, not a gap in the chain', async () => {
+    // The same five records in two logs: one keeps all five, one was acknowledged up to 3.
+    const five = await closedLog(await tempDir(), 5);
+    const records = (await readFile(five, 'utf8')).split('\n');
+    const dir = await tempDir();
+    const file = await closedLog(dir, 3);
+    // Records 4 and 5 went in one batch over the room; the sector holding 4 was lost (it reads as
+    // the room's NULs), the one holding 5 was kept.
+    const lost = '\0'.repeat(Buffer.byteLength(records[3]!) + 1);
+    await appendFile(file, `${lost}${records[4]}\n${'\0'.repeat(4000)}`);
+    const log = await openLog({ dir, clock: manualClock(NOV) });
+    const next = await log.append(entry({ callId: 'after' }));
+    expect(next.seq).toBe(4);
+    await log.close();
+    expect(await (await AuditLog.open({ dir })).verify()).toMatchObject({
+      ok: true,
+      records: 4,
+      tornLines: 1,
+    });
+  });
+
+  it('a whole record a failed append left without its newline is never followed by its seq again', async () => {
+    const dir = await tempDir();
+    let failing = false;
+    const eio = () => Object.assign(new Error('EIO: simulated'), { code: 'EIO' });
+    // The append that makes the room lands all of its record but the newline, then the disk
+    // fails, and cannot cut it back either.
+    const io = changedIo((real) => ({
+      write: async (buffer, offset, length, position) => {
+        if (!failing) return real.write(buffer, offset, length, position);
+        const line = buffer.indexOf(0x0a, offset);
+        await real.write(buffer, offset, line - offset, position);
+        throw eio();
+      },
+      truncate: (n) => (failing ? Promise.reject(eio()) : real.truncate(n)),
+    }));
+    const first = await AuditLog.open({ dir, clock: manualClock(NOV) });
+    const a = await first.append(entry({ callId: 'a' }));
+    await first.close(); // the room is cut: the next append makes new room
+    const log = await openLog({ dir, clock: manualClock(NOV), io });
+    failing = true;
+    await expect(log.append(entry({ callId: 'lost' }))).rejects.toThrow(/input\/output error/);
+    // The leftover is a whole record: while it cannot be cut, nothing is appended after it.
+    await expect(log.append(entry({ callId: 'lost2' }))).rejects.toThrow(/input\/output error/);
+    failing = false;
+    const b = await log.append(entry({ callId: 'after' }));
+    expect(b).toMatchObject({ seq: 2, prevHash: a.hash });
+    expect(await log.verify()).toMatchObject({ ok: true, records: 2 });
   });
 });

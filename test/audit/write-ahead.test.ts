@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AuditIo } from '../../app/audit/append.js';
@@ -13,14 +13,14 @@ import { createFilesSandbox } from '../../app/services/files/sandbox.js';
 import { Registry } from '../../app/services/registry.js';
 import type { Service } from '../../app/services/service.js';
 import type { Risk } from '../../app/contract/policy.js';
-import { changedIo, manualClock, useLogs, useTempDirs } from './helpers.js';
+import { changedIo, logText, manualClock, useLogs, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs();
 const openLog = useLogs();
 
 /** The lines of the month file, parsed (intent and outcome records alike). */
 async function onDisk(dir: string): Promise<Record<string, unknown>[]> {
-  const text = await readFile(join(dir, '2026-11.jsonl'), 'utf8').catch(() => '');
+  const text = await logText(join(dir, '2026-11.jsonl')).catch(() => '');
   return text
     .split('\n')
     .filter(Boolean)

@@ -214,7 +214,7 @@ export function rssOf(pid: number): number {
 
 /** Bytes of every file under `dir`. */
 /**
- * The bytes of the audit log in `dir`: its files, less the room of newlines a running agent keeps
+ * The bytes of the audit log in `dir`: its files, less the room of NULs a running agent keeps
  * past the end of its month file (app/audit/append.ts ROOM_BYTES), which is no record's.
  */
 export async function auditBytes(dir: string): Promise<number> {
@@ -223,8 +223,7 @@ export async function auditBytes(dir: string): Promise<number> {
     if (!entry.isFile()) continue;
     const bytes = await readFile(path.join(dir, entry.name));
     let end = bytes.length;
-    if (entry.name.endsWith('.jsonl'))
-      while (end > 1 && bytes[end - 1] === 0x0a && bytes[end - 2] === 0x0a) end -= 1;
+    if (entry.name.endsWith('.jsonl')) while (end > 0 && bytes[end - 1] === 0) end -= 1;
     total += end;
   }
   return total;
