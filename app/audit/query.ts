@@ -3,6 +3,8 @@ import {
   type AuditQuery,
   type AuditRecord,
   auditHaystack,
+  connectionIdOf,
+  matchesConnection,
 } from '../contract/audit.js';
 import { IdColumn, Interner, NumberColumn, OVERFLOW_ID } from './columns.js';
 import { type StoredRecord, isIntent, parseRecordLine } from './files.js';
@@ -14,7 +16,7 @@ export const MAX_LIMIT = 1000;
 export const RECENT_RECORDS = 1000;
 /** …and at most about this many bytes of them (estimated as in `RecentRecords.bytes`). */
 export const RECENT_BYTES = 4 << 20;
-/** Bytes each of the service and connection name tables may hold (columns.ts Interner). */
+/** Bytes each of the service, connection name and id tables may hold (columns.ts Interner). */
 export const NAMES_BYTES = 1 << 20;
 /** Reads of lines close together are merged into one, up to this many bytes. */
 const MAX_READ = 1 << 20;
@@ -23,9 +25,9 @@ const MAX_GAP = 64 << 10;
 
 /**
  * A compact index of every record (DESIGN §3): per record only what the filters and the order
- * need (seq, time, where its line is, and small ids for service, connection, decision and
- * outcome), 34 bytes where the record itself is over a kilobyte in memory. A desktop agent
- * runs for months, so nothing here may grow with the size of the records themselves.
+ * need (seq, time, where its line is, and small ids for service, connection name and id,
+ * decision and outcome), 35 bytes where the record itself is over a kilobyte in memory. A
+ * desktop agent runs for months, so nothing here may grow with the size of the records themselves.
  *
  * Filters run on the index; only the records of the page returned are read back from the month
  * files (by offset and length). The free-text filter has to look inside records, so it streams
@@ -42,6 +44,8 @@ export class RecordIndex {
   private readonly fileIds = new IdColumn();
   private readonly serviceIds = new IdColumn();
   private readonly connectionIds = new IdColumn();
+  /** The connection's own id, interned: what the Activity page filters by (names may repeat). */
+  private readonly connectionIdIds = new IdColumn();
   private readonly decisionIds = new IdColumn();
   private readonly outcomeIds = new IdColumn();
   /**
@@ -52,6 +56,8 @@ export class RecordIndex {
   private readonly plain = new IdColumn();
   private readonly services: Interner;
   private readonly connections: Interner;
+  /** Connection ids, with '' first for the records that have none (see connectionIdOf). */
+  private readonly connectionIdNames: Interner;
   private readonly decisions: Interner;
   private readonly outcomes: Interner;
   private readonly files = new Interner();
@@ -60,6 +66,8 @@ export class RecordIndex {
   constructor(namesBytes = NAMES_BYTES) {
     this.services = new Interner(namesBytes);
     this.connections = new Interner(namesBytes);
+    this.connectionIdNames = new Interner(namesBytes);
+    this.connectionIdNames.id(NO_CONNECTION_ID);
     // A log writes a handful of these, but one edited by hand may hold anything.
     this.decisions = new Interner(namesBytes);
     this.outcomes = new Interner(namesBytes);
@@ -95,6 +103,10 @@ export class RecordIndex {
     this.fileIds.set(i, file);
     this.serviceIds.set(i, this.services.id(record.service));
     this.connectionIds.set(i, this.connections.id(record.connection));
+    this.connectionIdIds.set(
+      i,
+      this.connectionIdNames.id(connectionIdOf(record) ?? NO_CONNECTION_ID),
+    );
     this.decisionIds.set(i, this.decisions.id(record.decision));
     this.outcomeIds.set(i, this.outcomes.id(record.outcome));
     this.plain.set(i, plain === undefined ? UNKNOWN : plain ? PLAIN : NOT_PLAIN);
@@ -112,10 +124,17 @@ export class RecordIndex {
       this.fileIds.bytes +
       this.serviceIds.bytes +
       this.connectionIds.bytes +
+      this.connectionIdIds.bytes +
       this.decisionIds.bytes +
       this.outcomeIds.bytes +
       this.plain.bytes;
-    for (const names of [this.services, this.connections, this.decisions, this.outcomes])
+    for (const names of [
+      this.services,
+      this.connections,
+      this.connectionIdNames,
+      this.decisions,
+      this.outcomes,
+    ])
       bytes += names.bytes;
     return bytes + this.files.bytes + this.recent.bytes;
   }
@@ -172,7 +191,7 @@ export class RecordIndex {
     const from = parseBound('from', q.from);
     const to = parseBound('to', q.to);
     const service = wanted(this.services, q.service);
-    const connection = wanted(this.connections, q.connection);
+    const connection = this.connectionMatcher(q);
     const decision = wanted(this.decisions, q.decision);
     const outcome = wanted(this.outcomes, q.outcome);
     const anyOf = wantedAnyOf(this.services, q.services);
@@ -186,7 +205,7 @@ export class RecordIndex {
       const names = new Set(q.services);
       onRecord.push((r) => names.has(r.service));
     }
-    if (connection === OVERFLOW_ID) onRecord.push((r) => r.connection === q.connection);
+    if (connection !== ANY && connection.overflow) onRecord.push((r) => matchesConnection(r, q));
     if (decision === OVERFLOW_ID) onRecord.push((r) => r.decision === q.decision);
     if (outcome === OVERFLOW_ID) onRecord.push((r) => r.outcome === q.outcome);
     const match = (i: number): boolean => {
@@ -194,7 +213,7 @@ export class RecordIndex {
       if (anyOf !== ANY && !anyOf.ids.has(this.serviceIds.get(i))) return false;
       if (decision !== ANY && this.decisionIds.get(i) !== decision) return false;
       if (outcome !== ANY && this.outcomeIds.get(i) !== outcome) return false;
-      if (connection !== ANY && this.connectionIds.get(i) !== connection) return false;
+      if (connection !== ANY && !connection.match(i)) return false;
       if (from !== undefined || to !== undefined) {
         // A record whose ts does not parse has no place in time: a time filter excludes it.
         const t = this.times.get(i);
@@ -207,6 +226,39 @@ export class RecordIndex {
     return onRecord.length === 0
       ? { match }
       : { match, check: (r) => onRecord.every((test) => test(r)) };
+  }
+
+  /**
+   * The connection filter (contract matchesConnection) on the index: ANY without one, NONE when
+   * no record can match. `overflow` says some wanted name or id had no room in its table, so the
+   * record itself must decide.
+   */
+  private connectionMatcher(
+    q: AuditQuery,
+  ): typeof ANY | typeof NONE | { match: (i: number) => boolean; overflow: boolean } {
+    if (q.connectionId === undefined) {
+      const name = wanted(this.connections, q.connection);
+      if (name === ANY || name === NONE) return name;
+      return {
+        match: (i) => this.connectionIds.get(i) === name,
+        overflow: name === OVERFLOW_ID,
+      };
+    }
+    const id = wanted(this.connectionIdNames, q.connectionId);
+    // The name only reaches the records written before ids were recorded.
+    const noId =
+      q.connection === undefined ? NONE : wanted(this.connectionIdNames, NO_CONNECTION_ID);
+    const name = noId === NONE ? NONE : wanted(this.connections, q.connection);
+    const byName = noId !== NONE && name !== NONE;
+    if (id === NONE && !byName) return NONE;
+    return {
+      match: (i) => {
+        const has = this.connectionIdIds.get(i);
+        if (has === id) return true;
+        return byName && has === noId && this.connectionIds.get(i) === name;
+      },
+      overflow: id === OVERFLOW_ID || (byName && (noId === OVERFLOW_ID || name === OVERFLOW_ID)),
+    };
   }
 
   /**
@@ -352,6 +404,8 @@ const NOT_PLAIN = 2;
 
 const ANY = -1;
 const NONE = -2;
+/** The id table's entry for records without a connection id (never an id: ids are not empty). */
+const NO_CONNECTION_ID = '';
 
 function wanted(names: Interner, value: string | undefined): number {
   if (value === undefined) return ANY;

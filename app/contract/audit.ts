@@ -91,7 +91,14 @@ export interface AuditQuery {
   services?: string[];
   decision?: Decision;
   outcome?: Outcome;
+  /**
+   * The connection's display name as recorded. Alone, every record written under that name (a
+   * name is not an identity: two profiles may share one, and a renamed profile's calls carry
+   * both). With `connectionId`, it only adds the records written before ids were recorded.
+   */
   connection?: string;
+  /** The connection's id (DESIGN §3): its calls whatever it was named when they came. */
+  connectionId?: string;
   /** Inclusive ISO time bounds. */
   from?: string;
   to?: string;
@@ -158,7 +165,7 @@ export function matchesAuditQuery(r: AuditRecord, q: AuditQuery): boolean {
   if (q.services !== undefined && !q.services.includes(r.service)) return false;
   if (q.decision !== undefined && r.decision !== q.decision) return false;
   if (q.outcome !== undefined && r.outcome !== q.outcome) return false;
-  if (q.connection !== undefined && r.connection !== q.connection) return false;
+  if (!matchesConnection(r, q)) return false;
   if (q.from || q.to) {
     const t = Date.parse(r.ts);
     if (Number.isNaN(t)) return false;
@@ -166,4 +173,25 @@ export function matchesAuditQuery(r: AuditRecord, q: AuditQuery): boolean {
     if (q.to && t > Date.parse(q.to)) return false;
   }
   return !q.text || auditHaystack(r).includes(q.text.toLowerCase());
+}
+
+/**
+ * The record's connection id; undefined when it has none (written before ids were recorded, or
+ * edited into something that is not one), so the core's index and this filter agree.
+ */
+export function connectionIdOf(r: Pick<AuditRecord, 'connectionId'>): string | undefined {
+  const id: unknown = r.connectionId;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/** The query's connection filter (see AuditQuery.connection and connectionId). */
+export function matchesConnection(
+  r: Pick<AuditRecord, 'connection' | 'connectionId'>,
+  q: Pick<AuditQuery, 'connection' | 'connectionId'>,
+): boolean {
+  if (q.connectionId === undefined)
+    return q.connection === undefined || r.connection === q.connection;
+  const id = connectionIdOf(r);
+  if (id !== undefined) return id === q.connectionId;
+  return q.connection !== undefined && r.connection === q.connection;
 }

@@ -81,6 +81,8 @@ export const AuditQuerySchema = Type.Object(
     decision: Type.Optional(Decision),
     outcome: Type.Optional(oneOf(OUTCOMES)),
     connection: Type.Optional(Type.String({ maxLength: 100 })),
+    // Any id a record holds (cut like a name), not only the ids profiles may take today.
+    connectionId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
     from: Type.Optional(Type.String({ maxLength: 40 })),
     to: Type.Optional(Type.String({ maxLength: 40 })),
     text: Type.Optional(Type.String({ maxLength: 200 })),

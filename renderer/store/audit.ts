@@ -10,6 +10,7 @@ import {
   type AuditRecord,
   type Decision,
   type Outcome,
+  connectionIdOf,
   matchesAuditQuery,
 } from '../../app/contract/index.js';
 import { bridge } from '../bridge/current.js';
@@ -25,6 +26,11 @@ export interface AuditFilters {
   serverServices: readonly string[];
   decision: Decision | '';
   outcome: Outcome | '';
+  /**
+   * The connection's id ('' for any), and the name its records carried before ids were recorded;
+   * a name alone picks such older records that no connection here claims.
+   */
+  connectionId: string;
   connection: string;
   from: string;
   to: string;
@@ -37,6 +43,7 @@ export const NO_FILTERS: AuditFilters = {
   serverServices: [],
   decision: '',
   outcome: '',
+  connectionId: '',
   connection: '',
   from: '',
   to: '',
@@ -57,6 +64,7 @@ export function queryOf(f: AuditFilters): AuditQuery {
   if (f.server) q.services = [...f.serverServices];
   if (f.decision) q.decision = f.decision;
   if (f.outcome) q.outcome = f.outcome;
+  if (f.connectionId) q.connectionId = f.connectionId;
   if (f.connection) q.connection = f.connection;
   const from = localToIso(f.from);
   const to = localToIso(f.to, true);
@@ -136,8 +144,11 @@ interface AuditStore {
   error: string | undefined;
   generation: number;
   inflight: Set<number>;
-  /** Server names and services met in any loaded record (for the filter choices); kept across reloads. */
-  seen: { connections: Set<string>; services: Set<string> };
+  /**
+   * Connections (ids with the name last met; names of records without an id) and services met in
+   * any loaded record, for the filter choices; kept across reloads.
+   */
+  seen: { connectionIds: Map<string, string>; connectionNames: Set<string>; services: Set<string> };
   setFilters(patch: Partial<AuditFilters>): void;
   reload(): void;
   ensureRange(start: number, end: number): void;
@@ -173,7 +184,9 @@ export const useAudit = create<AuditStore>()((set, get) => {
 
   function note(r: AuditRecord): void {
     const { seen } = get();
-    seen.connections.add(r.connection);
+    const id = connectionIdOf(r);
+    if (id === undefined) seen.connectionNames.add(r.connection);
+    else seen.connectionIds.set(id, r.connection);
     seen.services.add(r.service);
   }
 
@@ -186,7 +199,7 @@ export const useAudit = create<AuditStore>()((set, get) => {
     error: undefined,
     generation: 0,
     inflight: new Set(),
-    seen: { connections: new Set(), services: new Set() },
+    seen: { connectionIds: new Map(), connectionNames: new Set(), services: new Set() },
     setFilters: (patch) => {
       const filters = { ...get().filters, ...patch };
       set({ filters, query: queryOf(filters) });

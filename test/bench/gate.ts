@@ -86,7 +86,7 @@ export async function fsyncAlone(
   const fd = openSync(path.join(dir, 'f.jsonl'), inPlace ? 'w+' : 'a+', 0o600);
   const line = lineOf(bytes);
   if (inPlace) {
-    writeSync(fd, Buffer.alloc(ROOM_BYTES, 0x0a), 0, ROOM_BYTES, 0);
+    writeSync(fd, Buffer.alloc(ROOM_BYTES), 0, ROOM_BYTES, 0);
     fdatasyncSync(fd);
   }
   let at = 0;

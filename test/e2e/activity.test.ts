@@ -127,6 +127,43 @@ describe('activity and settings', { timeout: 60_000 }, () => {
     expect(errors).toEqual([]);
   });
 
+  it('activity: two servers both named Home are two Server choices, each listing only its own calls', async () => {
+    const sim = await startSim();
+    const { page, errors } = await openApp(browser);
+    await connectThroughUi(page, sim, 'Home');
+    await connectThroughUi(page, sim, 'Home');
+    // The first server's connection makes one call, the second's two.
+    expect(await sim.peer(1).call('get_current_time', {})).toMatchObject({ success: true });
+    for (const params of [{}, { format: 'simple' }])
+      expect(await sim.peer(2).call('get_current_time', params)).toMatchObject({ success: true });
+
+    await goTo(page, 'activity');
+    await expect.poll(() => total(page)).toBe(3);
+    const filter = page.getByTestId('audit-filter-connection');
+    const choices = filter.locator('option:not([value=""])');
+    await expect.poll(() => choices.count()).toBe(2);
+    const labels = await choices.allTextContents();
+    expect(new Set(labels).size).toBe(2);
+    for (const label of labels) expect(label).toMatch(/^Home \(/);
+    const counts: number[] = [];
+    const values = await Promise.all((await choices.all()).map((o) => o.getAttribute('value')));
+    for (const value of values) {
+      await filter.selectOption(value!);
+      // Unfiltered 3, then 0 while the filtered page loads, then this server's own count.
+      await expect
+        .poll(async () => {
+          const n = await total(page);
+          return n > 0 && n < 3;
+        })
+        .toBe(true);
+      const n = await total(page);
+      await expect.poll(() => page.getByTestId('audit-row').count()).toBe(n);
+      counts.push(n);
+    }
+    expect(counts.sort()).toEqual([1, 2]);
+    expect(errors).toEqual([]);
+  });
+
   it('language: choosing 简体中文 in Settings turns the app Chinese at once and after a reload', async () => {
     const { page, errors } = await openApp(browser);
     expect(await text(page.getByTestId('nav-chat'))).toBe(en.nav.chat);

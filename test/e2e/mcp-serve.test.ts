@@ -13,6 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { en } from '../../renderer/i18n/en.js';
 import { accessibilityViolations } from './axe.js';
 import {
   cleanup,
@@ -64,7 +65,10 @@ describe('MCP apps using the running agent', () => {
       arguments: { filename: 'from-claude.txt', content: 'hello from an MCP app' },
     });
     const modal = await promptUp(page);
-    expect(await text(modal.getByTestId('prompt-connection'))).toBe('Claude Desktop');
+    // An MCP app names itself, so it is always marked as one (it could take a profile's name).
+    expect(await text(modal.getByTestId('prompt-connection'))).toBe(
+      en.connections.mcpAppName.replace('{{name}}', 'Claude Desktop'),
+    );
     expect(await text(modal.getByTestId('prompt-paths'))).toBe(
       path.join(host.filesRoot, 'from-claude.txt'),
     );

@@ -10,7 +10,7 @@ import {
 } from '../../../app/contract/index.js';
 import { NO_FILTERS, anyFilterSet, useAudit } from '../../store/audit.js';
 import { useMcp } from '../mcp/store.js';
-import { useConnectionLabel } from '../../lib/names.js';
+import { connectionChoiceKey, connectionChoices, useKindShortName } from '../../lib/names.js';
 import { useConnections } from '../../store/connection.js';
 import { useServices } from '../../store/services.js';
 
@@ -36,13 +36,15 @@ export function Filters() {
   const serviceNames = [
     ...new Set([...services.map((s) => s.name), ...seen.services, filters.service]),
   ].filter(Boolean);
-  const connectionNames = [
-    ...new Set([
-      ...connections.map((c) => c.profile.name),
-      ...[...seen.connections].sort(),
-      filters.connection,
-    ]),
-  ].filter(Boolean);
+  const kindName = useKindShortName();
+  // By id, labelled as rows are: two servers may share a name, and a renamed one keeps its calls.
+  const connectionOptions = connectionChoices(
+    t,
+    connections,
+    { ids: seen.connectionIds, names: seen.connectionNames },
+    kindName,
+    filters,
+  );
   const anyFilter = anyFilterSet(filters);
   const mcpServers = useMcp((s) => s.servers);
   const servers = serversOf(services, mcpServers);
@@ -55,9 +57,6 @@ export function Filters() {
     });
 
   const timeSet = filters.from !== '' || filters.to !== '';
-  const label = useConnectionLabel();
-  const nameOfServer = (name: string) =>
-    label({ id: connections.find((c) => c.profile.name === name)?.profile.id, name });
 
   // One bar: each control is labelled for assistive tech ("Filter: Service"), and its "any"
   // choice shows the filter's name, so no label row above it takes the table's height.
@@ -159,14 +158,20 @@ export function Filters() {
       </label>
       <select
         id={`${id}-connection`}
-        value={filters.connection}
-        onChange={(e) => setFilters({ connection: e.target.value })}
+        value={connectionChoiceKey(filters)}
+        onChange={(e) => {
+          const choice = connectionOptions.find((c) => c.key === e.target.value);
+          setFilters({
+            connectionId: choice?.connectionId ?? '',
+            connection: choice?.connection ?? '',
+          });
+        }}
         data-testid="audit-filter-connection"
       >
         <option value="">{t('activity.connection')}</option>
-        {connectionNames.map((n) => (
-          <option key={n} value={n}>
-            {nameOfServer(n)}
+        {connectionOptions.map((c) => (
+          <option key={c.key} value={c.key}>
+            {c.label}
           </option>
         ))}
       </select>
