@@ -158,6 +158,43 @@ function readBody(
   });
 }
 
+/** The ids of the requests a client's message cancels (notifications/cancelled), batch or not. */
+function cancelledIds(body: unknown): (string | number)[] {
+  const ids: (string | number)[] = [];
+  for (const m of Array.isArray(body) ? body : [body]) {
+    if (typeof m !== 'object' || m === null) continue;
+    const { method, params } = m as { method?: unknown; params?: { requestId?: unknown } };
+    const id = params?.requestId;
+    if (method === 'notifications/cancelled' && (typeof id === 'string' || typeof id === 'number'))
+      ids.push(id);
+  }
+  return ids;
+}
+
+/**
+ * Ends the POSTs of the requests a client just cancelled. The SDK sends no answer to a cancelled
+ * request (the spec's rule), but its HTTP transport holds that request's POST open until one is
+ * sent: each cancel (the user's stop, or the client's own timeout at the permission prompt) kept a
+ * connection open for the session's life, and 128 of them shut every MCP app out. An error answer
+ * ends it; the client ignores answers to what it cancelled. One already answered is let be.
+ */
+async function endCancelled(
+  transport: StreamableHTTPServerTransport,
+  body: unknown,
+): Promise<void> {
+  for (const id of cancelledIds(body))
+    await transport
+      .send({
+        jsonrpc: '2.0',
+        id,
+        error: { code: REQUEST_CANCELLED, message: 'request cancelled' },
+      })
+      .catch(() => undefined);
+}
+
+/** JSON-RPC's code for a request its sender cancelled (as LSP numbers it; MCP names none). */
+const REQUEST_CANCELLED = -32800;
+
 export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttpServer> {
   const maxSessions = options.maxSessions ?? MAX_HTTP_SESSIONS;
   // A Map iterates in insertion order: re-inserting on use keeps the least recently used first.
@@ -200,6 +237,7 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
       sessions.delete(sessionId);
       sessions.set(sessionId, live);
       await live.transport.handleRequest(req, res, body);
+      await endCancelled(live.transport, body);
       return;
     }
     if (req.method !== 'POST' || !isInitializeRequest(body))

@@ -531,3 +531,51 @@ describe('MCP over Streamable HTTP: nobody holds a connection without the token'
     await reader.cancel();
   });
 });
+
+describe('MCP over Streamable HTTP: a cancelled call', () => {
+  it('ends its request: cancels at the permission prompt do not pile up open connections', async () => {
+    rig = await startServe();
+    rig.agent.broker.attach({ name: 'window' }); // a window is open: the question waits
+    const { url, token } = await listening(rig);
+    // The client's fetch, watched: a POST is done once its answer's headers have come.
+    const open = new Set<number>();
+    let n = 0;
+    const watched: typeof fetch = async (input, init) => {
+      const k = ++n;
+      open.add(k);
+      try {
+        return await fetch(input, init);
+      } finally {
+        open.delete(k);
+      }
+    };
+    const client = new Client({ name: 'canceller', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        fetch: watched,
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    clients.push(client);
+    for (let i = 0; i < 5; i++) {
+      const stop = new AbortController();
+      const call = client
+        .callTool(
+          { name: 'create_file', arguments: { filename: `c${i}.txt`, content: 'x' } },
+          undefined,
+          {
+            signal: stop.signal,
+          },
+        )
+        .catch((err: Error) => err.message);
+      await until(() => rig!.agent.broker.pending().length === 1, 'the question');
+      stop.abort('the user pressed stop');
+      expect(await call).toMatch(/stop/);
+      await until(() => rig!.agent.broker.pending().length === 0, 'the question withdrawn');
+    }
+    await until(() => open.size === 0, 'every request answered');
+    expect(existsSync(path.join(rig.dir, 'files', 'c0.txt'))).toBe(false);
+    // The session still answers.
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+});
