@@ -20,6 +20,7 @@ import { type McpSession, type Offered, createMcpSession } from './session.js';
 import {
   type SocketListener,
   holdReadsWhileUnread,
+  TOO_LONG,
   listenForClients,
   wholeLines,
 } from './socket.js';
@@ -76,12 +77,21 @@ export class McpServe {
 
   /**
    * Serve one client on stdio (`advent-agent mcp` running its own agent); resolves when the
-   * client closes stdin. Only MCP goes to `stdout`.
+   * session ends: the client closed stdin, or the session was ended here (each such end is told
+   * as a warning where it happens). Stdin is then no longer read by it.
    */
   serveStdio(stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream): Promise<void> {
     // The transport is handed whole lines (lines.ts): a long line in small pieces costs no more
-    // than in one. A line past the bound ends the session, as the transport's own bound did.
-    const lines = wholeLines(() => transport);
+    // than in one. A line past the bound is answered with an error and the session goes on; the
+    // line on stderr is for whoever reads the MCP app's log of this server.
+    const lines = wholeLines(
+      () => transport,
+      (id) =>
+        this.options.log(
+          'warn',
+          `an MCP client's message${id === undefined ? '' : ` (request ${JSON.stringify(id)})`} was refused: ${TOO_LONG}`,
+        ),
+    );
     (stdin as Readable).pipe(lines);
     const transport = new StdioServerTransport(lines, stdout as Writable, {
       maxBufferSize: MAX_MESSAGE_BYTES,
@@ -100,12 +110,15 @@ export class McpServe {
     return new Promise((resolve) => {
       const end = this.serve(transport);
       const finish = (): void => {
+        // Nothing reads what the client sends now: a stdin still piped would be read (and
+        // dropped) for good, keeping the process alive.
+        (stdin as Readable).unpipe(lines);
         end();
         resolve();
       };
       stdin.once('end', finish);
       stdin.once('close', finish);
-      // A message past the bound closes the transport: the session is over.
+      // The session closed its transport (cut off above, or the agent is closing): it is over.
       const closed = transport.onclose;
       transport.onclose = () => {
         closed?.();

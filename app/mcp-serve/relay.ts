@@ -89,23 +89,31 @@ export async function relayOrOpen<T>(
   }
 }
 
+/** Who ended a relayed session: the client closing stdin, or the agent closing the connection. */
+export type RelayEnd = 'client' | 'agent';
+
 /**
  * Relay until either side ends: the client closing stdin ends the session; the agent going away
- * (the app quit) ends the relay, and the client sees its server exit as with any stdio server.
+ * (the app quit, or it cut this client off) ends the relay, and the client sees its server exit
+ * as with any stdio server. Resolves with who ended it, for the caller to say why.
  */
 export function relay(
   socket: net.Socket,
   stdin: NodeJS.ReadableStream,
   stdout: NodeJS.WritableStream,
-): Promise<void> {
+): Promise<RelayEnd> {
   return new Promise((resolve) => {
+    let clientEnded = false;
     socket.on('error', () => undefined);
     stdin.pipe(socket);
     socket.pipe(stdout, { end: false });
-    stdin.once('end', () => socket.end());
+    stdin.once('end', () => {
+      clientEnded = true;
+      socket.end();
+    });
     socket.once('close', () => {
       stdin.unpipe(socket);
-      resolve();
+      resolve(clientEnded ? 'client' : 'agent');
     });
   });
 }

@@ -8,7 +8,10 @@
  *   so the model reads why; invalid arguments too (the model can correct them). A name that is no
  *   tool of this session is a protocol error (-32602), as the spec's example has it.
  * - `notifications/cancelled` (or the session closing) aborts the handler's signal: the gate then
- *   withdraws a waiting prompt or tells the running service to stop.
+ *   withdraws a waiting prompt or tells the running service to stop. The session's end reaches
+ *   every call through a signal of its own, not through the SDK's table of handlers by id.
+ * - A `tools/call` whose id a call still in flight has is a protocol error (-32600), and the call
+ *   in flight is withdrawn too (see below).
  * - With no window open, a client that can elicit is asked instead (elicit.ts); one that cannot
  *   gets the gate's refusal, which tells the user to open the app or set a policy.
  */
@@ -18,6 +21,7 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
+  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../clock.js';
 import type { ConnectionRef } from '../contract/connection.js';
@@ -63,6 +67,8 @@ export interface McpSession extends Disposable {
   connection(): ConnectionRef;
 }
 
+const SESSION_ENDED = 'the MCP client session ended';
+
 const INSTRUCTIONS =
   "Advent Agent's local services (files, apps, clipboard, reminders, and MCP servers the user imported). Calls that change something or send the user's data need the user's permission; a refusal says why and what the user can do.";
 
@@ -75,7 +81,16 @@ export function createMcpSession(deps: McpSessionDeps): McpSession {
   const maxCalls = deps.maxCalls ?? MAX_CALLS_PER_SESSION;
   let ref: ConnectionRef | undefined;
   const connection = (): ConnectionRef => (ref ??= clientConnection(server.getClientVersion()));
-  let calls = 0;
+  /**
+   * The calls waiting or running, by request id, each with a controller of its own, which the
+   * session's end aborts. The SDK aborts the handlers it knows of when its transport closes, but
+   * it knows them by request id: a second request with an id in use replaces the first in its
+   * table, and the first would then outlive its client. (Not one session-wide signal each call's
+   * follows through AbortSignal.any: Node 20 keeps every signal made so alive while a listener
+   * is left on it, for as long as the session's lasts.)
+   */
+  const inFlight = new Map<RequestId, AbortController>();
+  let disposed = false;
 
   const listed = (): McpTool[] => {
     const conn = connection();
@@ -101,23 +116,39 @@ export function createMcpSession(deps: McpSessionDeps): McpSession {
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const id = extra.requestId;
+    const inUse = inFlight.get(id);
+    if (inUse) {
+      // A client must not reuse an id in flight (MCP, JSON-RPC). Both calls now share one answer
+      // id and one `notifications/cancelled`, and the SDK's table keeps only the newest: no answer
+      // or withdrawal could be told apart, and the client, told this id failed, may well try again.
+      // So neither is run: the first is withdrawn (its question leaves the window), this one is
+      // a protocol error, as it is the client's mistake and not the model's to correct.
+      inUse.abort(`another call came with the same request id`);
+      throw protocolError(
+        ErrorCode.InvalidRequest,
+        `request id ${cutString(JSON.stringify(id), MAX_ID_CHARS)} is already in use by a call in flight; both calls were refused. Give every request an id of its own`,
+      );
+    }
     const name = cutString(request.params.name, MAX_NAME_CHARS);
     const conn = connection();
     // A tool not offered to this connection goes on to the gate like any other call: the gate
     // refuses it as unknown (it applies the same selection) and the attempt is audited.
-    if (calls >= maxCalls)
+    if (inFlight.size >= maxCalls)
       return errorResult(
         `too many calls at once (${maxCalls} are waiting or running); wait for some to finish, then try again`,
       );
-    calls += 1;
+    const own = new AbortController();
+    if (disposed) own.abort(SESSION_ENDED);
+    inFlight.set(id, own);
     try {
       const result = await deps.gate.dispatch({
         connection: conn,
         dialect: 'mcp',
-        callId: cutString(String(extra.requestId), MAX_ID_CHARS),
+        callId: cutString(String(id), MAX_ID_CHARS),
         service: name,
         params: request.params.arguments ?? {},
-        signal: extra.signal,
+        signal: AbortSignal.any([extra.signal, own.signal]),
         ...(canElicit(server)
           ? {
               asker: elicitationAsker({
@@ -133,7 +164,8 @@ export function createMcpSession(deps: McpSessionDeps): McpSession {
       });
       return toolResult(result);
     } finally {
-      calls -= 1;
+      // Only this call's entry: a refused duplicate never took the id's place.
+      inFlight.delete(id);
     }
   });
 
@@ -152,7 +184,6 @@ export function createMcpSession(deps: McpSessionDeps): McpSession {
     lastSeen = signature(listed());
   };
 
-  let disposed = false;
   return {
     server,
     connection,
@@ -161,7 +192,9 @@ export function createMcpSession(deps: McpSessionDeps): McpSession {
       disposed = true;
       watch.dispose();
       deps.onDispose?.();
-      // Closing aborts every handler still running: waiting prompts are withdrawn.
+      // Every call still waiting or running is withdrawn: its prompt leaves the window, a running
+      // service is told to stop. Then the transport closes.
+      for (const call of inFlight.values()) call.abort(SESSION_ENDED);
       void server.close().catch(() => undefined);
     },
   };

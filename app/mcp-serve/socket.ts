@@ -11,12 +11,13 @@ import { chmod, rename, unlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { PassThrough, type Readable, type Transform, type Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import {
   MAX_MESSAGE_BYTES,
   MAX_UNREAD_ANSWER_BYTES,
   UNREAD_ANSWERS_PAUSE_BYTES,
 } from './limits.js';
-import { lineSplitter } from './lines.js';
+import { type RefusedLine, lineSplitter } from './lines.js';
 import { socketPath, socketProblem, tokenPath } from './socket-path.js';
 
 /** Sessions one agent serves over its socket at once (each is an app the user launched). */
@@ -99,20 +100,67 @@ function awaitToken(socket: net.Socket, token: Buffer, accepted: (input: Readabl
   socket.on('data', onData);
 }
 
+/** What a client is told of a message past the bound, and the log says. */
+export const TOO_LONG = `a message may be at most ${MAX_MESSAGE_BYTES} bytes; a longer one is not read`;
+
 /**
  * The lines of a stream client for its transport, one whole line at a time (lines.ts). A line
- * past MAX_MESSAGE_BYTES is refused as the transport refused it itself: told, and the transport
- * closed (the session ends).
+ * past MAX_MESSAGE_BYTES is not read: the client is answered with an Invalid Request error under
+ * the request's id when the line's edges tell it for sure (refusedRequestId), without one
+ * otherwise; `refused` is told, and the session goes on with the next line. So a model writing a
+ * file too large for one message learns why at once, instead of its client waiting until it
+ * times out.
  */
-export function wholeLines(transport: () => StdioServerTransport): Transform {
+export function wholeLines(
+  transport: () => StdioServerTransport,
+  refused: (id: RequestId | undefined) => void,
+): Transform {
   return lineSplitter({
     maxBytes: MAX_MESSAGE_BYTES,
-    overflow: () => {
-      const t = transport();
-      t.onerror?.(new Error(`a message may be at most ${MAX_MESSAGE_BYTES} bytes`));
-      void t.close();
+    overflow: (line) => {
+      const id = refusedRequestId(line);
+      // With no id the answer has none: MCP's schema has no null id (JSON-RPC's "null" for it).
+      const answer: JSONRPCMessage = {
+        jsonrpc: '2.0',
+        ...(id !== undefined && { id }),
+        error: { code: ErrorCode.InvalidRequest, message: TOO_LONG },
+      };
+      void transport()
+        .send(answer)
+        .catch(() => undefined);
+      refused(id);
     },
   });
+}
+
+/** One `"key": value` with a value that is a plain string, number, or literal. */
+const PLAIN_PAIR =
+  /\s*"([^"\\]{1,32})"\s*:\s*("[^"\\]{0,128}"|-?\d{1,15}|true|false|null)\s*([,}])/y;
+/** The object's last key is `id`: `,"id": value}` at the very end of the line. */
+const LAST_ID = /[{,]\s*"id"\s*:\s*("[^"\\]{0,128}"|-?\d{1,15})\s*}\s*$/;
+
+/**
+ * The id of a refused line, when it is surely a request's: its first keys (plain values only, up
+ * to the first that is not) hold `method`, and `id` is one of them or the object's last key (the
+ * SDK's clients write `method`, `params`, `jsonrpc`, `id`). Only a key the outer object's braces
+ * enclose is read so; a response's id (the client answering our question) is not taken, as the
+ * client would read our error as the answer to its own request of that number.
+ */
+export function refusedRequestId(line: RefusedLine): RequestId | undefined {
+  const head = line.head.toString('utf8');
+  const open = /^\s*\{/.exec(head);
+  if (!open) return undefined;
+  const first = new Map<string, string>();
+  PLAIN_PAIR.lastIndex = open[0].length;
+  for (let m; (m = PLAIN_PAIR.exec(head));) {
+    first.set(m[1]!, m[2]!);
+    if (m[3] === '}') break;
+  }
+  if (!first.get('method')?.startsWith('"')) return undefined;
+  const raw = first.get('id') ?? LAST_ID.exec(line.tail.toString('utf8'))?.[1];
+  if (raw === undefined) return undefined;
+  const id: unknown = JSON.parse(raw);
+  return typeof id === 'string' || Number.isSafeInteger(id) ? (id as RequestId) : undefined;
 }
 
 export interface UnreadAnswers {
@@ -194,8 +242,11 @@ export async function listenForClients(
     socket.on('error', () => undefined);
     socket.once('close', () => sockets.delete(socket));
     awaitToken(socket, tokenBytes, (input) => {
-      // Whole lines, as on stdio (see wholeLines); a line past the bound closes the socket below.
-      const lines = wholeLines(() => transport);
+      // Whole lines, as on stdio (see wholeLines); a line past the bound is answered and skipped.
+      const lines = wholeLines(
+        () => transport,
+        () => log(`an MCP client's message was refused: ${TOO_LONG}`),
+      );
       input.pipe(lines);
       const transport = new StdioServerTransport(lines, socket, {
         maxBufferSize: MAX_MESSAGE_BYTES,
@@ -215,7 +266,7 @@ export async function listenForClients(
       const end = serve(transport);
       // The client went: the session ends (its waiting prompts are withdrawn, calls told to stop).
       socket.once('close', end);
-      // A message past the bound closes the transport: the socket goes with it.
+      // The session closed its transport (the agent is closing): the socket goes with it.
       const closed = transport.onclose;
       transport.onclose = () => {
         closed?.();

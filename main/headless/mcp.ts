@@ -42,7 +42,12 @@ export async function mcpCommand(args: McpArgs, io: CliIo): Promise<number> {
     say(`relaying to the Advent Agent that holds ${dataDir}`);
     if (args.callsPerSecond !== undefined)
       say('--calls-per-second is not used: calls are paced as that agent paces them');
-    await relay(start.socket, io.stdin, io.stdout);
+    const by = await relay(start.socket, io.stdin, io.stdout);
+    if (by === 'agent')
+      say(
+        `warn: the Advent Agent that holds ${dataDir} ended this session (it quit, or closed the connection)`,
+      );
+    releaseInput(io.stdin);
     return 0;
   }
 
@@ -59,8 +64,17 @@ export async function mcpCommand(args: McpArgs, io: CliIo): Promise<number> {
     await Promise.race([api.mcpServe.serveStdio(io.stdin, io.stdout), signal]);
   } finally {
     unsubscribe();
+    // However the session ended, stdin is let go: still open, it would hold the process alive
+    // after its session (the client would see a server that neither answers nor exits).
+    releaseInput(io.stdin);
     notices();
     await core.close();
   }
   return 0;
+}
+
+/** Stop reading stdin and close it, so it holds the process no longer. */
+function releaseInput(stdin: CliIo['stdin']): void {
+  stdin.pause();
+  (stdin as Partial<NodeJS.ReadStream>).destroy?.();
 }
