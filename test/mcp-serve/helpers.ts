@@ -86,3 +86,22 @@ export function textOf(result: unknown): string {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
   return content.find((c) => c.type === 'text')?.text ?? '';
 }
+
+/** One JSON-RPC message as a line of an MCP stream. */
+export const line = (message: unknown): string => `${JSON.stringify(message)}\n`;
+
+/** What a raw client sends first: initialize (request `id`, client `name`), then initialized. */
+export function helloLines(name: string, id = 1): string {
+  return (
+    line({
+      jsonrpc: '2.0',
+      id,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name, version: '1' },
+      },
+    }) + line({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  );
+}

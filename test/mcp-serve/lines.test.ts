@@ -14,7 +14,7 @@ import { REFUSED_EDGE_BYTES, type RefusedLine, lineSplitter } from '../../app/mc
 import { refusedRequestId } from '../../app/mcp-serve/socket.js';
 import { connectToAgent } from '../../app/mcp-serve/relay.js';
 import { until } from '../helpers/wait.js';
-import { type ServeRig, startServe } from './helpers.js';
+import { type ServeRig, startServe, helloLines, line } from './helpers.js';
 
 let rig: ServeRig | undefined;
 let client: net.Socket | undefined;
@@ -26,18 +26,7 @@ afterEach(async () => {
   rig = undefined;
 });
 
-const line = (message: unknown): string => `${JSON.stringify(message)}\n`;
-const hello =
-  line({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'slow-writer', version: '1' },
-    },
-  }) + line({ jsonrpc: '2.0', method: 'notifications/initialized' });
+const hello = helloLines('slow-writer');
 /** A ping of about `bytes` bytes (its padding is ignored by the server). */
 const bigPing = (bytes: number): Buffer =>
   Buffer.from(line({ jsonrpc: '2.0', id: 2, method: 'ping', params: { pad: 'p'.repeat(bytes) } }));

@@ -10,7 +10,7 @@ import { MAX_UNREAD_ANSWER_BYTES } from '../../app/mcp-serve/limits.js';
 import { connectToAgent } from '../../app/mcp-serve/relay.js';
 import type { Service } from '../../app/services/service.js';
 import { until } from '../helpers/wait.js';
-import { type ServeRig, startServe } from './helpers.js';
+import { type ServeRig, startServe, helloLines, line } from './helpers.js';
 
 let rig: ServeRig | undefined;
 let client: net.Socket | undefined;
@@ -21,18 +21,7 @@ afterEach(async () => {
   rig = undefined;
 });
 
-const line = (message: unknown): string => `${JSON.stringify(message)}\n`;
-const hello =
-  line({
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'no-reader', version: '1' },
-    },
-  }) + line({ jsonrpc: '2.0', method: 'notifications/initialized' });
+const hello = helloLines('no-reader', 0);
 const toolsList = (id: number): string => line({ jsonrpc: '2.0', id, method: 'tools/list' });
 
 /** An agent listening on its socket, its log lines collected; a client connected, token sent. */

@@ -48,6 +48,17 @@ async function freshDir(policies: Record<string, 'allow' | 'deny'> = {}): Promis
   return dataDir;
 }
 
+/** An agent (as a window's host would run one) holding `dataDir`: `mcp` relays to it. */
+function holdFolder(dataDir: string): Promise<CoreApi> {
+  return CoreApi.open({
+    dataDir,
+    defaultFilesRoot: path.join(dir, 'files'),
+    secrets: new MemorySecretStore(),
+    host: 'browser',
+    version: '0.0.1',
+  });
+}
+
 async function launch(
   dataDir: string,
   info = { name: 'claude-ai', title: 'Claude Desktop' },
@@ -166,13 +177,7 @@ describe('advent-agent mcp (stdio)', () => {
 
   it('relays to the agent holding the data folder: its window is asked, the list change is told, one chain records', async () => {
     const dataDir = await freshDir();
-    api = await CoreApi.open({
-      dataDir,
-      defaultFilesRoot: path.join(dir, 'files'),
-      secrets: new MemorySecretStore(),
-      host: 'browser',
-      version: '0.0.1',
-    });
+    api = await holdFolder(dataDir);
     api.attachUi('test window');
     const { client, stderr } = await launch(dataDir, { name: 'cursor', title: 'Cursor' });
     expect(stderr()).toMatch(/relaying to the Advent Agent that holds/);
@@ -305,13 +310,7 @@ describe('advent-agent mcp at its limits', () => {
 
   it('relayed into the agent holding the folder: a call past the bound is refused at once with an error, and the session goes on', async () => {
     const dataDir = await freshDir({ create_file: 'allow' });
-    api = await CoreApi.open({
-      dataDir,
-      defaultFilesRoot: path.join(dir, 'files'),
-      secrets: new MemorySecretStore(),
-      host: 'browser',
-      version: '0.0.1',
-    });
+    api = await holdFolder(dataDir);
     const { client, stderr } = await launch(dataDir);
     expect(stderr()).toMatch(/relaying to the Advent Agent that holds/);
     await refusedThenServed(client, path.join(dir, 'files'));
@@ -327,13 +326,7 @@ describe('advent-agent mcp at its limits', () => {
 
   it('relayed, when the agent ends the session: the process says so on stderr and exits', async () => {
     const dataDir = await freshDir({ create_file: 'allow' });
-    api = await CoreApi.open({
-      dataDir,
-      defaultFilesRoot: path.join(dir, 'files'),
-      secrets: new MemorySecretStore(),
-      host: 'browser',
-      version: '0.0.1',
-    });
+    api = await holdFolder(dataDir);
     const mcp = spawnMcp(dataDir);
     await until(() => mcp.seen.out.includes('"id":0'), 'initialize answered', 15_000);
     await api.close();
