@@ -140,6 +140,12 @@ export function createMcpSession(deps: McpSessionDeps): McpSession {
       );
     const own = new AbortController();
     if (disposed) own.abort(SESSION_ENDED);
+    // The client's cancel (the SDK aborts `extra.signal`) reaches the call through its own
+    // controller, forwarded by hand: AbortSignal.any makes a signal per call that the GC tracks
+    // by weak reference, and it was the session's largest cost per call (the bench).
+    const cancelled = (): void => own.abort(extra.signal.reason);
+    if (extra.signal.aborted) cancelled();
+    else extra.signal.addEventListener('abort', cancelled, { once: true });
     inFlight.set(id, own);
     try {
       const result = await deps.gate.dispatch({
@@ -148,7 +154,7 @@ export function createMcpSession(deps: McpSessionDeps): McpSession {
         callId: cutString(String(id), MAX_ID_CHARS),
         service: name,
         params: request.params.arguments ?? {},
-        signal: AbortSignal.any([extra.signal, own.signal]),
+        signal: own.signal,
         ...(canElicit(server)
           ? {
               asker: elicitationAsker({
@@ -164,6 +170,7 @@ export function createMcpSession(deps: McpSessionDeps): McpSession {
       });
       return toolResult(result);
     } finally {
+      extra.signal.removeEventListener('abort', cancelled);
       // Only this call's entry: a refused duplicate never took the id's place.
       inFlight.delete(id);
     }
