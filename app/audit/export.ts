@@ -1,10 +1,17 @@
-import type { AuditExportFormat, AuditQuery, AuditRecord } from '../contract/audit.js';
+import {
+  type AuditExportFormat,
+  type AuditQuery,
+  type AuditRecord,
+  connectionIdOf,
+} from '../contract/audit.js';
 import type { AuditLog } from './log.js';
 
 export const CSV_COLUMNS = [
   'seq',
   'ts',
   'connection',
+  // Two connections may share a name (and an MCP app names itself): the id tells them apart.
+  'connectionId',
   'dialect',
   'callId',
   'service',
@@ -13,6 +20,9 @@ export const CSV_COLUMNS = [
   'error',
   'message',
   'durationMs',
+  // The user's deciding and the service's own run, inside durationMs (absent when none).
+  'waitMs',
+  'runMs',
   'params',
   'paramsSha256',
   'hash',
@@ -32,6 +42,7 @@ export function toCsv(records: readonly AuditRecord[]): string {
 
 function cellValue(r: AuditRecord, column: (typeof CSV_COLUMNS)[number]): string | number {
   if (column === 'params') return JSON.stringify(r.params) ?? '';
+  if (column === 'connectionId') return connectionIdOf(r) ?? '';
   const value = r[column];
   return typeof value === 'number' ? value : (value ?? '');
 }

@@ -52,7 +52,9 @@ async function sampleLog(): Promise<AuditLog> {
     dir: await tempDir(),
     clock: manualClock('2026-11-15T10:00:00Z'),
   });
-  await log.append(entry({ callId: 'plain', params: { path: 'a.txt' } }));
+  await log.append(
+    entry({ callId: 'plain', params: { path: 'a.txt' }, connectionId: 'p-home', runMs: 2 }),
+  );
   await log.append(
     entry({
       callId: '=HYPERLINK("http://evil","click")',
@@ -68,7 +70,7 @@ async function sampleLog(): Promise<AuditLog> {
 }
 
 describe('CSV export', () => {
-  it('writes a header and one CRLF row per record in the documented columns', async () => {
+  it('writes a header and one CRLF row per record in the documented columns, the connection id and run time included', async () => {
     const log = await sampleLog();
     const rows = parseCsv(toCsv(log.select({ order: 'asc' })));
     expect(rows[0]).toEqual([...CSV_COLUMNS]);
@@ -78,6 +80,7 @@ describe('CSV export', () => {
       '1',
       r1.ts,
       'home',
+      'p-home',
       'advent',
       'plain',
       'get_current_time',
@@ -86,6 +89,8 @@ describe('CSV export', () => {
       '',
       '',
       '3',
+      '',
+      '2',
       '{"path":"a.txt"}',
       r1.paramsSha256,
       r1.hash,
@@ -96,13 +101,15 @@ describe('CSV export', () => {
     const log = await sampleLog();
     const csv = toCsv(log.select({ order: 'asc' }));
     expect(csv).toContain('"Line one\r\nline ""two"", with comma"');
-    expect(parseCsv(csv)[2]?.[9]).toBe('Line one\r\nline "two", with comma');
+    expect(parseCsv(csv)[2]?.[CSV_COLUMNS.indexOf('message')]).toBe(
+      'Line one\r\nline "two", with comma',
+    );
   });
 
   it('defuses cells a spreadsheet would run as a formula', async () => {
     const log = await sampleLog();
     const row = parseCsv(toCsv(log.select({ order: 'asc' })))[2] as string[];
-    expect(row[4]).toBe(`'=HYPERLINK("http://evil","click")`);
+    expect(row[CSV_COLUMNS.indexOf('callId')]).toBe(`'=HYPERLINK("http://evil","click")`);
     for (const start of ['=', '+', '-', '@', '\t', '\r']) {
       expect(csvCell(`${start}1+1`).replace(/^"/, '')).toMatch(/^'/);
     }
@@ -135,7 +142,7 @@ describe('exportAudit', () => {
 
     const csv = parseCsv(await exportAudit(log, { decision: 'denied', order: 'asc' }, 'csv'));
     expect(csv).toHaveLength(2);
-    expect(csv[1]?.[5]).toBe('create_file');
+    expect(csv[1]?.[CSV_COLUMNS.indexOf('service')]).toBe('create_file');
   });
 
   it('writes JSON as a pretty array that parses back to the records', async () => {
