@@ -12,6 +12,7 @@ import {
 import { open as fsOpen, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
+import { writeFileAtomic } from '../settings/atomic.js';
 import { classifyLine } from './files.js';
 import { FlushPace } from './flush-pace.js';
 
@@ -48,8 +49,12 @@ export interface AuditIo {
    * Not in append mode: records are written over the room made ready past the log's end.
    */
   openAppend(path: string): Promise<AppendHandle>;
-  /** Opens the head file for writing in place, creating it if missing. */
-  openHead(path: string): Promise<HeadHandle>;
+  /**
+   * Opens the head file for writing in place. A missing one is first made whole with `first` (its
+   * every slot): written beside it, flushed and renamed into place, so no reader ever finds a new
+   * head file with one slot written and the other not yet, which it would have to call damaged.
+   */
+  openHead(path: string, first: string): Promise<HeadHandle>;
   /** Makes a new file's directory entry durable; best effort. */
   syncDir(dir: string): Promise<void>;
 }
@@ -171,8 +176,17 @@ export function createNodeIo(
       const fd = await openAsync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
       return new FdHandle(fd, (await fileInRam(path)) ? 'ram' : (diskPace ??= pace()));
     },
-    openHead: async (path) =>
-      new FdHandle(await openAsync(path, constants.O_RDWR | constants.O_CREAT, 0o600)),
+    openHead: async (path, first) => {
+      try {
+        return new FdHandle(await openAsync(path, constants.O_RDWR));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+      await writeFileAtomic(path, first, { mode: 0o600 });
+      // Not O_CREAT: a file gone again meanwhile fails this write (the next one tries again); it
+      // is never made anew empty, which a reader would take for a damaged head.
+      return new FdHandle(await openAsync(path, constants.O_RDWR));
+    },
     syncDir: async (dir) => {
       const handle = await fsOpen(dir, 'r');
       try {

@@ -18,6 +18,8 @@
  * slot and the other still holds a head (the new one, or the one before). An older head exists
  * only while a write is under way, so spoiling one slot can never bring back an older head to
  * hide records cut off the end: a damaged slot is reported (`damaged`), never silently passed over.
+ * The file itself comes into being whole (both slots, through a rename: AuditIo.openHead), so a
+ * reader looking between the first write's two slots on a new data folder sees no false damage.
  */
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -206,9 +208,12 @@ export class HeadWriter {
       hash,
       ...(this.key !== undefined && { mac: headMac(this.key, seq, hash) }),
     };
-    const bytes = Buffer.from(formatHeadSlot(head), 'utf8');
+    const slot = formatHeadSlot(head);
+    const bytes = Buffer.from(slot, 'utf8');
     try {
-      this.handle ??= await this.io.openHead(join(this.dir, HEAD_FILE));
+      // A missing file is made with this head in every slot; writing them again below costs a
+      // new data folder two flushes, once.
+      this.handle ??= await this.io.openHead(join(this.dir, HEAD_FILE), slot.repeat(SLOTS));
       for (let slot = 0; slot < SLOTS; slot++) {
         await this.handle.write(bytes, 0, bytes.length, slot * SLOT_BYTES);
         await this.handle.sync();

@@ -1,7 +1,7 @@
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { AuditIo, HeadHandle } from '../../app/audit/append.js';
+import { type AuditIo, type HeadHandle, nodeIo } from '../../app/audit/append.js';
 import { recordHash } from '../../app/audit/chain.js';
 import { FLUSH_DELAY_MS, HeadWriter, formatHeadSlot, readHead } from '../../app/audit/head.js';
 import { verifyAudit } from '../../app/audit/verify.js';
@@ -160,6 +160,64 @@ describe('verify against the durable head', () => {
     await log.close();
     await writeFile(headFile, before); // the head write never reached the disk
     expect(await verifyAudit(dir, { key: KEY })).toMatchObject({ ok: true, records: 5 });
+  });
+});
+
+describe('the head file of a new data folder', () => {
+  /** Real head file access whose write into slot 1 waits until released. */
+  function slotOneHeld(): { io: AuditIo; reached: Promise<void>; release: () => void } {
+    let arrive!: () => void;
+    const reached = new Promise<void>((resolve) => (arrive = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const io: AuditIo = {
+      ...nodeIo,
+      openHead: async (path, first) => {
+        const real = await nodeIo.openHead(path, first);
+        return {
+          write: async (buffer, offset, length, position) => {
+            if (position === 256) {
+              arrive();
+              await gate;
+            }
+            return real.write(buffer, offset, length, position);
+          },
+          sync: () => real.sync(),
+          close: () => real.close(),
+        };
+      },
+    };
+    return { io, reached, release };
+  }
+
+  it('shows a reader no damaged head between the two slots of the first head write', async () => {
+    const dir = await tempDir();
+    const { io, reached, release } = slotOneHeld();
+    const log = await openLog({ dir, clock: manualClock('2026-11-15T10:00:00Z'), key: KEY, io });
+    try {
+      const record = await log.append(entry());
+      await reached; // slot 0 written and flushed, slot 1 not yet
+      // What `audit verify` (or Activity's Verify in another process) finds at that moment.
+      expect(await readHead(dir)).toEqual({
+        exists: true,
+        head: { seq: 1, hash: record.hash, mac: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      });
+      expect(await verifyAudit(dir, { key: KEY })).toMatchObject({ ok: true, records: 1 });
+    } finally {
+      release();
+    }
+    await log.close();
+    // Made whole beside the head and renamed into place: nothing of that is left behind.
+    expect((await readdir(dir)).sort()).toEqual(['2026-11.jsonl', 'head']);
+  });
+
+  it('an existing head file is opened as it is, never made anew', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'head');
+    await writeFile(file, 'what is there');
+    const handle = await nodeIo.openHead(file, formatHeadSlot({ seq: 1, hash: 'a'.repeat(64) }));
+    await handle.close();
+    expect(await readFile(file, 'utf8')).toBe('what is there');
   });
 });
 
