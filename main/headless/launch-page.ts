@@ -3,7 +3,10 @@
  * sends the browser on to the address with its token. The browser is started with this file's
  * address on its command line, which other local users can read for the browser's whole life
  * (`ps`, /proc/<pid>/cmdline), so the token itself never goes there (Jupyter does the same).
+ * The page lives as long as the run: removed when `ui` ends, and at the next start when a hard kill
+ * left it behind.
  */
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeFileAtomic } from '../../app/settings/atomic.js';
@@ -27,4 +30,12 @@ export async function writeLaunchPage(dataDir: string, url: string): Promise<str
     /[&^|<>()!]/g,
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
   );
+}
+
+/**
+ * Removes the page, best effort (none there is fine). Its token dies with the run that made it, but
+ * a link carrying a token has no business lying in the folder once nothing answers it any more.
+ */
+export async function removeLaunchPage(dataDir: string): Promise<void> {
+  await rm(path.join(dataDir, LAUNCH_PAGE), { force: true }).catch(() => undefined);
 }

@@ -10,7 +10,7 @@ import type { CoreApi } from '../../app/api.js';
 import type { UiArgs } from './args.js';
 import { CliCore } from './cli-core.js';
 import type { CliIo } from './io.js';
-import { writeLaunchPage } from './launch-page.js';
+import { removeLaunchPage, writeLaunchPage } from './launch-page.js';
 import { openInBrowser } from './open-browser.js';
 import { startUiServer } from './ui-server.js';
 import { startDemoServer } from '../../sim/demo-server.js';
@@ -34,6 +34,10 @@ export async function startUi(args: UiArgs, io: CliIo): Promise<RunningUi> {
     autoConnect: true,
   });
   const { api } = core;
+  const dataDir = path.resolve(args.dataDir ?? io.dataDir());
+  // Only now, with the data folder locked to this run: a launch page found here was left by a run
+  // that was killed outright (or lost power), never the page of a `ui` still running.
+  await removeLaunchPage(dataDir);
 
   let server: Awaited<ReturnType<typeof startUiServer>>;
   try {
@@ -52,7 +56,6 @@ export async function startUi(args: UiArgs, io: CliIo): Promise<RunningUi> {
   io.stdout.write(`Advent Agent is running at ${server.url}\n`);
   if (args.open) {
     const open = io.openUrl ?? ((url: string) => openInBrowser(url));
-    const dataDir = path.resolve(args.dataDir ?? io.dataDir());
     await writeLaunchPage(dataDir, server.url)
       .then(open)
       .catch((err: unknown) =>
@@ -64,6 +67,9 @@ export async function startUi(args: UiArgs, io: CliIo): Promise<RunningUi> {
 
   let stopping: Promise<void> | undefined;
   const stop = async (): Promise<void> => {
+    // Before the lock goes with the core: after it, the page may be the next run's. Every ending
+    // comes here (Ctrl-C, SIGTERM, `npm start`'s and the tests' stop); only a hard kill does not.
+    await removeLaunchPage(dataDir);
     // Pages first: their prompts are cancelled (a "no" to the server) before the goodbye.
     await server.close();
     await core.close();

@@ -16,7 +16,7 @@ import { writeLaunchPage } from '../../../main/headless/launch-page.js';
 import { defaultRendererDir, startUi } from '../../../main/headless/ui.js';
 import { FAST } from '../../helpers/agent-harness.js';
 import { until } from '../../helpers/wait.js';
-import { httpGet, openPage } from './bridge-client.js';
+import { httpGet, openPage, upgradeStatus } from './bridge-client.js';
 import { Capture } from '../../helpers/capture.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -179,6 +179,55 @@ describe('advent-agent ui', () => {
     expect(html).toContain(`<meta http-equiv="refresh" content="0;url=${ui.url}">`);
     if (process.platform !== 'win32') expect((await stat(page)).mode & 0o777).toBe(0o600);
     await ui.stop();
+  });
+
+  it('removes the launch page, with its token link, when ui ends on a signal or a stop', async () => {
+    const page = path.join(dir, 'data', 'open-ui.html');
+    const s = makeIo();
+    const exit = main(['ui', '--open'], s.io);
+    await until(() => s.opened.length === 1, 'the browser to be opened');
+    expect(existsSync(page)).toBe(true);
+    s.signal(); // Ctrl-C or SIGTERM (the io subscribes to both)
+    expect(await exit).toBe(0);
+    expect(existsSync(page)).toBe(false);
+
+    const ui = await startUi(uiArgs(['--open']), makeIo().io);
+    expect(existsSync(page)).toBe(true);
+    await ui.stop();
+    expect(existsSync(page)).toBe(false);
+  });
+
+  it('removes a launch page a killed run left behind at the next start, whose server refuses its token', async () => {
+    const page = path.join(dir, 'data', 'open-ui.html');
+    const first = await startUi(uiArgs(['--open']), makeIo().io);
+    const left = await readFile(page, 'utf8'); // what a hard kill would have left on disk
+    expect(left).toContain(first.token);
+    await first.stop();
+
+    // A start that fails after opening the data folder (its port taken) removes it too.
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    try {
+      await writeFile(page, left);
+      const port = (blocker.address() as { port: number }).port;
+      expect(await main(['ui', '--port', String(port)], makeIo().io)).toBe(2);
+      expect(existsSync(page)).toBe(false);
+    } finally {
+      await new Promise((r) => blocker.close(r));
+    }
+
+    // Even a run answering at the very address the page names, without --open: the page is gone
+    // at once, and the token in it opens nothing.
+    await writeFile(page, left);
+    const next = await startUi(uiArgs(['--port', String(first.port)]), makeIo().io);
+    try {
+      expect(existsSync(page)).toBe(false);
+      expect(next.token).not.toBe(first.token);
+      expect(await upgradeStatus({ port: next.port, token: first.token })).toBe(403);
+      expect(await upgradeStatus({ port: next.port, token: next.token })).toBe(101);
+    } finally {
+      await next.stop();
+    }
   });
 
   it("the launch page's address has no character a shell or cmd's start would act on", async () => {
