@@ -16,11 +16,11 @@ import { Emitter } from '../events.js';
 import type { SecretStore } from '../settings/secrets.js';
 import { type McpHttpServer, type McpHttpTimeouts, startMcpHttp } from './http.js';
 import { MAX_MESSAGE_BYTES } from './limits.js';
+import { type Refused, answerMalformedLines, refusalNotice } from './malformed.js';
 import { type McpSession, type Offered, createMcpSession } from './session.js';
 import {
   type SocketListener,
   holdReadsWhileUnread,
-  TOO_LONG,
   listenForClients,
   wholeLines,
 } from './socket.js';
@@ -82,16 +82,11 @@ export class McpServe {
    */
   serveStdio(stdin: NodeJS.ReadableStream, stdout: NodeJS.WritableStream): Promise<void> {
     // The transport is handed whole lines (lines.ts): a long line in small pieces costs no more
-    // than in one. A line past the bound is answered with an error and the session goes on; the
-    // line on stderr is for whoever reads the MCP app's log of this server.
-    const lines = wholeLines(
-      () => transport,
-      (id) =>
-        this.options.log(
-          'warn',
-          `an MCP client's message${id === undefined ? '' : ` (request ${JSON.stringify(id)})`} was refused: ${TOO_LONG}`,
-        ),
-    );
+    // than in one. A line past the bound, or one that is not a JSON-RPC message (malformed.ts), is
+    // answered with an error and the session goes on; the line on stderr is for whoever reads the
+    // MCP app's log of this server.
+    const refused: Refused = (id, reason) => this.options.log('warn', refusalNotice(id, reason));
+    const lines = wholeLines(() => transport, refused);
     (stdin as Readable).pipe(lines);
     const transport = new StdioServerTransport(lines, stdout as Writable, {
       maxBufferSize: MAX_MESSAGE_BYTES,
@@ -109,6 +104,9 @@ export class McpServe {
     });
     return new Promise((resolve) => {
       const end = this.serve(transport);
+      // Only now: serve connected the transport, which set the onerror this wraps and started
+      // its reading (both before connect's first await).
+      answerMalformedLines(transport, lines, refused);
       const finish = (): void => {
         // Nothing reads what the client sends now: a stdin still piped would be read (and
         // dropped) for good, keeping the process alive.

@@ -18,6 +18,7 @@ import {
   UNREAD_ANSWERS_PAUSE_BYTES,
 } from './limits.js';
 import { type RefusedLine, lineSplitter } from './lines.js';
+import { type Refused, answerMalformedLines, refusalNotice } from './malformed.js';
 import { socketPath, socketProblem, tokenPath } from './socket-path.js';
 
 /** Sessions one agent serves over its socket at once (each is an app the user launched). */
@@ -109,12 +110,9 @@ export const TOO_LONG = `a message may be at most ${MAX_MESSAGE_BYTES} bytes; a 
  * the request's id when the line's edges tell it for sure (refusedRequestId), without one
  * otherwise; `refused` is told, and the session goes on with the next line. So a model writing a
  * file too large for one message learns why at once, instead of its client waiting until it
- * times out.
+ * times out. (A whole line the transport cannot read is answered as well: malformed.ts.)
  */
-export function wholeLines(
-  transport: () => StdioServerTransport,
-  refused: (id: RequestId | undefined) => void,
-): Transform {
+export function wholeLines(transport: () => StdioServerTransport, refused: Refused): Transform {
   return lineSplitter({
     maxBytes: MAX_MESSAGE_BYTES,
     overflow: (line) => {
@@ -128,7 +126,7 @@ export function wholeLines(
       void transport()
         .send(answer)
         .catch(() => undefined);
-      refused(id);
+      refused(id, TOO_LONG);
     },
   });
 }
@@ -242,11 +240,10 @@ export async function listenForClients(
     socket.on('error', () => undefined);
     socket.once('close', () => sockets.delete(socket));
     awaitToken(socket, tokenBytes, (input) => {
-      // Whole lines, as on stdio (see wholeLines); a line past the bound is answered and skipped.
-      const lines = wholeLines(
-        () => transport,
-        () => log(`an MCP client's message was refused: ${TOO_LONG}`),
-      );
+      // Whole lines, as on stdio (see wholeLines); a line past the bound, or one that is not a
+      // JSON-RPC message, is answered and skipped.
+      const refused: Refused = (id, reason) => log(refusalNotice(id, reason));
+      const lines = wholeLines(() => transport, refused);
       input.pipe(lines);
       const transport = new StdioServerTransport(lines, socket, {
         maxBufferSize: MAX_MESSAGE_BYTES,
@@ -264,6 +261,9 @@ export async function listenForClients(
         },
       });
       const end = serve(transport);
+      // Only now: serve connected the transport, which set the onerror this wraps and started
+      // its reading (both before connect's first await).
+      answerMalformedLines(transport, lines, refused);
       // The client went: the session ends (its waiting prompts are withdrawn, calls told to stop).
       socket.once('close', end);
       // The session closed its transport (the agent is closing): the socket goes with it.
