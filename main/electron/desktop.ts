@@ -13,6 +13,7 @@ import type {
   ScreenImage,
   ScreenSource,
 } from '../../app/services/platform/desktop.js';
+import { MAX_CLIPBOARD_READ_BYTES } from '../../app/services/platform/clipboard.js';
 import { ServiceFailure } from '../../app/services/service.js';
 import { oneLine } from '../../app/unsafe-chars.js';
 import { notificationBody } from './notify.js';
@@ -72,9 +73,23 @@ export function screenSource(capturer: CapturerLike, screens: ScreensLike): Scre
   };
 }
 
+/** The start of `text`, at most `units` long, never ending on half a surrogate pair. */
+function head(text: string, units: number): string {
+  if (text.length <= units) return text;
+  const high = text.charCodeAt(units - 1);
+  const end = high >= 0xd800 && high <= 0xdbff ? units - 1 : units;
+  // A copy: a slice would keep the whole clipboard string alive as long as the part lives.
+  return Buffer.from(text.slice(0, end), 'utf16le').toString('utf16le');
+}
+
+/**
+ * At most MAX_CLIPBOARD_READ_BYTES UTF-16 units of Electron's clipboard text reach the services
+ * (the bound the xclip / pbpaste path has in bytes). Electron hands over whatever was copied, a
+ * 100 MiB log too; the services see only its start, and read_clipboard says that there is more.
+ */
 export function clipboardStore(cb: ClipboardLike): ClipboardStore {
   return {
-    readText: async () => await cb.readText(),
+    readText: async () => head(await cb.readText(), MAX_CLIPBOARD_READ_BYTES),
     writeText: async (text) => {
       await cb.writeText(text);
     },

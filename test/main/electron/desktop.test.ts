@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventPayloads } from '../../../app/contract/commands.js';
 import type { ReminderView } from '../../../app/contract/reminders.js';
 import { Emitter } from '../../../app/events.js';
+import { MAX_CLIPBOARD_READ_BYTES } from '../../../app/services/platform/clipboard.js';
 import { ServiceFailure } from '../../../app/services/service.js';
 import {
   type CapturerLike,
@@ -140,5 +141,27 @@ describe('screen capture with desktopCapturer (a stand-in)', () => {
       writeText: async () => undefined,
     });
     expect(await async.readText()).toBe('later');
+  });
+
+  it("Electron's clipboard gives the services at most the command path's bound, never half a pair", async () => {
+    const bound = MAX_CLIPBOARD_READ_BYTES; // in UTF-16 units here
+    const huge = clipboardStore({
+      readText: () => 'x'.repeat(64 * 1024 * 1024),
+      writeText: () => undefined,
+    });
+    const read = await huge.readText();
+    expect(read.length).toBe(bound);
+    expect(read).toBe('x'.repeat(bound));
+    // The pair 😀 straddles the bound: it is left out whole rather than cut in half.
+    const straddling = clipboardStore({
+      readText: async () => `${'x'.repeat(bound - 1)}😀 and more`,
+      writeText: () => undefined,
+    });
+    const cut = await straddling.readText();
+    expect(cut.length).toBe(bound - 1);
+    expect(cut).toBe('x'.repeat(bound - 1));
+    const fits = `${'x'.repeat(bound - 2)}😀`;
+    const exact = clipboardStore({ readText: () => fits, writeText: () => undefined });
+    expect(await exact.readText()).toBe(fits);
   });
 });

@@ -98,6 +98,40 @@ describe('read_clipboard and write_clipboard', () => {
     );
   });
 
+  it('a 64 MiB clipboard: the first 8000 characters, never half a pair, and a lower bound for the rest', async () => {
+    // 'a😀' is three UTF-16 units and two characters: the 8000th character is a surrogate pair.
+    const text = 'a😀'.repeat(22_369_621); // 67,108,863 units, 44,739,242 characters
+    const desktop = recordedDesktop(new RecordingRunner(), { clipboard: memoryClipboard(text) });
+    const result = (await readClipboardService(desktop).run({}, ctx)) as {
+      text: string;
+      message: string;
+    };
+    expect(result.text).toBe('a😀'.repeat(MAX_CLIPBOARD_CHARS / 2));
+    // Only the first 16,000 units are walked (10,667 characters); the rest counts as half its units.
+    expect(result.message).toBe(
+      `only the first ${MAX_CLIPBOARD_CHARS} of at least 33557099 characters are included`,
+    );
+  });
+
+  it('a 300 MiB clipboard, past what Array.from can hold, is cut like a small one', async () => {
+    const text = 'x'.repeat(300 * 1024 * 1024);
+    const desktop = recordedDesktop(new RecordingRunner(), { clipboard: memoryClipboard(text) });
+    const result = (await readClipboardService(desktop).run({}, ctx)) as {
+      text: string;
+      message: string;
+    };
+    expect(result.text).toBe('x'.repeat(MAX_CLIPBOARD_CHARS));
+    expect(result.message).toBe(
+      `only the first ${MAX_CLIPBOARD_CHARS} of at least 157294400 characters are included`,
+    );
+  });
+
+  it('a text of exactly 8000 characters is whole, with no note', async () => {
+    const text = '😀'.repeat(MAX_CLIPBOARD_CHARS);
+    const desktop = recordedDesktop(new RecordingRunner(), { clipboard: memoryClipboard(text) });
+    expect(await readClipboardService(desktop).run({}, ctx)).toEqual({ text });
+  });
+
   it('on Linux without a display: a clear "not here", nothing run', async () => {
     const runner = new RecordingRunner();
     const desktop = recordedDesktop(runner, { platform: 'linux', env: {} });
