@@ -1,3 +1,4 @@
+import { escapedUnsafe } from '../../unsafe-chars.js';
 import { quoteInput } from '../files/display.js';
 import { nameGlob } from '../files/glob.js';
 import type { EntryKind, WalkedEntry } from '../files/sandbox.js';
@@ -65,9 +66,13 @@ function excerpt(text: string, at: number): { line: number; excerpt: string } {
   };
 }
 
+// The pattern and text are the model's own words, never checked as a path: every unsafe
+// character is written out, tag characters and line separators included, which quoteInput keeps.
+const shown = (text: string): string => escapedUnsafe(quoteInput(text));
+
 function describe(params: SearchFilesParams): string {
-  const named = params.pattern === '*' ? 'all names' : `names like ${quoteInput(params.pattern)}`;
-  return params.text ? `${named} containing ${quoteInput(params.text)}` : named;
+  const named = params.pattern === '*' ? 'all names' : `names like ${shown(params.pattern)}`;
+  return params.text ? `${named} containing ${shown(params.text)}` : named;
 }
 
 const NOTES: Record<SearchStop, string> = {

@@ -1,3 +1,4 @@
+import { escapedUnsafe, UNSAFE_CHARS } from '../../unsafe-chars.js';
 import { ServiceFailure } from '../service.js';
 import { quoteInput } from './display.js';
 
@@ -17,6 +18,15 @@ const EXAMPLE = "such as 'notes/todo.txt'";
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 // Direction marks and overrides: they make 'txt.exe' display as 'exe.txt' (Trojan Source).
 const BIDI = /[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/;
+// Some names are spelled with invisible characters and still read as what they are: an emoji
+// joins its parts with U+200D (woman, U+200D, laptop is one 'technologist'), and the flag of
+// Scotland is U+1F3F4 followed by tag characters. Only the fixed list of emoji Unicode recommends
+// (RGI) counts, so tags cannot carry free text. Built from a string because the types target
+// ES2023, which predates the `v` flag that every Node and Electron this runs on supports.
+const EMOJI = new RegExp('\\p{RGI_Emoji}', 'gv');
+// Persian is typed with U+200C between letters of one word (the plural suffix in 'ketab-ha'); in
+// Arabic script it changes how the letters connect, so the name reads differently without it.
+const ARABIC_NON_JOINER = /(?<=\p{Script=Arabic}\p{M}*)\u200c(?=\p{Script=Arabic})/gu;
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const DRIVE = /^[a-z]:/i;
 const DRIVE_ABSOLUTE = /^[a-z]:[\\/]/i;
@@ -33,6 +43,27 @@ export interface ParsedPath {
 
 function invalid(message: string): ServiceFailure {
   return new ServiceFailure('path_invalid', message);
+}
+
+/**
+ * The first character in `input` that makes a name read as another (zero-width, line and word
+ * separators, byte-order marks, tag characters: app/unsafe-chars.ts), past those that spell an
+ * emoji or a Persian word. `at` counts characters from 1, as a person would.
+ */
+function firstHidden(input: string): { code: string; at: number } | undefined {
+  const masked = input
+    .replace(EMOJI, (emoji) => '_'.repeat(emoji.length))
+    .replace(ARABIC_NON_JOINER, '_');
+  const index = masked.search(UNSAFE_CHARS);
+  if (index === -1) return undefined;
+  const point = input.codePointAt(index) as number;
+  const code = `U+${point.toString(16).toUpperCase().padStart(4, '0')}`;
+  return { code, at: [...input.slice(0, index)].length + 1 };
+}
+
+/** Echoes untrusted text in a message with every unsafe character written out, tags included. */
+function quoted(text: string): string {
+  return escapedUnsafe(quoteInput(text));
 }
 
 function typeName(value: unknown): string {
@@ -62,11 +93,18 @@ export function parseUntrustedPath(
   if (input.length > MAX_PATH_CHARS) {
     throw invalid(`the ${noun} is ${input.length} characters long; use at most ${MAX_PATH_CHARS}`);
   }
-  const q = quoteInput(input);
+  const q = quoted(input);
   if (input.includes('\u0000')) throw invalid(`${q} contains a NUL character; remove it`);
   if (CONTROL.test(input)) throw invalid(`${q} contains a control character; remove it`);
   if (BIDI.test(input)) {
     throw invalid(`${q} contains an invisible text-direction character; remove it`);
+  }
+  // A look-alike name: the prompt would read 'notes.txt' while another file is written.
+  const hidden = firstHidden(input);
+  if (hidden) {
+    throw invalid(
+      `${q} contains an invisible character (${hidden.code}, character ${hidden.at} of the ${noun}); remove it`,
+    );
   }
   if (SCHEME.test(input)) throw invalid(`${q} is a URL; give a plain file path ${EXAMPLE}`);
   if (UNC.test(input)) {
@@ -104,7 +142,7 @@ export function parseUntrustedPath(
   for (const [i, segment] of segments.entries()) {
     if (skipFirst && i === 0) continue;
     if (segment === '' || segment === '.' || segment === '..') continue;
-    const part = quoteInput(segment);
+    const part = quoted(segment);
     if (Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES) {
       throw invalid(`${part} is longer than ${MAX_SEGMENT_BYTES} bytes; use a shorter name`);
     }

@@ -70,6 +70,26 @@ describe('create_file preview', () => {
     expect(refusal.message).toContain('5.9 KB');
   });
 
+  it('refuses a look-alike of an existing name before anyone is asked', async () => {
+    await service.run({ filename: 'notes.txt', content: "the user's notes" }, ctx);
+    for (const filename of ['no\u200Btes.txt', 'notes\u2060.txt', 'notes.txt\u{E0049}\u{E0047}']) {
+      const refusal = await failure(preview({ filename, content: 'forged' }));
+      expect(refusal.code).toBe('path_invalid');
+      expect(refusal.message).toMatch(/contains an invisible character \(U\+[0-9A-F]{4,5}, /);
+      expect((await failure(service.run({ filename, content: 'forged' }, ctx))).code).toBe(
+        'path_invalid',
+      );
+    }
+    expect(await readdir(root)).toEqual(['notes.txt']);
+  });
+
+  it('names an emoji file in the prompt as it is', async () => {
+    const filename = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467} photos.txt';
+    expect((await preview({ filename, content: '' }))?.summary).toBe(
+      `Create file ${filename} (0 B) in ${displayPath(root)}`,
+    );
+  });
+
   it('refuses a path outside the folder', async () => {
     expect((await failure(preview({ filename: '../escape.txt', content: 'x' }))).code).toBe(
       'path_outside_roots',

@@ -108,6 +108,7 @@ describe('read_file', () => {
     ['a missing file', 'notes/nope.txt', 'path_invalid', /does not exist/],
     ['a URL', 'file:///etc/passwd', 'path_invalid', /is a URL/],
     ['a bidi trick', 'evil\u202etxt.exe', 'path_invalid', /text-direction/],
+    ['a look-alike name', 'notes/to\u200Bdo.txt', 'path_invalid', /invisible character \(U\+200B/],
     ['a reserved name', 'notes/con.txt', 'path_invalid', /reserved device name/],
   ])('refuses %s', async (_label, input, code, message) => {
     const failure = await refusal(preview({ path: input }));

@@ -67,6 +67,14 @@ describe('search_files', () => {
     );
   });
 
+  it('writes out hidden characters of the pattern and text in the prompt', async () => {
+    const summary = (await preview({ pattern: '*.txt\u{E0041}\u2028', text: 'pw\u200B\u{E0042}' }))
+      ?.summary;
+    expect(summary).toBe(
+      `Search ${displayPath(root)} for names like '*.txt\\u{E0041}\\u2028' containing 'pw\\u200b\\u{E0042}'; send the matching paths and lines to Home server`,
+    );
+  });
+
   it('finds names by glob in every folder below, case-insensitively', async () => {
     const result = await run({ pattern: '*.MD' }, ctx);
     expect(paths(result)).toEqual(['notes/2025/feb.md', 'notes/2025/jan.md']);

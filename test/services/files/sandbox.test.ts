@@ -8,6 +8,7 @@ import {
   type FilesSandbox,
 } from '../../../app/services/files/sandbox.js';
 import { seededIds } from '../../../app/ids.js';
+import { hasUnsafeChars } from '../../../app/unsafe-chars.js';
 import { ServiceFailure } from '../../../app/services/service.js';
 import { tempDirs } from '../helpers.js';
 
@@ -56,6 +57,17 @@ describe('resolve refuses hostile names', () => {
     ['C1 control', 'a\u0085b', 'path_invalid'],
     ['right-to-left override', 'a\u202Eb', 'path_invalid'],
     ['direction isolate', 'a\u2067b', 'path_invalid'],
+    ['zero-width space', 'no\u200Btes.txt', 'path_invalid'],
+    ['zero-width non-joiner in a Latin word', 'no\u200Ctes.txt', 'path_invalid'],
+    ['zero-width joiner in a Latin word', 'no\u200Dtes.txt', 'path_invalid'],
+    ['word joiner', 'notes\u2060.txt', 'path_invalid'],
+    ['byte-order mark', '\uFEFFnotes.txt', 'path_invalid'],
+    ['line separator', 'a\u2028b.txt', 'path_invalid'],
+    ['paragraph separator', 'a\u2029b.txt', 'path_invalid'],
+    ['tag characters hiding words', 'notes.txt\u{E0049}\u{E0047}\u{E004E}', 'path_invalid'],
+    ['tag characters that spell no flag', '\u{1F3F4}\u{E0041}\u{E007F}.txt', 'path_invalid'],
+    ['a joiner between emoji that make no emoji', '\u{1F600}\u200D\u{1F600}.txt', 'path_invalid'],
+    ['an invisible character in a folder', 'no\u200Btes/a.txt', 'path_invalid'],
     ['NTFS stream (or drive A:)', 'a:stream', 'path_invalid'],
     ['NTFS stream', 'notes.txt:secret', 'path_invalid'],
     ['NTFS stream in a folder', 'docs/x.txt::$DATA', 'path_invalid'],
@@ -94,6 +106,25 @@ describe('resolve refuses hostile names', () => {
     const failure = await refusal(sandbox.resolve('evil\u202Etxt.exe'));
     expect(failure.message).toContain('\\u202e');
     expect(failure.message).not.toContain('\u202E');
+  });
+
+  it('names an invisible character by its code point and place, never echoing it', async () => {
+    expect((await refusal(sandbox.resolve('no\u200Btes.txt'))).message).toBe(
+      "'no\\u200btes.txt' contains an invisible character (U+200B, character 3 of the file name); remove it",
+    );
+    // Characters, not UTF-16 units: the emoji before it is one.
+    expect((await refusal(sandbox.resolveEntry('\u{1F600} no\u200Btes', 'folder'))).message).toBe(
+      "'\u{1F600} no\\u200btes' contains an invisible character (U+200B, character 5 of the path); remove it",
+    );
+    const tags = await refusal(sandbox.resolve('notes.txt\u{E0049}\u{E0047}'));
+    expect(tags.message).toBe(
+      "'notes.txt\\u{E0049}\\u{E0047}' contains an invisible character (U+E0049, character 10 of the file name); remove it",
+    );
+    // Refused for another reason, the name is still echoed without its hidden characters.
+    const scotland = '\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}';
+    for (const input of ['a\u0007b\u{E0041}', 'a\u202Eb\u2028', `${scotland}.`]) {
+      expect(hasUnsafeChars((await refusal(sandbox.resolve(input))).message)).toBe(false);
+    }
   });
 
   it('refuses absolute paths inside a root only when they are really inside', async () => {
@@ -152,6 +183,40 @@ describe('resolve accepts ordinary names', () => {
     for (const name of ['my notes.txt', 'a.b.c', '日记/今天.md', '.hidden', 'emoji 😀.txt']) {
       expect((await sandbox.resolve(name)).exists).toBe(false);
     }
+  });
+
+  it('accepts the names people give files, invisible joiners inside emoji and words included', async () => {
+    const names = [
+      '简体中文/会议记录.txt',
+      '日本語のメモ.md',
+      '한국어 문서.txt',
+      'caf\u00E9 composed.txt',
+      'cafe\u0301 decomposed.txt',
+      'no\u00A0break space.txt',
+      'wide\u3000space.txt',
+      'emoji \u{1F600}.txt',
+      // A family, a technologist with a skin tone, the rainbow flag: parts joined by U+200D.
+      '\u{1F468}\u200D\u{1F469}\u200D\u{1F467} photos.txt',
+      '\u{1F9D1}\u{1F3FD}\u200D\u{1F4BB} code.md',
+      '\u{1F3F3}\uFE0F\u200D\u{1F308}.txt',
+      // The flag of Scotland: a black flag and tag characters.
+      '\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F} trip.txt',
+      '1\uFE0F\u20E3 first.txt',
+      // Persian 'ketab-ha' (books), written with U+200C as Persian keyboards type it.
+      '\u06A9\u062A\u0627\u0628\u200C\u0647\u0627.txt',
+      'ملاحظات.txt',
+    ];
+    for (const name of names) {
+      const target = await sandbox.resolve(name);
+      expect(target.exists).toBe(false);
+      await sandbox.writeNew(target, name);
+    }
+    for (const name of names) {
+      expect(await readFile(path.join(root, ...name.split('/')), 'utf8')).toBe(name);
+    }
+    expect(await readdir(root)).toEqual(
+      expect.arrayContaining(names.filter((n) => !n.includes('/'))),
+    );
   });
 });
 
