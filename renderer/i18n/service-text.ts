@@ -103,10 +103,11 @@ const SEARCH_NAMES_AND_TEXT = shape(`(all names|names like '.*') containing ('.*
 const FILE_INFO = shape(`the kind, size and date of (?:the folder (.+)|(.+))`);
 const OPEN_URL = shape(`Open (\\S+) in your web browser`);
 const LIST_APPS = shape(`List the installed apps(?: matching (“.*”))?`);
-// The app's name is matched lazily and the warning tail before the end of the command: the
+// The app's name is matched lazily and the warning tails before the end of the command: the
 // command that runs is never shown shorter than the core shows it, and a warning never lost.
+// The tails: its launcher, then the program or argument it runs, each in a writable folder.
 const OPEN_APP = shape(
-  `Open the app (“.*?”) \\((.+?)\\): runs (.+?)(?:; careful: its launcher (.+) is in a folder the servers can write to)?`,
+  `Open the app (“.*?”) \\((.+?)\\): runs (.+?)(?:; careful: its launcher (.+?) is in a folder the servers can write to)?(?:; careful: its (program|argument) (.+) is in a folder the servers can write to)?`,
 );
 const READ_CLIPBOARD = shape(`Send the text on your clipboard to (.+)`);
 const WRITE_CLIPBOARD = shape(
@@ -295,11 +296,13 @@ const ZH_CN: Record<string, ServiceWords> = {
     sentence: (core) => {
       const f = facts(core, OPEN_APP);
       if (!f) return undefined;
-      const [name, id, command, launcher] = f;
+      const [name, id, command, launcher, role, file] = f;
       const warning = launcher
         ? `；注意：它的启动文件 ${launcher} 位于服务器可以写入的文件夹中`
         : '';
-      return `打开应用${name}（${id}）：将运行 ${command}${warning}`;
+      const what = role === 'program' ? '它运行的程序' : '它的参数所指的文件';
+      const ran = file ? `；注意：${what} ${file} 位于服务器可以写入的文件夹中` : '';
+      return `打开应用${name}（${id}）：将运行 ${command}${warning}${ran}`;
     },
   },
   read_clipboard: {

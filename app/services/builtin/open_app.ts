@@ -1,10 +1,12 @@
-import { realpath } from 'node:fs/promises';
+import { opendir, realpath } from 'node:fs/promises';
+import path from 'node:path';
 import { relativeInside } from '../files/contain.js';
 import { displayPath } from '../files/display.js';
 import { type InstalledApp, listInstalledApps } from '../platform/apps.js';
 import type { Command } from '../platform/commands.js';
 import type { Desktop } from '../platform/desktop.js';
 import { asFailure } from '../platform/fallback.js';
+import { resolveCommand } from '../mcp/launcher.js';
 import { clipped, escapedUnsafe } from '../../unsafe-chars.js';
 import { type CallPreview, ServiceFailure, type Service, type ServiceContext } from '../service.js';
 
@@ -41,27 +43,105 @@ export function commandText({ cmd, args }: Command): string {
   return clipped(escapedUnsafe(text), MAX_SHOWN_COMMAND);
 }
 
+/** The longest path a warning shows; a longer one is cut with an ellipsis. */
+const MAX_SHOWN_PATH = 200;
+
+/** A path in the prompt: home as `~`, characters that could reorder or hide it written out. */
+const shownPath = (p: string): string => clipped(escapedUnsafe(displayPath(p)), MAX_SHOWN_PATH);
+
 const real = (p: string): Promise<string> => realpath(p).catch(() => p);
 
 /**
- * Whether the app's launcher lies in an allowed folder, where a server can write files (a
- * server that creates a desktop entry there could give a familiar id its own command).
+ * The real path of an existing file; undefined for a missing one, which holds nothing a server
+ * wrote (one that writes it later changes the sentence, and run re-checks that).
  */
-async function writableLauncher(app: InstalledApp, ctx: ServiceContext): Promise<boolean> {
+const existing = (p: string): Promise<string | undefined> => realpath(p).catch(() => undefined);
+
+/**
+ * At most this many of the files a launch names are looked up, so a launcher with a long argument
+ * list (or a bundle with a crowded Contents/MacOS) cannot make a prompt slow.
+ */
+const MAX_CHECKED_FILES = 8;
+
+/** What a launch runs (the program) or hands to it (an argument that is a path). */
+interface Named {
+  role: 'program' | 'argument';
+  path: string;
+}
+
+/**
+ * The programs in a macOS bundle's Contents/MacOS: `open -a` starts the one Info.plist names, and
+ * it lives there whatever it is called (read as a folder, no plist parser: Info.plist is often
+ * binary). Bounded: the folder is read entry by entry.
+ */
+async function bundlePrograms(bundle: string, max: number): Promise<string[]> {
+  const dir = path.join(bundle, 'Contents', 'MacOS');
+  const out: string[] = [];
+  try {
+    const entries = await opendir(dir);
+    for await (const entry of entries) {
+      out.push(path.join(dir, entry.name));
+      if (out.length >= max) break; // leaving the loop closes the handle
+    }
+  } catch {
+    // No such folder (not a bundle): nothing of it to check.
+  }
+  return out.sort();
+}
+
+/**
+ * The files the launch runs or is given, in order: its program (a bare name found through the
+ * desktop's PATH, the environment the runner starts programs with), a bundle's own programs,
+ * then each argument that is an absolute path. A Windows shortcut's target is not read (the .lnk
+ * format is not parsed): only the shortcut itself, which the launcher check covers.
+ */
+async function namedFiles(app: InstalledApp, desktop: Desktop): Promise<Named[]> {
+  const { cmd, args } = app.launch;
+  const env = Object.fromEntries(
+    Object.entries(desktop.env).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+  const program = cmd ? resolveCommand(cmd, env, undefined, desktop.platform) : undefined;
+  const named: Named[] = program ? [{ role: 'program', path: program }] : [];
+  if (desktop.platform === 'darwin' && app.source.endsWith('.app'))
+    for (const file of await bundlePrograms(app.source, MAX_CHECKED_FILES))
+      named.push({ role: 'program', path: file });
+  for (const arg of args)
+    if (path.isAbsolute(arg) && arg !== app.source) named.push({ role: 'argument', path: arg });
+  return named.slice(0, MAX_CHECKED_FILES);
+}
+
+const WRITABLE = ' is in a folder the servers can write to';
+
+/**
+ * Where a server could have put what this app runs, as the prompt's warnings: its launcher in an
+ * allowed folder (a server that creates a desktop entry there could give a familiar id its own
+ * command), or a program or file it runs there (a server that replaces that file keeps the
+ * launcher as it was, and runs its own code under a familiar name). Real paths on both sides, so
+ * a symlink into an allowed folder counts. The first such file is named; '' when none is.
+ */
+async function warnings(app: InstalledApp, desktop: Desktop, ctx: ServiceContext): Promise<string> {
+  const roots = await Promise.all(ctx.files.roots().map(real));
+  const writable = (file: string): boolean =>
+    roots.some((root) => relativeInside(root, file) !== undefined);
   const source = await real(app.source);
-  for (const root of ctx.files.roots())
-    if (relativeInside(await real(root), source) !== undefined) return true;
-  return false;
+  let out = writable(source) ? `; careful: its launcher ${shownPath(app.source)}${WRITABLE}` : '';
+  for (const { role, path: named } of await namedFiles(app, desktop)) {
+    const file = await existing(named);
+    // A bundle's own program lies inside the bundle: the launcher's warning (or its absence) says it.
+    if (!file || relativeInside(source, file) !== undefined || !writable(file)) continue;
+    out += `; careful: its ${role} ${shownPath(file)}${WRITABLE}`;
+    break;
+  }
+  return out;
 }
 
 /**
  * The prompt's sentence: the app, the exact command that will run, and a warning when its
- * launcher sits where a server could have written it. Run compares it with what was approved.
+ * launcher, or what that runs, sits where a server could have written it. Run compares it with
+ * what was approved, so the check is made again when the app is opened.
  */
-async function describe(app: InstalledApp, ctx: ServiceContext): Promise<string> {
-  const warning = (await writableLauncher(app, ctx))
-    ? `; careful: its launcher ${displayPath(app.source)} is in a folder the servers can write to`
-    : '';
+async function describe(app: InstalledApp, desktop: Desktop, ctx: ServiceContext): Promise<string> {
+  const warning = await warnings(app, desktop, ctx);
   return `Open the app “${app.name}” (${app.id}): runs ${commandText(app.launch)}${warning}`;
 }
 
@@ -70,9 +150,13 @@ interface OpenAppPlan extends CallPreview {
   command: string;
 }
 
-async function planFor(app: InstalledApp, ctx: ServiceContext): Promise<OpenAppPlan> {
+async function planFor(
+  app: InstalledApp,
+  desktop: Desktop,
+  ctx: ServiceContext,
+): Promise<OpenAppPlan> {
   return {
-    summary: await describe(app, ctx),
+    summary: await describe(app, desktop, ctx),
     resolvedPaths: [app.source],
     command: JSON.stringify(app.launch),
   };
@@ -103,17 +187,17 @@ export function openAppService(desktop: Desktop): Service<OpenAppParams> {
     risk: 'system',
     timeoutMs: 15_000,
     async preview(params, ctx) {
-      return planFor(await find(desktop, params.id), ctx);
+      return planFor(await find(desktop, params.id), desktop, ctx);
     },
     async run(params, ctx, approved) {
       const app = await find(desktop, params.id);
       // Only what the prompt showed: a launcher changed while the prompt waited is not run.
-      const now = await planFor(app, ctx);
+      const now = await planFor(app, desktop, ctx);
       const shown = approved as OpenAppPlan | undefined;
       if (shown && (shown.summary !== now.summary || shown.command !== now.command))
         throw new ServiceFailure(
           'denied',
-          `the app '${app.id}' changed while the user was asked (its launcher now runs something else); it was not opened — call open_app again`,
+          `the app '${app.id}' changed while the user was asked (its launcher, or a file it runs, is not as the prompt showed it); it was not opened — call open_app again`,
         );
       try {
         await desktop.runner.launch(app.launch.cmd, app.launch.args);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listAppsService } from '../../../app/services/builtin/list_apps.js';
@@ -214,6 +214,122 @@ describe('open_app: the prompt shows what will run', () => {
     await entry(apps, 'org.gnome.Calculator.desktop', app('Calculator', 'gnome-calculator'));
     await service.run({ id: 'org.gnome.Calculator' }, inRoots([]), plan);
     expect(runner.calls).toEqual([{ kind: 'launch', cmd: 'gnome-calculator', args: [] }]);
+  });
+});
+
+describe('open_app: the prompt warns when what the launcher runs is in a folder servers can write to', () => {
+  // The launcher sits where no server writes, but the program it runs is in an allowed folder: a
+  // server that replaces that program (create_file keeps its exec bit) runs its own code under a
+  // familiar app, and the prompt must say where that program lies.
+  async function setup(
+    exec: (root: string) => string,
+    env: (root: string) => Record<string, string> = () => ({}),
+  ) {
+    const base = await dirs.make();
+    const root = path.join(base, 'allowed');
+    const apps = path.join(base, 'xdg', 'applications');
+    const tool = path.join(root, 'tools', 'backup.sh');
+    await entry(root, 'tools/backup.sh', '#!/bin/sh\necho backing up\n');
+    await chmod(tool, 0o755);
+    await entry(apps, 'backup.desktop', app('Backup', exec(root)));
+    const runner = new RecordingRunner();
+    const desktop = recordedDesktop(runner, { platform: 'linux', appDirs: [apps], env: env(root) });
+    return { base, root, tool, runner, service: openAppService(desktop) };
+  }
+  const inRoots = (roots: string[]) =>
+    context(createFilesSandbox({ roots: () => roots, maxFileBytes: () => 1 }));
+  const WRITABLE = 'is in a folder the servers can write to';
+
+  it('names the program a launcher outside the allowed folders runs from inside one', async () => {
+    const { root, tool, service } = await setup((r) => path.join(r, 'tools', 'backup.sh'));
+    const outside = await service.preview!({ id: 'backup' }, inRoots([]));
+    expect(outside.summary).toBe(`Open the app “Backup” (backup): runs ${tool}`);
+    const inside = await service.preview!({ id: 'backup' }, inRoots([root]));
+    expect(inside.summary).toBe(
+      `Open the app “Backup” (backup): runs ${tool}; careful: its program ${tool} ${WRITABLE}`,
+    );
+  });
+
+  it('follows a symlink and PATH to the real program, and names it where it really is', async () => {
+    const linked = await setup((r) => path.join(r, '..', 'bin', 'backup'));
+    await mkdir(path.join(linked.base, 'bin'));
+    await symlink(linked.tool, path.join(linked.base, 'bin', 'backup'));
+    expect((await linked.service.preview!({ id: 'backup' }, inRoots([linked.root]))).summary).toBe(
+      `Open the app “Backup” (backup): runs ${path.join(linked.root, '..', 'bin', 'backup')}; careful: its program ${linked.tool} ${WRITABLE}`,
+    );
+    // A bare name runs what PATH finds first; not found, nothing of it runs or needs checking.
+    const missing = await setup(
+      () => 'backup.sh --now',
+      () => ({ PATH: '/nonexistent' }),
+    );
+    expect(
+      (await missing.service.preview!({ id: 'backup' }, inRoots([missing.root]))).summary,
+    ).toBe('Open the app “Backup” (backup): runs backup.sh --now');
+    const found = await setup(
+      () => 'backup.sh --now',
+      (r) => ({ PATH: `/nonexistent:${path.join(r, 'tools')}` }),
+    );
+    expect((await found.service.preview!({ id: 'backup' }, inRoots([found.root]))).summary).toBe(
+      `Open the app “Backup” (backup): runs backup.sh --now; careful: its program ${found.tool} ${WRITABLE}`,
+    );
+  });
+
+  it('names a script an interpreter is given, and re-checks when the app is opened', async () => {
+    const script = (r: string) => path.join(r, 'tools', 'later.sh');
+    const { root, runner, service } = await setup((r) => `/bin/sh -e ${script(r)}`);
+    // Missing, the script holds nothing a server wrote: no warning yet.
+    const plan = await service.preview!({ id: 'backup' }, inRoots([root]));
+    expect(plan.summary).toBe(`Open the app “Backup” (backup): runs /bin/sh -e ${script(root)}`);
+    // A server writes it while the user is asked: what was approved no longer says all.
+    await writeFile(script(root), '#!/bin/sh\ntouch pwned\n');
+    const refusal = await failure(() => service.run({ id: 'backup' }, inRoots([root]), plan));
+    expect(refusal.code).toBe('denied');
+    expect(runner.calls).toEqual([]);
+    expect((await service.preview!({ id: 'backup' }, inRoots([root]))).summary).toBe(
+      `Open the app “Backup” (backup): runs /bin/sh -e ${script(root)}; careful: its argument ${script(root)} ${WRITABLE}`,
+    );
+  });
+
+  it('a launcher in an allowed folder that runs a program there gets both warnings', async () => {
+    const base = await dirs.make();
+    const root = path.join(base, 'allowed');
+    const apps = path.join(root, 'applications');
+    const tool = path.join(root, 'tools', 'backup.sh');
+    await entry(root, 'tools/backup.sh', '#!/bin/sh\n');
+    await chmod(tool, 0o755);
+    await entry(apps, 'backup.desktop', app('Backup', tool));
+    const desktop = recordedDesktop(new RecordingRunner(), { platform: 'linux', appDirs: [apps] });
+    const plan = await openAppService(desktop).preview!({ id: 'backup' }, inRoots([root]));
+    expect(plan.summary).toBe(
+      `Open the app “Backup” (backup): runs ${tool}; careful: its launcher ${path.join(apps, 'backup.desktop')} ${WRITABLE}; careful: its program ${tool} ${WRITABLE}`,
+    );
+  });
+
+  it('macOS: names the program inside a bundle when it lies in an allowed folder', async () => {
+    const base = await dirs.make();
+    const root = path.join(base, 'allowed');
+    const apps = path.join(base, 'Applications');
+    await entry(root, 'tool-bin', '#!/bin/sh\n');
+    await mkdir(path.join(apps, 'Tool.app', 'Contents', 'MacOS'), { recursive: true });
+    await symlink(path.join(root, 'tool-bin'), path.join(apps, 'Tool.app/Contents/MacOS/Tool'));
+    // A bundle inside an allowed folder: its launcher is named, not again its own program.
+    await mkdir(path.join(root, 'Apps', 'Own.app', 'Contents', 'MacOS'), { recursive: true });
+    await writeFile(path.join(root, 'Apps', 'Own.app', 'Contents', 'MacOS', 'Own'), '');
+    const desktop = recordedDesktop(new RecordingRunner(), {
+      platform: 'darwin',
+      appDirs: [apps, path.join(root, 'Apps')],
+    });
+    const service = openAppService(desktop);
+    const bundle = path.join(apps, 'Tool.app');
+    expect((await service.preview!({ id: 'Tool' }, inRoots([]))).summary).toBe(
+      `Open the app “Tool” (Tool): runs open -a ${bundle}`,
+    );
+    expect((await service.preview!({ id: 'Tool' }, inRoots([root]))).summary).toBe(
+      `Open the app “Tool” (Tool): runs open -a ${bundle}; careful: its program ${path.join(root, 'tool-bin')} ${WRITABLE}`,
+    );
+    expect((await service.preview!({ id: 'Own' }, inRoots([root]))).summary).toBe(
+      `Open the app “Own” (Own): runs open -a ${path.join(root, 'Apps', 'Own.app')}; careful: its launcher ${path.join(root, 'Apps', 'Own.app')} ${WRITABLE}`,
+    );
   });
 });
 
