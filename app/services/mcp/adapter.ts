@@ -9,8 +9,9 @@ import type { McpToolHint } from '../../contract/mcp.js';
 import type { Risk } from '../../contract/policy.js';
 import { type ParamSchema, type Service, ServiceFailure } from '../service.js';
 import type { StructuredResult } from '../content.js';
+import { MCP_LIMITS, nodesWithin } from './limits.js';
 import { resultText } from './result.js';
-import { type ListedTool, validationSchema } from './tools.js';
+import { type ListedTool, checkNodes, validationSchema } from './tools.js';
 
 export interface ToolCaller {
   call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
@@ -41,6 +42,20 @@ export function toolService(options: ToolServiceOptions): Service {
   // Its own validator, compiled on the first structured result and gone with the service: a
   // shared one would keep the validator of every version of every tool a server ever listed.
   let outputCheck: { ajv: Ajv; validate: ValidateFunction } | null | undefined;
+  // The output schema's parts (checkNodes, at most MCP_LIMITS.schemaCheckNodes), counted once.
+  let schemaNodes: number | undefined;
+  /**
+   * Whether checking this result stays within MCP_LIMITS.outputCheckSteps: the result's values ×
+   * the schema's parts bounds the validator's work, and the validator runs on the event loop,
+   * where no timeout can stop it (a 9 KB result took 16 s against a schema that fans out).
+   */
+  const checkable = (structured: Record<string, unknown>): boolean => {
+    if (!tool.outputSchema) return true;
+    schemaNodes ??= Math.max(1, checkNodes(tool.outputSchema, MCP_LIMITS.schemaCheckNodes));
+    const budget = Math.floor(MCP_LIMITS.outputCheckSteps / schemaNodes);
+    return nodesWithin(structured, budget) <= budget;
+  };
+  /** Why the result does not match the tool's output schema, or nothing (it does, or none). */
   const checkOutput = (structured: Record<string, unknown>): string | undefined => {
     if (!tool.outputSchema) return undefined;
     if (outputCheck === undefined) {
@@ -89,7 +104,13 @@ export function toolService(options: ToolServiceOptions): Service {
       const result = resultText(raw);
       if (result.isError)
         throw new ServiceFailure('service_error', `'${name}' failed: ${result.text}`);
-      if (result.structuredContent) {
+      // A structure that cannot be checked (its schema left out at listing as too costly, or this
+      // result too large to check against it) goes on as text only, like an unbounded one.
+      if (
+        result.structuredContent &&
+        !tool.outputUnchecked &&
+        checkable(result.structuredContent)
+      ) {
         const wrong = checkOutput(result.structuredContent);
         if (wrong)
           throw new ServiceFailure(

@@ -1,7 +1,8 @@
 /**
  * What a server lists, read liberally but bounded (DESIGN §1.4, §1.7): each tool is checked on its
  * own, so one with a broken schema is a problem on its row while the others are offered. Names,
- * titles and descriptions are cut; schemas over the size or depth limit are refused.
+ * titles and descriptions are cut; schemas over the size or depth limit, or too costly to check, are
+ * refused (an output schema too costly to check is left out instead, and the tool offered).
  */
 import type { McpToolHint } from '../../contract/mcp.js';
 import { oneLine, withoutUnsafeChars } from '../../unsafe-chars.js';
@@ -44,6 +45,11 @@ export interface ListedTool {
   shownSchema: Record<string, unknown>;
   /** The output schema, inlined the same way: what MCP clients see and results are checked with. */
   outputSchema?: Record<string, unknown>;
+  /**
+   * The tool declared an output schema too costly to check (checkNodes), left out: its results
+   * go on as text only, since their structure could not be checked against what it promised.
+   */
+  outputUnchecked?: true;
   hint: McpToolHint;
 }
 
@@ -87,13 +93,18 @@ function hintOf(annotations: unknown): McpToolHint {
   return hint;
 }
 
-/** The tools of one `tools/list` (all pages), each either usable or a problem. */
+/**
+ * The tools of one `tools/list` (all pages), each either usable or a problem; `notes` are about
+ * tools offered with a part left out, for the server's log.
+ */
 export function readTools(raw: readonly unknown[]): {
   tools: ListedTool[];
   problems: ToolProblem[];
+  notes: ToolProblem[];
 } {
   const tools: ListedTool[] = [];
   const problems: ToolProblem[] = [];
+  const notes: ToolProblem[] = [];
   const seen = new Set<string>();
   let schemaBytes = 0;
   const budgetSpent = `the server's schemas pass ${SERVER_SCHEMA_BYTES} bytes in all with this tool; it is left out`;
@@ -146,7 +157,13 @@ export function readTools(raw: readonly unknown[]): {
       problems.push({ tool: name, problem: shownSchema });
       continue;
     }
+    // Refused for the same reason: the gate checks every call against it, before asking the user.
+    if (checkNodes(shownSchema, MCP_LIMITS.schemaCheckNodes) > MCP_LIMITS.schemaCheckNodes) {
+      problems.push({ tool: name, problem: tooCostly('input schema') });
+      continue;
+    }
     let output: Record<string, unknown> | undefined;
+    let outputUnchecked = false;
     if (item.outputSchema !== undefined) {
       const checked = checkSchema(item.outputSchema, 'output schema');
       const inlined = typeof checked === 'string' ? checked : inlineRefs(checked, 'output schema');
@@ -154,7 +171,14 @@ export function readTools(raw: readonly unknown[]): {
         problems.push({ tool: name, problem: inlined });
         continue;
       }
-      output = inlined;
+      // The tool works without it (results as text), so it is offered with the schema left out.
+      if (checkNodes(inlined, MCP_LIMITS.schemaCheckNodes) > MCP_LIMITS.schemaCheckNodes) {
+        notes.push({
+          tool: name,
+          problem: `${tooCostly('output schema')}; it is left out and the tool's results are passed on as text only`,
+        });
+        outputUnchecked = true;
+      } else output = inlined;
     }
     // What the registry and the output check compile: the schemas as inlined.
     const bytes = JSON.stringify(shownSchema).length + JSON.stringify(output ?? null).length;
@@ -183,10 +207,43 @@ export function readTools(raw: readonly unknown[]): {
       inputSchema: input,
       shownSchema,
       ...(output ? { outputSchema: output } : {}),
+      ...(outputUnchecked ? { outputUnchecked: true as const } : {}),
       hint: hintOf(item.annotations),
     });
   }
-  return { tools, problems };
+  return { tools, problems, notes };
+}
+
+const tooCostly = (what: string) =>
+  `its ${what} has more than ${MCP_LIMITS.schemaCheckNodes} parts to check once its $refs are expanded`;
+
+/** Keywords that only describe: the validator does not check them, so they cost nothing. */
+const ANNOTATIONS = new Set(['title', 'description', '$comment', 'examples', 'default']);
+
+/**
+ * The parts of a schema a validator works through, counting no further than `limit` + 1: every
+ * object, array element and keyword value (an `anyOf` branch, a property's schema, an `enum`
+ * value, a `required` name), annotations aside. What a check costs grows with it (MCP_LIMITS.
+ * schemaCheckNodes), and so does compiling it. Without recursion: the schema is inlined already,
+ * and a walk of it is bounded by its size (INLINED_SCHEMA_BYTES).
+ */
+export function checkNodes(schema: unknown, limit: number): number {
+  // 'schema': keywords; 'map': names of properties (not keywords) to schemas; 'data': values.
+  const stack: { v: unknown; as: 'schema' | 'map' | 'data' }[] = [{ v: schema, as: 'schema' }];
+  let count = 0;
+  while (stack.length && count <= limit) {
+    const { v, as } = stack.pop()!;
+    count += 1;
+    if (Array.isArray(v)) for (const item of v) stack.push({ v: item, as });
+    else if (isRecord(v))
+      for (const [k, child] of Object.entries(v)) {
+        if (as !== 'schema') stack.push({ v: child, as: as === 'map' ? 'schema' : 'data' });
+        else if (ANNOTATIONS.has(k)) continue;
+        else if (DATA.has(k)) stack.push({ v: child, as: 'data' });
+        else stack.push({ v: child, as: SCHEMA_MAPS.has(k) && isRecord(child) ? 'map' : 'schema' });
+      }
+  }
+  return count;
 }
 
 /**
