@@ -9,6 +9,11 @@
  *   answer to a server's request (a ping) at once, with no limit and no timeout, so a server that
  *   sends requests and never answers the posts ran the agent out of file descriptors within a
  *   second. Past the number the connection fails with a `NotAnswering` naming it.
+ * - GETs (the server's standing event stream) paced: the SDK reopens a stream that ended cleanly
+ *   after the server's `retry:` (0 if it says so) and counts its retries from 0 again each time, so
+ *   a server that ends every stream at once had the agent reopen it ~600 times a second, forever.
+ *   A GET waits for a gap after the previous one began (EventStreamPacing), and after streams end
+ *   at once too many times in a row the stream is given up (`StreamKeepsEnding`).
  */
 import { type Clock, systemClock } from '../../clock.js';
 
@@ -28,6 +33,49 @@ export class NotAnswering extends Error {
     super(`it does not answer what the agent sends it (${maxWaiting} messages were left waiting)`);
     this.name = 'NotAnswering';
   }
+}
+
+/** A server's event stream ended at once too many times in a row: it is no longer reopened. */
+export class StreamKeepsEnding extends Error {
+  constructor(
+    readonly times: number,
+    readonly withinMs: number,
+  ) {
+    super(
+      `its event stream kept ending at once (${times} times in a row, each within ${seconds(withinMs)})`,
+    );
+    this.name = 'StreamKeepsEnding';
+  }
+}
+
+export interface EventStreamPacing {
+  /** The least time from one GET's start to the next; it doubles with each quick end in a row. */
+  firstGapMs: number;
+  maxGapMs: number;
+  /**
+   * A stream that ends sooner than this after its GET began ended "at once"; one that lasts longer
+   * starts the gap and the count over (a server may well close a stream now and then).
+   */
+  quickMs: number;
+  /** Quick ends in a row after which the stream is given up. */
+  maxQuick: number;
+}
+
+/**
+ * A server that ends every stream at once is asked 8 times in about 2 minutes, then no more; one
+ * that closes its stream every few seconds costs a GET every few seconds.
+ */
+export const DEFAULT_EVENT_STREAM_PACING: EventStreamPacing = {
+  firstGapMs: 1000,
+  maxGapMs: 60_000,
+  quickMs: 5000,
+  maxQuick: 8,
+};
+
+export interface EventStreamOptions {
+  pacing: EventStreamPacing;
+  /** Told once, when the stream is given up: the server's log says why. */
+  gaveUp: (err: StreamKeepsEnding) => void;
 }
 
 export interface PostLimits {
@@ -60,13 +108,21 @@ export function boundedFetch(
   maxBytes: number,
   refuse: (err: MessageTooLarge | NotAnswering) => void,
   limits: PostLimits = DEFAULT_POST_LIMITS,
+  stream: Partial<EventStreamOptions> = {},
 ): typeof fetch {
   const clock = limits.clock ?? systemClock;
+  const paced = eventStreamPacer(
+    clock,
+    stream.pacing ?? DEFAULT_EVENT_STREAM_PACING,
+    stream.gaveUp ?? (() => undefined),
+  );
   let waiting = 0;
   return async (input, init) => {
-    // The one GET is the server's own event stream, open for as long as the connection.
+    // A GET is the server's own event stream, open for as long as the connection (or one resumed).
     if ((init?.method ?? 'GET').toUpperCase() === 'GET')
-      return bounded(await base(input, init), maxBytes, refuse);
+      return paced(init?.signal ?? undefined, async (ended) =>
+        bounded(await base(input, init), maxBytes, refuse, ended),
+      );
     if (waiting >= limits.maxWaiting) {
       const err = new NotAnswering(limits.maxWaiting);
       refuse(err);
@@ -103,6 +159,73 @@ export function boundedFetch(
     if (!response.body || (response.ok && isEventStream(response))) release();
     return bounded(response, maxBytes, refuse, release);
   };
+}
+
+/**
+ * Runs each GET no sooner than the gap after the previous one began, and tells how long its stream
+ * lasted (`ended`, called when its body is done however it ends, or at once if it has none or
+ * failed). Past `maxQuick` quick ends in a row it answers `405 Method Not Allowed` itself: the SDK
+ * reads that as "this server offers no event stream" and stops asking.
+ */
+function eventStreamPacer(
+  clock: Clock,
+  pacing: EventStreamPacing,
+  gaveUp: (err: StreamKeepsEnding) => void,
+) {
+  let lastStart = -Infinity;
+  let quick = 0;
+  let given = false;
+  return async (
+    signal: AbortSignal | undefined,
+    open: (ended: () => void) => Promise<Response>,
+  ): Promise<Response> => {
+    if (quick >= pacing.maxQuick) {
+      if (!given) {
+        given = true;
+        gaveUp(new StreamKeepsEnding(quick, pacing.quickMs));
+      }
+      return new Response(null, { status: 405, statusText: 'Method Not Allowed' });
+    }
+    const gap = Math.min(pacing.firstGapMs * 2 ** Math.max(0, quick - 1), pacing.maxGapMs);
+    // The slot is taken before waiting, so GETs asked for together are spaced too.
+    const start = Math.max(clock.now(), lastStart + gap);
+    lastStart = start;
+    await sleep(clock, start - clock.now(), signal);
+    const began = clock.now();
+    let done = false;
+    const ended = () => {
+      if (done) return;
+      done = true;
+      quick = clock.now() - began < pacing.quickMs ? quick + 1 : 0;
+    };
+    let response: Response;
+    try {
+      response = await open(ended);
+    } catch (err) {
+      ended();
+      throw err;
+    }
+    // No body to read: the SDK is done with it (it reconnects or gives up by its own count).
+    if (!response.body) ended();
+    return response;
+  };
+}
+
+/** Wait `ms` on `clock`; an abort (the connection closing) ends the wait at once, as fetch would. */
+function sleep(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const abort = () => {
+      clock.clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = clock.setTimeout(() => {
+      signal?.removeEventListener('abort', abort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', abort, { once: true });
+  });
 }
 
 function isEventStream(response: Response): boolean {
@@ -219,6 +342,10 @@ export function lfLineEnds(): (chunk: Uint8Array) => Uint8Array {
     }
     return out.subarray(0, n);
   };
+}
+
+function seconds(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
 }
 
 function formatBytes(bytes: number): string {

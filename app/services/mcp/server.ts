@@ -19,7 +19,12 @@ import type { Clock, TimerHandle } from '../../clock.js';
 import type { McpServerConfig, McpServerState } from '../../contract/mcp.js';
 import { Emitter } from '../../events.js';
 import type { IdSource } from '../../ids.js';
-import { DEFAULT_POST_LIMITS, boundedFetch } from './bounded-fetch.js';
+import {
+  DEFAULT_EVENT_STREAM_PACING,
+  DEFAULT_POST_LIMITS,
+  type EventStreamPacing,
+  boundedFetch,
+} from './bounded-fetch.js';
 import type { McpExit, McpLauncher } from './launcher.js';
 import { MCP_LIMITS } from './limits.js';
 import { mergePath } from './login-path.js';
@@ -48,6 +53,8 @@ export interface McpTiming {
    */
   relistIntervalMs: number;
   relistIntervalMaxMs: number;
+  /** How often a server's event stream is reopened when it keeps ending, and when to give up. */
+  eventStream: EventStreamPacing;
 }
 
 export const DEFAULT_MCP_TIMING: McpTiming = {
@@ -60,6 +67,7 @@ export const DEFAULT_MCP_TIMING: McpTiming = {
   relistDelayMs: 100,
   relistIntervalMs: 2000,
   relistIntervalMaxMs: 30_000,
+  eventStream: DEFAULT_EVENT_STREAM_PACING,
 };
 
 export const DEFAULT_CALL_TIMEOUT_SEC = 60;
@@ -99,6 +107,8 @@ export class McpServerConnection {
   private _state: McpServerState = { status: 'stopped' };
   private _tools: readonly ListedTool[] = [];
   private _problems: ToolProblem[] = [];
+  /** The notes of the last listing, logged (readTools): a re-list logs only new ones. */
+  private noted = new Set<string>();
   private _serverInfo: { name: string; version: string; protocolVersion?: string } | undefined;
   private client: Client | undefined;
   /** Bumped on every start and stop: late events of an older connection are ignored. */
@@ -118,7 +128,8 @@ export class McpServerConnection {
   private lastExit: McpExit | undefined;
   /**
    * Why this connection was closed by us: the server sent a message over the bound, stopped
-   * reading what we send it, or left too many of our posts unanswered.
+   * reading what we send it, left too many of our posts unanswered, or (HTTP+SSE) its event stream
+   * kept ending at once.
    */
   private tooLarge: string | undefined;
   /** Calls in flight, aborted on stop so the server is told (notifications/cancelled). */
@@ -246,6 +257,7 @@ export class McpServerConnection {
     this.garbage = [];
     this.lastExit = undefined;
     this.tooLarge = undefined;
+    this.noted = new Set(); // a new start lists, and notes, afresh
     this.setState({ status: 'starting' });
     this.log.add('agent', isRestart ? 'restarting' : 'starting');
     let client: Client;
@@ -309,6 +321,26 @@ export class McpServerConnection {
         // A post answered only when its call is done (a JSON answer) may take the call's time.
         timeoutMs: () => Math.max(this.timeoutMs + 5000, initializeTimeoutMs, listTimeoutMs),
         clock: this.deps.clock,
+      },
+      {
+        pacing: this.deps.timing.eventStream,
+        gaveUp: (err) => {
+          if (generation !== this.generation) return;
+          if (transport instanceof SSEClientTransport) {
+            // The older transport answers on that stream only: without it the connection is dead.
+            this.tooLarge ??= err.message;
+            this.log.add('agent', `${err.message}; the connection is closed`);
+            void transport.close();
+            return;
+          }
+          // Streamable HTTP answers each call on its own post: the tools keep working. A server
+          // announces a changed tool list on this stream only, and the agent does not re-list by
+          // itself, so such a change is seen when the server is next restarted.
+          this.log.add(
+            'agent',
+            `${err.message}; the agent stopped reopening it, so a change to its tools is seen only after a restart`,
+          );
+        },
       },
     );
     const init = { requestInit: { headers }, fetch };
@@ -429,7 +461,11 @@ export class McpServerConnection {
       cursor = next;
     }
     if (generation !== this.generation) return;
-    const { tools, problems } = readTools(raw);
+    const { tools, problems, notes } = readTools(raw);
+    // Once per listing that brings a note up, not again at each re-list that keeps it.
+    const noted = new Set(notes.map((n) => `${n.tool}: ${n.problem}`));
+    for (const line of noted) if (!this.noted.has(line)) this.log.add('agent', line);
+    this.noted = noted;
     this.setTools(tools, problems);
   }
 
