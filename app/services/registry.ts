@@ -39,21 +39,141 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Keywords that only annotate: with the options below (no defaults applied, no `$comment`
+ * callback) the validator ignores them, so schemas differing only in them share a validator.
+ */
+const ANNOTATIONS = new Set([
+  'title',
+  'description',
+  'examples',
+  '$comment',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+]);
+/** Keywords whose value is a schema, or an array of schemas. */
+const SUBSCHEMAS = new Set([
+  'items',
+  'additionalItems',
+  'prefixItems',
+  'additionalProperties',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'allOf',
+  'anyOf',
+  'oneOf',
+]);
+/**
+ * Keywords whose value maps names to schemas: the names are data (a property may well be called
+ * "description"). `dependencies` values are schemas or lists of names, both handled as schemas.
+ */
+const SCHEMA_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'dependencies',
+]);
+const REFS = new Set(['$ref', '$dynamicRef', '$recursiveRef']);
+
+/** Not `push(...items)`: an `enum` of 100 000 values would pass too many arguments. */
+function pushReversed<T>(stack: T[], items: readonly T[]): void {
+  for (let i = items.length - 1; i >= 0; i -= 1) stack.push(items[i]!);
+}
+
+/** Where a value sits: a schema (keywords), a map of names to schemas, or data kept as it is. */
+type Place = 'schema' | 'map' | 'data';
+
+/**
+ * The sha-256 of a schema's JSON, written without its annotations where they are keywords (every
+ * other key, and everything under data keywords such as `enum`, `const` or unknown ones, is kept).
+ * A `$ref` may point anywhere, even at a `default`, so a schema with one is hashed whole. The
+ * walk keeps its own stack: schemas are bounded in depth by their callers, but a key must not be
+ * what overflows the call stack.
+ */
+function validatorKey(schema: Record<string, unknown>): string {
+  const walk = (strip: boolean): { key: string; refs: boolean } => {
+    // Hashed at the end in one piece: an update per token costs more than the walk.
+    const parts: string[] = [];
+    let refs = false;
+    const todo: ({ text: string } | { value: unknown; place: Place })[] = [
+      { value: schema, place: 'schema' },
+    ];
+    for (let step = todo.pop(); step !== undefined; step = todo.pop()) {
+      if ('text' in step) {
+        parts.push(step.text);
+        continue;
+      }
+      const { value, place } = step;
+      if (Array.isArray(value)) {
+        // An array in a schema's place is a list of schemas (`allOf`, `items` as a tuple).
+        const next: typeof todo = [{ text: '[' }];
+        value.forEach((v, i) => next.push({ text: i ? ',' : '' }, { value: v, place }));
+        next.push({ text: ']' });
+        pushReversed(todo, next);
+        continue;
+      }
+      if (!isRecord(value)) {
+        parts.push(JSON.stringify(value) ?? 'null');
+        continue;
+      }
+      const next: typeof todo = [{ text: '{' }];
+      let first = true;
+      for (const [k, v] of Object.entries(value)) {
+        if (v === undefined) continue;
+        if (place === 'schema' && REFS.has(k)) refs = true;
+        if (strip && place === 'schema' && ANNOTATIONS.has(k)) continue;
+        const inner: Place =
+          place === 'map'
+            ? 'schema'
+            : place === 'data'
+              ? 'data'
+              : SUBSCHEMAS.has(k)
+                ? 'schema'
+                : SCHEMA_MAPS.has(k)
+                  ? 'map'
+                  : 'data';
+        next.push({ text: `${first ? '' : ','}${JSON.stringify(k)}:` }, { value: v, place: inner });
+        first = false;
+      }
+      next.push({ text: '}' });
+      pushReversed(todo, next);
+    }
+    return { key: createHash('sha256').update(parts.join('')).digest('hex'), refs };
+  };
+  const stripped = walk(true);
+  return stripped.refs ? walk(false).key : stripped.key;
+}
+
+type Compiled = ValidateFunction | { problem: string };
+
+/** A validator shared by the services whose schemas have the same key. */
+interface Validator {
+  /** The first of those schemas: what is compiled. */
+  schema: Record<string, unknown>;
+  /** Compiled, or why it cannot be; unset until first needed for an imported tool (add). */
+  compiled?: Compiled;
+  uses: number;
+}
+
 export class Registry {
   readonly events = new Emitter<RegistryEvents>();
-  private readonly services = new Map<
-    string,
-    { service: Service; validate: ValidateFunction; schemaKey: string }
-  >();
+  private readonly services = new Map<string, { service: Service; schemaKey: string }>();
   /**
-   * Compiled validators by the hash of their schema's JSON, shared by the services using them.
-   * An MCP server re-listing its tools re-adds them all, mostly with the schemas they had: checking
-   * and compiling a schema takes milliseconds, so doing it again for each would stall the agent.
+   * Validators by their schema's key (validatorKey), shared by the services using them. An MCP
+   * server re-listing its tools re-adds them all, mostly with the schemas they had, often with
+   * new descriptions: compiling a large schema takes up to seconds, with the event loop stopped.
    */
-  private readonly validators = new Map<
-    string,
-    { validate: ValidateFunction; schema: object; uses: number }
-  >();
+  private readonly validators = new Map<string, Validator>();
   /** Inside batch(): validators no service uses now, dropped at the end unless used again. */
   private released: string[] = [];
   private readonly enabled = new Map<string, boolean>();
@@ -131,21 +251,34 @@ export class Registry {
     if (!isRecord(schema) || schema.type !== 'object') {
       throw new Error(`service '${name}': parameters must be a JSON Schema with type "object"`);
     }
-    const schemaKey = createHash('sha256').update(JSON.stringify(schema)).digest('hex');
-    const known = this.validators.get(schemaKey);
-    const validate = known?.validate ?? this.compile(name, schema);
     if (service.serverParameters !== undefined && !isRecord(service.serverParameters)) {
       throw new Error(`service '${name}': serverParameters must be a JSON Schema object`);
     }
-    if (known) known.uses += 1;
-    else this.validators.set(schemaKey, { validate, schema, uses: 1 });
-    this.services.set(name, { service, validate, schemaKey });
+    this.checkSchema(name, schema);
+    const schemaKey = validatorKey(schema);
+    const known = this.validators.get(schemaKey);
+    // Imported tools compile on their first call: a server may list megabytes of schemas and
+    // re-list them every few seconds, most never called. Built-in services compile now, so a
+    // schema the validator cannot compile stops the agent at startup (their tests add them all)
+    // rather than failing their calls later.
+    const compiled =
+      known?.compiled ?? (service.server === undefined ? this.compile(schema) : undefined);
+    if (compiled && 'problem' in compiled)
+      throw new Error(`service '${name}': ${compiled.problem}`);
+    if (known) {
+      known.uses += 1;
+      known.compiled = compiled;
+    } else this.validators.set(schemaKey, { schema, compiled, uses: 1 });
+    this.services.set(name, { service, schemaKey });
     if (this.pending) this.pending.added.push(name);
     else this.events.emit('changed', { name, kind: 'added', enabled: this.isEnabled(name) });
   }
 
-  /** Check a parameters schema and compile its validator; throws naming what is wrong. */
-  private compile(name: string, schema: Record<string, unknown>): ValidateFunction {
+  /**
+   * Check a parameters schema against the JSON Schema meta-schema (cheap: milliseconds for the
+   * largest schema an imported tool may bring); throws naming what is wrong.
+   */
+  private checkSchema(name: string, schema: Record<string, unknown>): void {
     let valid: boolean;
     try {
       valid = this.ajv.validateSchema(schema) as boolean;
@@ -158,12 +291,22 @@ export class Registry {
         `service '${name}': parameters are not a valid JSON Schema: ${this.ajv.errorsText(this.ajv.errors, { dataVar: 'parameters' })}`,
       );
     }
+    // An async validator answers with a promise, which reads as "valid" whatever the params,
+    // and its refusal would be a rejection nobody handles.
+    if (schema.$async === true) {
+      throw new Error(`service '${name}': parameters schema must not be $async`);
+    }
+  }
+
+  /** Compile a checked schema; what is wrong is kept as a problem, not thrown. */
+  private compile(schema: Record<string, unknown>): Compiled {
     try {
-      return this.ajv.compile(schema);
+      const validate = this.ajv.compile(schema);
+      if (!('$async' in validate && validate.$async)) return validate;
+      this.ajv.removeSchema(schema);
+      return { problem: 'parameters schema must not be $async' };
     } catch (err) {
-      throw new Error(
-        `service '${name}': parameters schema does not compile: ${(err as Error).message}`,
-      );
+      return { problem: `parameters schema does not compile: ${(err as Error).message}` };
     }
   }
 
@@ -175,7 +318,7 @@ export class Registry {
   private release(schemaKey: string): void {
     const entry = this.validators.get(schemaKey);
     if (!entry || --entry.uses > 0) return;
-    this.ajv.removeSchema(entry.schema);
+    if (typeof entry.compiled === 'function') this.ajv.removeSchema(entry.schema);
     if (this.pending) this.released.push(schemaKey);
     else this.validators.delete(schemaKey);
   }
@@ -226,7 +369,11 @@ export class Registry {
     if (typeof params !== 'object' || params === null || Array.isArray(params)) {
       return { ok: false, message: 'params must be an object' };
     }
-    if (entry.validate(params)) return { ok: true };
-    return { ok: false, message: describeParamError(entry.validate.errors, params) };
+    const validator = this.validators.get(entry.schemaKey)!;
+    const validate = (validator.compiled ??= this.compile(validator.schema));
+    // Kept, not retried: compiling again on every call would cost as much each time.
+    if (typeof validate !== 'function') return { ok: false, message: validate.problem };
+    if (validate(params)) return { ok: true };
+    return { ok: false, message: describeParamError(validate.errors, params) };
   }
 }
