@@ -255,7 +255,8 @@ export function checkNodes(schema: unknown, limit: number): number {
  *   server's regular expressions on the call's text (`^(a+)+$` on 31 characters took 50 s, the
  *   event loop stopped), and `uniqueItems` compares every pair of items (20 000 objects: 7 s).
  *   The check gets looser, never stricter: the server still checks its own params, and the schema
- *   the model is shown keeps them.
+ *   the model is shown keeps them;
+ * - `$async` dropped: the check is made as it is written, synchronously.
  */
 export function validationSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = schema;
@@ -280,6 +281,9 @@ function withoutCostlyKeywords(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
     if (k === 'pattern' || k === 'patternProperties' || k === 'uniqueItems') continue;
+    // `$async` would make the validator return a promise: truthy, so every value would pass, and
+    // its rejection for a bad one nobody awaits, which ends the process (Node's default).
+    if (k === '$async') continue;
     if (DATA.has(k)) out[k] = v;
     else if (SCHEMA_MAPS.has(k) && isRecord(v))
       out[k] = Object.fromEntries(

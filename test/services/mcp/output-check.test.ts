@@ -70,4 +70,26 @@ describe("an imported tool's output check", () => {
     );
     await expect(v2.run({}, ctx())).rejects.toThrow(/does not match its own output schema/);
   });
+
+  it('checks a schema marked $async as written: a mismatch is refused, and nothing is left unawaited', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const schema = {
+        $async: true,
+        type: 'object',
+        properties: { n: { type: 'number' } },
+        required: ['n'],
+      };
+      await expect(version(schema, { n: 'one' }).run({}, ctx())).rejects.toThrow(
+        /does not match its own output schema/,
+      );
+      expect(await version(schema, { n: 1 }).run({}, ctx())).toBe('ok');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });
