@@ -4,6 +4,7 @@ import { RISKS } from '../contract/policy.js';
 import { Emitter } from '../events.js';
 import { describeParamError } from './param_errors.js';
 import { SERVICE_NAME, type Service } from './service.js';
+import { SCHEMA_MAPS } from './schema-keywords.js';
 
 /**
  * The services the agent offers, their param validators and their enabled flags (DESIGN §3).
@@ -70,18 +71,6 @@ const SUBSCHEMAS = new Set([
   'allOf',
   'anyOf',
   'oneOf',
-]);
-/**
- * Keywords whose value maps names to schemas: the names are data (a property may well be called
- * "description"). `dependencies` values are schemas or lists of names, both handled as schemas.
- */
-const SCHEMA_MAPS = new Set([
-  'properties',
-  'patternProperties',
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-  'dependencies',
 ]);
 const REFS = new Set(['$ref', '$dynamicRef', '$recursiveRef']);
 

@@ -7,6 +7,7 @@
 import type { McpToolHint } from '../../contract/mcp.js';
 import { oneLine, withoutUnsafeChars } from '../../unsafe-chars.js';
 import { cutChars, depthExceeds, MCP_LIMITS } from './limits.js';
+import { SCHEMA_MAPS } from '../schema-keywords.js';
 
 /**
  * A title is one line of the permission prompt ("… wants to run <title>"): longer ones would push
@@ -263,15 +264,6 @@ export function validationSchema(schema: Record<string, unknown>): Record<string
   return withoutCostlyKeywords(rest) as Record<string, unknown>;
 }
 
-/** Keywords whose values are maps of names to schemas (the names are not keywords). */
-const SCHEMA_MAPS = new Set([
-  'properties',
-  'patternProperties',
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-  'dependencies',
-]);
 /** Keywords whose values are data, not schemas: left as they are. */
 const DATA = new Set(['enum', 'const', 'default', 'examples', 'required']);
 

@@ -174,7 +174,11 @@ describe('a real server with a costly output schema', () => {
     h = await openMcpAgent();
     const { agent, dir } = h;
     await importConfig(agent, dir, {
-      costly: { command: process.execPath, args: [server], env: { ITEMS: '3000' } },
+      costly: {
+        command: process.execPath,
+        args: [server],
+        env: { ITEMS: '3000', OUTPUT_SCHEMA: JSON.stringify(costlySchema(150, 60)) },
+      },
     });
     const view = await serverState(agent, 'costly', ready);
     expect(view.tools.map((t) => t.service ?? t.problem)).toEqual(['costly_get', 'costly_weather']);
