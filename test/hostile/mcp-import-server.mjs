@@ -3,6 +3,7 @@
  * A hostile MCP server over stdio, speaking raw JSON-RPC lines (the SDK's Server would refuse to
  * send some of this). What it does is set by the environment:
  *
+ *   SERVER_NAME  the name (and SERVER_VERSION the version) it gives itself in its initialize answer
  *   TOOLS        the tools/list answer's tools (JSON)
  *   TOOLS2       the tools listed once the file SWITCH_FILE exists (announced by list_changed)
  *   RESULT       a tools/call result (JSON text, written as is: it may nest deeper than
@@ -55,7 +56,10 @@ rl.on('line', (line) => {
       result: {
         protocolVersion: m.params.protocolVersion,
         capabilities: { tools: { listChanged: true } },
-        serverInfo: { name: 'hostile', version: '1' },
+        serverInfo: {
+          name: process.env.SERVER_NAME ?? 'hostile',
+          version: process.env.SERVER_VERSION ?? '1',
+        },
       },
     });
   } else if (m.method === 'tools/list') {

@@ -19,6 +19,7 @@ import type { Clock, TimerHandle } from '../../clock.js';
 import type { McpServerConfig, McpServerState } from '../../contract/mcp.js';
 import { Emitter } from '../../events.js';
 import type { IdSource } from '../../ids.js';
+import { oneLine } from '../../unsafe-chars.js';
 import {
   DEFAULT_EVENT_STREAM_PACING,
   DEFAULT_POST_LIMITS,
@@ -26,7 +27,7 @@ import {
   boundedFetch,
 } from './bounded-fetch.js';
 import type { McpExit, McpLauncher } from './launcher.js';
-import { MCP_LIMITS } from './limits.js';
+import { MCP_LIMITS, cutChars } from './limits.js';
 import { mergePath } from './login-path.js';
 import { ProcessTransport } from './process-transport.js';
 import { ServerLog } from './server-log.js';
@@ -432,8 +433,9 @@ export class McpServerConnection {
     const info = client.getServerVersion();
     if (info)
       this._serverInfo = {
-        name: String(info.name).slice(0, 100),
-        version: String(info.version).slice(0, 40),
+        // Shown on the server's row: one line, no characters that reorder or hide text.
+        name: cutChars(oneLine(String(info.name)), 100),
+        version: cutChars(oneLine(String(info.version)), 40),
         protocolVersion: (transport as { protocolVersion?: string }).protocolVersion,
       };
     return client;
