@@ -90,18 +90,24 @@ export function textOf(result: unknown): string {
 /** One JSON-RPC message as a line of an MCP stream. */
 export const line = (message: unknown): string => `${JSON.stringify(message)}\n`;
 
+/** A raw client's initialize request (request `id`, client `name`). */
+export function initializeRequest(name: string, id: number) {
+  return {
+    jsonrpc: '2.0' as const,
+    id,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name, version: '1' },
+    },
+  };
+}
+
 /** What a raw client sends first: initialize (request `id`, client `name`), then initialized. */
 export function helloLines(name: string, id = 1): string {
   return (
-    line({
-      jsonrpc: '2.0',
-      id,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name, version: '1' },
-      },
-    }) + line({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    line(initializeRequest(name, id)) +
+    line({ jsonrpc: '2.0', method: 'notifications/initialized' })
   );
 }

@@ -10,7 +10,7 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpSession } from '../../app/mcp-serve/session.js';
 import { nextEvent, until } from '../helpers/wait.js';
-import { type ServeRig, startServe, textOf } from './helpers.js';
+import { type ServeRig, initializeRequest, startServe, textOf } from './helpers.js';
 
 let rig: ServeRig | undefined;
 afterEach(async () => {
@@ -29,15 +29,7 @@ async function rawClient(connect: (serverSide: InMemoryTransport) => Promise<voi
   await clientSide.start();
   const send = (m: Record<string, unknown>) =>
     clientSide.send({ jsonrpc: '2.0', ...m } as JSONRPCMessage);
-  await send({
-    id: 0,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'raw', version: '1' },
-    },
-  });
+  await send(initializeRequest('raw', 0));
   await until(() => got.some((m) => m.id === 0), 'initialize answered');
   await send({ method: 'notifications/initialized' });
   const answers = (id: RequestId) => got.filter((m) => m.id === id);

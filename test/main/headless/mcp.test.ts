@@ -13,7 +13,7 @@ import { defaultSettings } from '../../../app/settings/schema.js';
 import { MemorySecretStore } from '../../../app/settings/secrets.js';
 import { headlessMcpLaunch } from '../../../main/headless/mcp-launch.js';
 import { nextEvent, until } from '../../helpers/wait.js';
-import { textOf } from '../../mcp-serve/helpers.js';
+import { initializeRequest, textOf } from '../../mcp-serve/helpers.js';
 
 // The built command as an MCP app launches it: `node bin/advent-agent.js mcp --data-dir DIR`,
 // spoken to by the SDK's own stdio client. Needs `npm run build` first (npm test does).
@@ -266,16 +266,7 @@ function spawnMcp(dataDir: string) {
   child.stderr.on('data', (c: Buffer) => (seen.err += c.toString()));
   child.once('exit', (code) => (seen.exit = code));
   const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-  send({
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'raw', version: '1' },
-    },
-  });
+  send(initializeRequest('raw', 0));
   return { child, seen, send };
 }
 
