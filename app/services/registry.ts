@@ -4,7 +4,7 @@ import { RISKS } from '../contract/policy.js';
 import { Emitter } from '../events.js';
 import { describeParamError } from './param_errors.js';
 import { SERVICE_NAME, type Service } from './service.js';
-import { SCHEMA_MAPS } from './schema-keywords.js';
+import { ANNOTATIONS, SCHEMA_MAPS } from './schema-keywords.js';
 
 /**
  * The services the agent offers, their param validators and their enabled flags (DESIGN §3).
@@ -40,20 +40,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * Keywords that only annotate: with the options below (no defaults applied, no `$comment`
- * callback) the validator ignores them, so schemas differing only in them share a validator.
- */
-const ANNOTATIONS = new Set([
-  'title',
-  'description',
-  'examples',
-  '$comment',
-  'default',
-  'deprecated',
-  'readOnly',
-  'writeOnly',
-]);
 /** Keywords whose value is a schema, or an array of schemas. */
 const SUBSCHEMAS = new Set([
   'items',

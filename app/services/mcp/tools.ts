@@ -7,7 +7,7 @@
 import type { McpToolHint } from '../../contract/mcp.js';
 import { oneLine, withoutUnsafeChars } from '../../unsafe-chars.js';
 import { cutChars, depthExceeds, MCP_LIMITS } from './limits.js';
-import { SCHEMA_MAPS } from '../schema-keywords.js';
+import { ANNOTATIONS, SCHEMA_MAPS } from '../schema-keywords.js';
 
 /**
  * A title is one line of the permission prompt ("… wants to run <title>"): longer ones would push
@@ -217,9 +217,6 @@ export function readTools(raw: readonly unknown[]): {
 
 const tooCostly = (what: string) =>
   `its ${what} has more than ${MCP_LIMITS.schemaCheckNodes} parts to check once its $refs are expanded`;
-
-/** Keywords that only describe: the validator does not check them, so they cost nothing. */
-const ANNOTATIONS = new Set(['title', 'description', '$comment', 'examples', 'default']);
 
 /**
  * The parts of a schema a validator works through, counting no further than `limit` + 1: every
